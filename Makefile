@@ -1,0 +1,48 @@
+# mach6 — the two commands (and a few more). Works as root on a fresh Debian 12:
+# missing packages are installed with apt-get, then meson builds in build/.
+#   make run    build, start the demo and show it
+#   make test   build and run the whole meson test suite (UI tests under Xvfb)
+#   make bench  build and print the benchmark figures as JSON lines
+
+BUILD ?= build
+SHELL := /bin/bash
+
+DEB_PACKAGES := meson ninja-build pkg-config gcc libc6-dev \
+	libglib2.0-dev libglib2.0-bin libjson-glib-dev libgtk-4-dev libadwaita-1-dev \
+	gettext desktop-file-utils appstream xvfb xauth xfonts-base \
+	librsvg2-bin poppler-utils python3
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build run test bench clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "mach6: installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) --buildtype=debugoptimized
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+run: build
+	@bash tools/run.sh $(BUILD)
+
+test: build
+	@bash tools/test.sh $(BUILD)
+
+bench: build
+	@bash tools/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

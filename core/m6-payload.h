@@ -1,0 +1,57 @@
+/* m6-payload.h — convert(node): the payload of DESIGN §2 as JSON. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "m6-tree.h"
+
+G_BEGIN_DECLS
+
+/* The stats of one node in payload units (seconds, KB). */
+typedef struct
+{
+  double  time_avg;
+  double  time_min;
+  double  time_max;
+  double  time_p10;
+  double  time_p50;
+  double  time_p90;
+  double  time_total;
+  double  mem_delta_avg;
+  double  mem_delta_min;
+  double  mem_delta_max;
+  double  mem_delta_p10;
+  double  mem_delta_p50;
+  double  mem_delta_p90;
+  double  mem_delta_total;
+  double  inverse_mem_total;
+  double  inverse_mem_avg;
+  double  mem_net;
+  double  mem_rate;
+  double  mem_first;
+  double  mem_last;
+  guint64 count;
+  guint64 inverse_count;
+} M6NodeStats;
+
+#define M6_NS_PER_S   1e9
+#define M6_BYTES_PER_KB 1024.0
+
+void       m6_node_stats_compute   (const M6Node *node,
+                                    M6NodeStats  *stats);
+
+/* Add the "stats" members of @stats to @builder (inside an object). */
+void       m6_payload_add_stats    (JsonBuilder       *builder,
+                                    const M6NodeStats *stats);
+
+/* Build the payload of @node and its subtree. */
+JsonNode  *m6_payload_build        (M6Tree       *tree,
+                                    const M6Node *node);
+char      *m6_payload_to_string    (M6Tree       *tree,
+                                    const M6Node *node,
+                                    gboolean      pretty);
+/* A label as it appears in JSON: valid UTF-8, invalid bytes replaced. */
+char      *m6_payload_label        (M6Tree       *tree,
+                                    const M6Node *node);
+
+G_END_DECLS

@@ -1,0 +1,101 @@
+/* m6-reservoir.h — Vitter's Algorithm R over 128 slots, with a seedable
+ * xoshiro256** generator, and the summary statistics of a sample. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define M6_RESERVOIR_SLOTS 128u
+
+/* xoshiro256**: fast, small state, good enough for sampling. */
+typedef struct
+{
+  guint64 s[4];
+} M6Rng;
+
+void    m6_rng_seed    (M6Rng   *rng,
+                        guint64  seed);
+
+static inline guint64
+m6_rng_next (M6Rng *rng)
+{
+  guint64 *s = rng->s;
+  guint64 x = s[1] * 5;
+  guint64 result = ((x << 7) | (x >> 57)) * 9;
+  guint64 t = s[1] << 17;
+
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = (s[3] << 45) | (s[3] >> 19);
+  return result;
+}
+
+/* Uniform in [0, bound), by Lemire's multiply-shift (bias < 2^-64 * bound). */
+static inline guint64
+m6_rng_below (M6Rng   *rng,
+              guint64  bound)
+{
+  return (guint64) (((unsigned __int128) m6_rng_next (rng) * bound) >> 64);
+}
+
+/* The slots grow with the first values (4, 8, ... 128) and then stay: memory
+ * is bounded by the slot count, never by the number of values seen. */
+typedef struct
+{
+  gint64  *values;
+  guint32  n_values;   /* min (seen, 128) */
+  guint32  n_alloc;
+  guint64  seen;
+} M6Reservoir;
+
+void    m6_reservoir_init   (M6Reservoir *self);
+void    m6_reservoir_clear  (M6Reservoir *self);
+void    m6_reservoir_grow   (M6Reservoir *self);
+
+/* Offer the k-th value: k <= 128 is stored at k-1; otherwise j is drawn
+ * uniform in [0, k-1] and the value replaces slot j if j < 128. */
+static inline void
+m6_reservoir_add (M6Reservoir *self,
+                  M6Rng       *rng,
+                  gint64       value)
+{
+  guint64 k = ++self->seen;
+
+  if (G_LIKELY (k > M6_RESERVOIR_SLOTS))
+    {
+      guint64 j = m6_rng_below (rng, k);
+      if (j < M6_RESERVOIR_SLOTS)
+        self->values[j] = value;
+      return;
+    }
+
+  if (G_UNLIKELY (self->n_values == self->n_alloc))
+    m6_reservoir_grow (self);
+  self->values[self->n_values++] = value;
+}
+
+typedef struct
+{
+  gsize  n;
+  double min;
+  double max;
+  double avg;
+  double p10;
+  double p50;
+  double p90;
+} M6Summary;
+
+/* min, max, avg and quantiles by linear interpolation at the 1-based rank
+ * p*(n-1)+1 of the sorted values. Empty gives all zeros; one value gives it. */
+void    m6_summarize        (const gint64 *values,
+                             gsize         n,
+                             M6Summary    *out);
+double  m6_quantile_sorted  (const gint64 *sorted,
+                             gsize         n,
+                             double        p);
+
+G_END_DECLS

@@ -1,0 +1,353 @@
+/* m6-tree.c — the scope tree and its mark/done accounting (DESIGN §2).
+ *
+ * The hot path is m6_tree_mark()/m6_tree_done(): in the steady state they
+ * find the child through a per-parent hint (no hashing of strings, no
+ * allocation), push or pop the open stack and update integer sums. Nodes
+ * live in fixed chunks so their addresses never move. */
+#include "m6-tree.h"
+
+#include <string.h>
+
+#define CHUNK_SHIFT 8
+#define CHUNK_SIZE  (1u << CHUNK_SHIFT)
+/* Parents with more children than this are indexed in a hash table. */
+#define WIDE_PARENT 8
+
+typedef struct
+{
+  M6Node *node;
+  gint64  t_open;
+  gint64  h_open;
+} OpenScope;
+
+struct _M6Tree
+{
+  M6Labels   *labels;
+  M6Node    **chunks;
+  guint       n_chunks;
+  guint       n_nodes;
+  OpenScope  *stack;
+  guint       depth;
+  guint       stack_alloc;
+  guint64     unbalanced;
+  guint64     n_events;
+  M6Rng       rng;
+  GHashTable *wide_children;  /* (parent id << 32 | label) -> M6Node* */
+};
+
+static M6Node *
+alloc_node (M6Tree *self)
+{
+  guint id = self->n_nodes;
+  guint chunk = id >> CHUNK_SHIFT;
+
+  if (chunk == self->n_chunks)
+    {
+      self->chunks = g_renew (M6Node *, self->chunks, self->n_chunks + 1);
+      self->chunks[self->n_chunks++] = g_new0 (M6Node, CHUNK_SIZE);
+    }
+
+  M6Node *node = &self->chunks[chunk][id & (CHUNK_SIZE - 1)];
+  node->id = id;
+  node->time_min = G_MAXINT64;
+  node->time_max = G_MININT64;
+  m6_reservoir_init (&node->time_samples);
+  m6_reservoir_init (&node->mem_samples);
+  self->n_nodes++;
+  return node;
+}
+
+M6Tree *
+m6_tree_new (M6Labels *labels)
+{
+  M6Tree *self = g_new0 (M6Tree, 1);
+
+  self->labels = labels ? m6_labels_ref (labels) : m6_labels_new ();
+  self->wide_children = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  m6_rng_seed (&self->rng, G_GUINT64_CONSTANT (0x6d616368365f7472));
+
+  M6Node *root = alloc_node (self);
+  root->label = M6_LABEL_ROOT;
+  return self;
+}
+
+void
+m6_tree_free (M6Tree *self)
+{
+  if (self == NULL)
+    return;
+
+  for (guint i = 0; i < self->n_nodes; i++)
+    {
+      M6Node *node = m6_tree_get_node (self, i);
+      m6_reservoir_clear (&node->time_samples);
+      m6_reservoir_clear (&node->mem_samples);
+    }
+  for (guint i = 0; i < self->n_chunks; i++)
+    g_free (self->chunks[i]);
+  g_free (self->chunks);
+  g_free (self->stack);
+  g_hash_table_destroy (self->wide_children);
+  m6_labels_unref (self->labels);
+  g_free (self);
+}
+
+void
+m6_tree_set_seed (M6Tree  *self,
+                  guint64  seed)
+{
+  m6_rng_seed (&self->rng, seed);
+}
+
+M6Labels *
+m6_tree_get_labels (M6Tree *self)
+{
+  return self->labels;
+}
+
+M6Node *
+m6_tree_get_root (M6Tree *self)
+{
+  return &self->chunks[0][0];
+}
+
+guint
+m6_tree_get_n_nodes (M6Tree *self)
+{
+  return self->n_nodes;
+}
+
+M6Node *
+m6_tree_get_node (M6Tree  *self,
+                  guint32  id)
+{
+  if (id >= self->n_nodes)
+    return NULL;
+  return &self->chunks[id >> CHUNK_SHIFT][id & (CHUNK_SIZE - 1)];
+}
+
+guint
+m6_tree_get_depth (M6Tree *self)
+{
+  return self->depth;
+}
+
+M6Node *
+m6_tree_get_current (M6Tree *self)
+{
+  return self->depth ? self->stack[self->depth - 1].node : m6_tree_get_root (self);
+}
+
+guint64
+m6_tree_get_unbalanced (M6Tree *self)
+{
+  return self->unbalanced;
+}
+
+guint64
+m6_tree_get_n_events (M6Tree *self)
+{
+  return self->n_events;
+}
+
+gsize
+m6_tree_get_memory_size (M6Tree *self)
+{
+  gsize size = sizeof *self
+             + (gsize) self->n_chunks * (CHUNK_SIZE * sizeof (M6Node) + sizeof (M6Node *))
+             + (gsize) self->stack_alloc * sizeof (OpenScope);
+
+  for (guint i = 0; i < self->n_nodes; i++)
+    {
+      M6Node *node = m6_tree_get_node (self, i);
+      size += (node->time_samples.n_alloc + node->mem_samples.n_alloc) * sizeof (gint64);
+    }
+  /* A hash table entry costs about a key, a value and a hash. */
+  size += g_hash_table_size (self->wide_children) * (sizeof (gint64) * 2 + sizeof (gpointer) + sizeof (guint));
+  return size;
+}
+
+const char *
+m6_tree_node_label (M6Tree       *self,
+                    const M6Node *node)
+{
+  return m6_labels_get (self->labels, node->label);
+}
+
+static inline gint64
+wide_key (const M6Node *parent,
+          guint32       label)
+{
+  return (gint64) (((guint64) parent->id << 32) | label);
+}
+
+static void
+index_child (M6Tree *self,
+             M6Node *child)
+{
+  gint64 *key = g_new (gint64, 1);
+  *key = wide_key (child->parent, child->label);
+  g_hash_table_insert (self->wide_children, key, child);
+}
+
+G_NO_INLINE static M6Node *
+find_or_add_child (M6Tree  *self,
+                   M6Node  *parent,
+                   guint32  label)
+{
+  M6Node *hint = parent->hint;
+
+  /* Siblings tend to be opened in the same order every frame. */
+  if (hint != NULL)
+    {
+      M6Node *next = hint->next_sibling ? hint->next_sibling : parent->first_child;
+      if (next->label == label)
+        return next;
+    }
+
+  if (parent->n_children > WIDE_PARENT)
+    {
+      gint64 key = wide_key (parent, label);
+      M6Node *found = g_hash_table_lookup (self->wide_children, &key);
+      if (found != NULL)
+        return found;
+    }
+  else
+    {
+      for (M6Node *child = parent->first_child; child; child = child->next_sibling)
+        if (child->label == label)
+          return child;
+    }
+
+  M6Node *child = alloc_node (self);
+  child->parent = parent;
+  child->label = label;
+  child->depth = parent->depth + 1;
+  if (parent->last_child)
+    parent->last_child->next_sibling = child;
+  else
+    parent->first_child = child;
+  parent->last_child = child;
+  parent->n_children++;
+
+  if (parent->n_children == WIDE_PARENT + 1)
+    {
+      for (M6Node *c = parent->first_child; c; c = c->next_sibling)
+        index_child (self, c);
+    }
+  else if (parent->n_children > WIDE_PARENT + 1)
+    index_child (self, child);
+
+  return child;
+}
+
+G_NO_INLINE static void
+grow_stack (M6Tree *self)
+{
+  self->stack_alloc = self->stack_alloc ? self->stack_alloc * 2 : 32;
+  self->stack = g_renew (OpenScope, self->stack, self->stack_alloc);
+}
+
+M6Node *
+m6_tree_mark (M6Tree  *self,
+              guint32  label_id,
+              gint64   t_ns,
+              gint64   heap)
+{
+  M6Node *parent = self->depth ? self->stack[self->depth - 1].node : self->chunks[0];
+  M6Node *node = parent->hint;
+
+  self->n_events++;
+
+  if (G_UNLIKELY (node == NULL || node->label != label_id))
+    {
+      node = find_or_add_child (self, parent, label_id);
+      parent->hint = node;
+    }
+
+  if (G_UNLIKELY (self->depth == self->stack_alloc))
+    grow_stack (self);
+
+  OpenScope *open = &self->stack[self->depth++];
+  open->node = node;
+  open->t_open = t_ns;
+  open->h_open = heap;
+
+  if (G_LIKELY (node->count > 0))
+    {
+      node->inverse_sum += heap - node->h_close_prev;
+      node->inverse_count++;
+    }
+  else if (node->opens == 0)
+    node->h_first = heap;
+
+  node->opens++;
+  node->h_last = heap;
+  return node;
+}
+
+M6Node *
+m6_tree_mark_label (M6Tree     *self,
+                    const char *label,
+                    gint64      t_ns,
+                    gint64      heap)
+{
+  return m6_tree_mark (self, m6_labels_intern (self->labels, label, -1), t_ns, heap);
+}
+
+M6Node *
+m6_tree_done (M6Tree *self,
+              gint64  t_ns,
+              gint64  heap,
+              gint64 *dt_out)
+{
+  self->n_events++;
+
+  if (G_UNLIKELY (self->depth == 0))
+    {
+      self->unbalanced++;
+      return NULL;
+    }
+
+  OpenScope *open = &self->stack[--self->depth];
+  M6Node *node = open->node;
+  gint64 dt = t_ns - open->t_open;
+  gint64 delta = heap - open->h_open;
+
+  node->count++;
+  node->time_sum += dt;
+  if (dt < node->time_min)
+    node->time_min = dt;
+  if (dt > node->time_max)
+    node->time_max = dt;
+  node->mem_sum += delta;
+  node->h_close_prev = heap;
+  node->h_last = heap;
+  m6_reservoir_add (&node->time_samples, &self->rng, dt);
+  m6_reservoir_add (&node->mem_samples, &self->rng, delta);
+
+  if (dt_out != NULL)
+    *dt_out = dt;
+  return node;
+}
+
+M6Node *
+m6_tree_find_path (M6Tree     *self,
+                   const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+  M6Node *node = m6_tree_get_root (self);
+
+  for (guint i = 0; parts[i] != NULL && node != NULL; i++)
+    {
+      if (parts[i][0] == '\0')
+        continue;
+
+      guint32 label = m6_labels_lookup (self->labels, parts[i], -1);
+      M6Node *child = node->first_child;
+      while (child != NULL && child->label != label)
+        child = child->next_sibling;
+      node = child;
+    }
+  return node;
+}

@@ -1,0 +1,93 @@
+/* m6-tree.h — the per-thread scope tree: mark/done accounting of time and
+ * heap drift (DESIGN §2), with bounded reservoirs for the quantiles. */
+#pragma once
+
+#include <glib.h>
+
+#include "m6-labels.h"
+#include "m6-reservoir.h"
+
+G_BEGIN_DECLS
+
+typedef struct _M6Node M6Node;
+typedef struct _M6Tree M6Tree;
+
+/* A scope node, keyed by (parent, label). Fields are read-only outside the
+ * tree; times in ns, memory in bytes, all sums exact. */
+struct _M6Node
+{
+  M6Node      *parent;
+  M6Node      *first_child;
+  M6Node      *last_child;
+  M6Node      *next_sibling;
+  M6Node      *hint;            /* child most likely marked next */
+  guint32      label;
+  guint32      id;              /* dense, in creation order; root is 0 */
+  guint32      depth;           /* root 0, top-level scopes 1 */
+  guint32      n_children;
+
+  guint64      count;           /* closed calls */
+  gint64       time_sum;
+  gint64       time_min;
+  gint64       time_max;
+  gint64       mem_sum;         /* sum of deltas D = h_done - h_mark */
+  gint64       inverse_sum;     /* sum of inverse deltas I = h_mark - h_prev_done */
+  guint64      inverse_count;
+  gint64       h_first;         /* heap at the first mark */
+  gint64       h_last;          /* heap at the latest own mark or done */
+  gint64       h_close_prev;    /* heap at the latest done */
+  guint64      opens;           /* marks seen (count + the open call, if any) */
+
+  M6Reservoir  time_samples;
+  M6Reservoir  mem_samples;
+};
+
+M6Tree       *m6_tree_new              (M6Labels     *labels);
+void          m6_tree_free             (M6Tree       *self);
+void          m6_tree_set_seed         (M6Tree       *self,
+                                        guint64       seed);
+M6Labels     *m6_tree_get_labels       (M6Tree       *self);
+M6Node       *m6_tree_get_root         (M6Tree       *self);
+guint         m6_tree_get_n_nodes      (M6Tree       *self);
+M6Node       *m6_tree_get_node         (M6Tree       *self,
+                                        guint32       id);
+guint         m6_tree_get_depth        (M6Tree       *self);
+M6Node       *m6_tree_get_current      (M6Tree       *self);
+guint64       m6_tree_get_unbalanced   (M6Tree       *self);
+guint64       m6_tree_get_n_events     (M6Tree       *self);
+gsize         m6_tree_get_memory_size  (M6Tree       *self);
+const char   *m6_tree_node_label       (M6Tree       *self,
+                                        const M6Node *node);
+
+/* Open the child @label_id of the current node at time @t_ns with heap
+ * reading @heap. @label_id must be a valid id of the tree's labels. */
+M6Node       *m6_tree_mark             (M6Tree       *self,
+                                        guint32       label_id,
+                                        gint64        t_ns,
+                                        gint64        heap);
+M6Node       *m6_tree_mark_label       (M6Tree       *self,
+                                        const char   *label,
+                                        gint64        t_ns,
+                                        gint64        heap);
+
+/* Close the current node. Returns it, or NULL for an unbalanced done
+ * (ignored and counted). @dt_out, if given, receives the duration. */
+M6Node       *m6_tree_done             (M6Tree       *self,
+                                        gint64        t_ns,
+                                        gint64        heap,
+                                        gint64       *dt_out);
+
+/* Find a node by its label path ("frame/physics"); NULL if absent. */
+M6Node       *m6_tree_find_path        (M6Tree       *self,
+                                        const char   *path);
+
+/* mem.net = mem_sum + inverse_sum (telescoping: h_last - h_first). */
+static inline gint64
+m6_node_mem_net (const M6Node *node)
+{
+  return node->mem_sum + node->inverse_sum;
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Tree, m6_tree_free)
+
+G_END_DECLS

@@ -1,0 +1,215 @@
+/* mach6.h — the mach6 producer: mark/done scopes into a shared-memory ring.
+ *
+ * Public API for games and other frame-driven programs, plus the shared-memory
+ * layout (the ABI) that the mach6 reader maps. C11 + POSIX, libc only.
+ * Vendor it by copying mach6.h and mach6.c into your tree.
+ */
+#ifndef MACH6_H
+#define MACH6_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && !defined(MACH6_STATIC)
+# define MACH6_API __attribute__((visibility("default")))
+#else
+# define MACH6_API
+#endif
+
+/* ---------------------------------------------------------------------------
+ * API
+ * ------------------------------------------------------------------------- */
+
+/* Open a scope named @label inside the current one. The string is interned:
+ * it may be freed once mach6_mark() returns. */
+MACH6_API void mach6_mark (const char *label);
+
+/* Close the innermost open scope. A done with nothing open is ignored. */
+MACH6_API void mach6_done (void);
+
+/* Intern @label once and return its id (>= 1); 0 if the label table is full.
+ * Used by MACH6_SCOPE to skip string hashing on the hot path. */
+MACH6_API uint32_t mach6_label_id (const char *label);
+
+/* Open a scope by a label id returned from mach6_label_id(). */
+MACH6_API void mach6_mark_id (uint32_t label_id);
+
+/* Name the calling thread as the viewer will show it (up to 31 bytes). */
+MACH6_API void mach6_thread_name (const char *name);
+
+/* A heap reading in bytes: the live heap of the process, as gcinfo() is. */
+typedef int64_t (*Mach6HeapSource) (void *user_data);
+
+/* Register the heap source. It has priority over the alloc/free hooks and the
+ * preload shim. Pass NULL to remove it. */
+MACH6_API void mach6_set_heap_source (Mach6HeapSource source, void *user_data);
+
+/* Allocation hooks for engines with their own allocators. */
+MACH6_API void mach6_heap_alloc (size_t bytes);
+MACH6_API void mach6_heap_free (size_t bytes);
+
+/* The current heap reading, from the best source available (0 with none). */
+MACH6_API int64_t mach6_heap_bytes (void);
+
+/* Is a viewer attached right now? */
+MACH6_API int mach6_attached (void);
+
+/* Unlink the segment now (also done at normal exit). */
+MACH6_API void mach6_shutdown (void);
+
+/* Open a scope that is closed with MACH6_END(); the label id is cached in a
+ * static so a repeated scope costs no string hashing. */
+#define MACH6_BEGIN(label)                                                    \
+  do {                                                                        \
+    static uint32_t mach6__id;                                                \
+    uint32_t mach6__l = __atomic_load_n (&mach6__id, __ATOMIC_RELAXED);       \
+    if (__builtin_expect (mach6__l == 0, 0))                                  \
+      {                                                                       \
+        mach6__l = mach6_label_id (label);                                    \
+        __atomic_store_n (&mach6__id, mach6__l, __ATOMIC_RELAXED);            \
+      }                                                                       \
+    mach6_mark_id (mach6__l);                                                 \
+  } while (0)
+#define MACH6_END() mach6_done ()
+
+#if defined(__GNUC__)
+static inline void mach6__scope_cleanup (int *unused) { (void) unused; mach6_done (); }
+# define MACH6__CAT2(a, b) a##b
+# define MACH6__CAT(a, b) MACH6__CAT2 (a, b)
+/* A scope that closes itself at the end of the enclosing block. */
+# define MACH6_SCOPE(label)                                                   \
+  MACH6_BEGIN (label);                                                        \
+  __attribute__((cleanup (mach6__scope_cleanup), unused))                     \
+  int MACH6__CAT (mach6__scope_, __LINE__) = 0
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Shared-memory ABI (read by libmach6-core). Every struct has fixed widths and
+ * a _Static_assert on its size; bump MACH6_ABI_VERSION on any change.
+ *
+ * Segment: POSIX shm object "/mach6-<uid>-<pid>", mode 0600.
+ *   [0, 4096)                          Mach6Control
+ *   [label_offset, +label_capacity)    label table: entries of
+ *                                      { uint32 length; char bytes[length]; '\0' }
+ *                                      padded to 4 bytes; ids are 1-based in order
+ *   [threads_offset, +max_threads * thread_stride)
+ *                                      per thread: Mach6ThreadHeader followed by
+ *                                      ring_capacity Mach6Event slots
+ * ------------------------------------------------------------------------- */
+
+#define MACH6_MAGIC            UINT64_C (0x4d484d5336484341) /* "ACH6SMHM" */
+#define MACH6_ABI_VERSION      1u
+#define MACH6_CONTROL_SIZE     4096u
+#define MACH6_NAME_MAX         64u
+#define MACH6_THREAD_NAME_MAX  32u
+#define MACH6_SHM_PREFIX       "/mach6-"
+
+enum {
+  MACH6_CLOCK_MONOTONIC = 0,  /* ticks are CLOCK_MONOTONIC ns */
+  MACH6_CLOCK_TSC       = 1,  /* ticks are rdtsc; convert with the calibration */
+};
+
+enum {
+  MACH6_HEAP_NONE     = 0,
+  MACH6_HEAP_CALLBACK = 1,
+  MACH6_HEAP_HOOKS    = 2,
+  MACH6_HEAP_SHIM     = 3,
+};
+
+enum {
+  MACH6_PROCESS_ALIVE  = 1,
+  MACH6_PROCESS_EXITED = 2,
+};
+
+enum {
+  MACH6_THREAD_FREE   = 0,
+  MACH6_THREAD_LIVE   = 1,
+  MACH6_THREAD_EXITED = 2,
+};
+
+/* Clock calibration: ns = ns0 + (tick - tick0) * (ns1 - ns0) / (tick1 - tick0).
+ * Refreshed by the producer under a sequence lock (odd = being written). */
+typedef struct
+{
+  uint32_t seq;
+  uint32_t kind;          /* MACH6_CLOCK_* */
+  uint64_t tick0;
+  uint64_t ns0;
+  uint64_t tick1;
+  uint64_t ns1;
+} Mach6Clock;
+_Static_assert (sizeof (Mach6Clock) == 40, "Mach6Clock layout");
+
+typedef struct
+{
+  uint64_t magic;                         /* MACH6_MAGIC */
+  uint32_t abi_version;                   /* MACH6_ABI_VERSION */
+  uint32_t control_size;                  /* MACH6_CONTROL_SIZE */
+  uint64_t segment_size;                  /* whole mapping, bytes */
+  int32_t  pid;
+  uint32_t state;                         /* MACH6_PROCESS_* */
+  char     process_name[MACH6_NAME_MAX];  /* NUL-terminated */
+  uint64_t start_ns;                      /* CLOCK_MONOTONIC at creation */
+  Mach6Clock clock;
+  uint32_t heap_source;                   /* MACH6_HEAP_*, latest used */
+  int32_t  attached_pid;                  /* viewer holding the session, 0 = none */
+  uint32_t attach_generation;             /* bumped on attach; 0 = detached */
+  uint32_t label_count;                   /* published entries (release) */
+  uint64_t label_offset;
+  uint64_t label_capacity;                /* bytes */
+  uint64_t label_used;                    /* bytes published (release) */
+  uint64_t threads_offset;
+  uint32_t max_threads;
+  uint32_t thread_count;                  /* slots claimed (release) */
+  uint64_t thread_stride;                 /* header + ring, bytes */
+  uint32_t ring_capacity;                 /* events per ring, power of two */
+  uint32_t event_size;                    /* sizeof (Mach6Event) */
+  uint8_t  reserved[MACH6_CONTROL_SIZE - 216];
+} Mach6Control;
+_Static_assert (sizeof (Mach6Control) == MACH6_CONTROL_SIZE, "Mach6Control layout");
+_Static_assert (offsetof (Mach6Control, clock) == 104, "Mach6Control.clock offset");
+_Static_assert (offsetof (Mach6Control, attached_pid) == 148, "Mach6Control.attached_pid offset");
+_Static_assert (offsetof (Mach6Control, ring_capacity) == 208, "Mach6Control.ring_capacity offset");
+
+/* One event: a mark (label >= 1) or a done (label == 0). @depth is the
+ * number of scopes open before the event in the recorded stream
+ * (mark at top level: 0; its done: 0). */
+typedef struct
+{
+  uint64_t tick;
+  int64_t  heap;
+  uint32_t label;
+  uint32_t depth;
+} Mach6Event;
+_Static_assert (sizeof (Mach6Event) == 24, "Mach6Event layout");
+
+/* Per-thread ring header. write_pos and read_pos are free-running event
+ * counters; slot = pos & (ring_capacity - 1). The producer release-stores
+ * write_pos, the reader release-stores read_pos. They sit on their own
+ * cache lines. */
+typedef struct
+{
+  uint64_t tid;
+  uint32_t state;                          /* MACH6_THREAD_* */
+  uint32_t reserved0;
+  char     name[MACH6_THREAD_NAME_MAX];
+  uint64_t drops;                          /* scopes skipped because the ring was full */
+  uint64_t reserved1;
+  uint64_t write_pos;                      /* offset 64 */
+  uint8_t  pad0[56];
+  uint64_t read_pos;                       /* offset 128 */
+  uint8_t  pad1[56];
+} Mach6ThreadHeader;
+_Static_assert (sizeof (Mach6ThreadHeader) == 192, "Mach6ThreadHeader layout");
+_Static_assert (offsetof (Mach6ThreadHeader, write_pos) == 64, "write_pos offset");
+_Static_assert (offsetof (Mach6ThreadHeader, read_pos) == 128, "read_pos offset");
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MACH6_H */

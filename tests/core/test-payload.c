@@ -1,0 +1,227 @@
+/* test-payload.c — convert(node): keys, units, children order, valid JSON. */
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "m6-payload.h"
+#include "m6-profiler.h"
+
+static const char *const expected_keys[] = {
+  "time.avg", "time.p50", "time.p90", "time.max", "mem_delta.avg", "mem.net", "count",
+  "time.min", "time.p10", "time.total",
+  "mem_delta.min", "mem_delta.max", "mem_delta.p10", "mem_delta.p50", "mem_delta.p90",
+  "mem_delta.total", "inverse_mem.total", "inverse_mem.avg", "inverse_mem.count",
+  "mem.rate", "mem.first", "mem.last",
+};
+
+static JsonNode *
+parse (const char *json)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+
+  if (!json_parser_load_from_data (parser, json, -1, &error))
+    g_error ("payload is not valid JSON: %s\n%s", error->message, json);
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+static void
+assert_finite_numbers (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *obj = json_node_get_object (node);
+      g_autoptr (GList) members = json_object_get_members (obj);
+      for (GList *l = members; l; l = l->next)
+        assert_finite_numbers (json_object_get_member (obj, l->data));
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *arr = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (arr); i++)
+        assert_finite_numbers (json_array_get_element (arr, i));
+    }
+  else if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    g_assert_true (isfinite (json_node_get_double (node)));
+}
+
+static void
+test_keys_and_units (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+
+  /* frame 10 ms, +1 KB; physics inside it 2 us, +2 KB. */
+  m6_tree_mark_label (tree, "frame", 0, 1024);
+  m6_tree_mark_label (tree, "physics", 1000, 1024);
+  m6_tree_done (tree, 3000, 3072, NULL);
+  m6_tree_mark_label (tree, "render", 4000, 3072);
+  m6_tree_done (tree, 5000, 3072, NULL);
+  m6_tree_done (tree, 10000000, 2048, NULL);
+
+  g_autofree char *json = m6_payload_to_string (tree, m6_tree_find_path (tree, "frame"), FALSE);
+  g_autoptr (JsonNode) root = parse (json);
+  JsonObject *frame = json_node_get_object (root);
+
+  g_assert_cmpstr (json_object_get_string_member (frame, "label"), ==, "frame");
+  JsonObject *stats = json_object_get_object_member (frame, "stats");
+  g_assert_cmpuint (json_object_get_size (stats), ==, G_N_ELEMENTS (expected_keys));
+  for (guint i = 0; i < G_N_ELEMENTS (expected_keys); i++)
+    if (!json_object_has_member (stats, expected_keys[i]))
+      g_error ("stats lacks key %s: %s", expected_keys[i], json);
+
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (stats, "time.avg"), 0.01, 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (stats, "time.p50"), 0.01, 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (stats, "time.max"), 0.01, 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (stats, "mem_delta.avg"), 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (stats, "mem.net"), 1.0, 1e-12);
+  g_assert_cmpint (json_object_get_int_member (stats, "count"), ==, 1);
+
+  JsonArray *children = json_object_get_array_member (frame, "children");
+  g_assert_cmpuint (json_array_get_length (children), ==, 2);
+  JsonObject *physics = json_array_get_object_element (children, 0);
+  g_assert_cmpstr (json_object_get_string_member (physics, "label"), ==, "physics");
+  JsonObject *pstats = json_object_get_object_member (physics, "stats");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (pstats, "time.avg"), 2e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (pstats, "mem_delta.avg"), 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (pstats, "mem.net"), 2.0, 1e-12);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (children, 1), "label"),
+                   ==, "render");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (physics, "children")), ==, 0);
+}
+
+static void
+test_mem_net_is_delta_plus_inverse (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+
+  for (int f = 0; f < 50; f++)
+    {
+      m6_tree_mark_label (tree, "frame", f * 100, f * 2048 + (f % 3) * 512);
+      m6_tree_done (tree, f * 100 + 50, f * 2048 + 1024, NULL);
+    }
+  g_autofree char *json = m6_payload_to_string (tree, m6_tree_find_path (tree, "frame"), FALSE);
+  g_autoptr (JsonNode) root = parse (json);
+  JsonObject *stats = json_object_get_object_member (json_node_get_object (root), "stats");
+  double net = json_object_get_double_member (stats, "mem.net");
+  double delta = json_object_get_double_member (stats, "mem_delta.total");
+  double inverse = json_object_get_double_member (stats, "inverse_mem.total");
+
+  g_assert_cmpfloat_with_epsilon (net, delta + inverse, 1e-9);
+  g_assert_cmpfloat_with_epsilon (net, (49 * 2048 + 1024) / 1024.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (stats, "mem.rate"), net / 50, 1e-9);
+}
+
+static void
+check_label_round_trip (const char *label,
+                        gsize       length)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+  guint32 id = m6_labels_intern (m6_tree_get_labels (tree), label, length);
+
+  m6_tree_mark (tree, id, 0, 0);
+  m6_tree_mark (tree, id, 1, 0);   /* a child left open: count 0 */
+  m6_tree_done (tree, 2, 0, NULL);
+  m6_tree_done (tree, 3, 0, NULL);
+  m6_tree_mark (tree, id, 4, 0);   /* left open at convert time */
+
+  g_autofree char *json = m6_payload_to_string (tree, m6_tree_get_root (tree), TRUE);
+  g_assert_true (g_utf8_validate (json, -1, NULL));
+  g_autoptr (JsonNode) root = parse (json);
+  assert_finite_numbers (root);
+  JsonObject *top = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (root), "children"), 0);
+  const char *parsed = json_object_get_string_member (top, "label");
+  if (g_utf8_validate (label, length, NULL))
+    g_assert_cmpmem (parsed, strlen (parsed), label, length);
+  else
+    g_assert_true (g_utf8_validate (parsed, -1, NULL));
+}
+
+static void
+test_labels_valid_json (void)
+{
+  check_label_round_trip ("", 0);
+  check_label_round_trip ("quote\" back\\slash\nnewline\ttab\x01", 26);
+
+  g_autofree char *longlabel = g_malloc (10 * 1024 + 1);
+  memset (longlabel, 'L', 10 * 1024);
+  longlabel[10 * 1024] = '\0';
+  check_label_round_trip (longlabel, 10 * 1024);
+
+  check_label_round_trip ("bad\xff\xfeutf8\xc3", 10);
+}
+
+static void
+test_empty_tree (void)
+{
+  g_autoptr (M6Profiler) prof = m6_profiler_new ();
+  g_autofree char *json = m6_profiler_convert_to_string (prof, NULL, FALSE);
+  g_autoptr (JsonNode) root = parse (json);
+  JsonObject *obj = json_node_get_object (root);
+
+  g_assert_cmpstr (json_object_get_string_member (obj, "label"), ==, "root");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (obj, "children")), ==, 0);
+  assert_finite_numbers (root);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (obj, "stats"), "count"), ==, 0);
+}
+
+static gint64 fake_now;
+static gint64 fake_heap;
+
+static gint64 fake_clock (gpointer data) { return fake_now; }
+static gint64 fake_heap_source (gpointer data) { return fake_heap; }
+
+static void
+test_profiler_sources (void)
+{
+  g_autoptr (M6Profiler) prof = m6_profiler_new ();
+
+  m6_profiler_set_clock (prof, fake_clock, NULL);
+  m6_profiler_set_heap_source (prof, fake_heap_source, NULL);
+  for (int f = 0; f < 10; f++)
+    {
+      fake_now = f * 16000000; fake_heap = f * 4096;
+      m6_profiler_mark (prof, "frame");
+      fake_now += 5000000; fake_heap += 4096;
+      m6_profiler_done (prof);
+    }
+  M6Node *frame = m6_profiler_root (prof)->first_child;
+  g_assert_cmpuint (frame->count, ==, 10);
+  g_assert_cmpint (frame->time_sum, ==, 50000000);
+  g_assert_cmpint (m6_node_mem_net (frame), ==, 10 * 4096);
+  g_autoptr (JsonNode) node = m6_profiler_convert (prof, frame);
+  JsonObject *stats = json_object_get_object_member (json_node_get_object (node), "stats");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (stats, "mem.rate"), 4.0, 1e-12);
+}
+
+static void
+test_deep_chain (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+  const int depth = 10000;  /* json-glib itself recurses per level */
+
+  for (int i = 0; i < depth; i++)
+    m6_tree_mark_label (tree, "r", i, i);
+  for (int i = 0; i < depth; i++)
+    m6_tree_done (tree, depth + i, depth, NULL);
+  g_autofree char *json = m6_payload_to_string (tree, m6_tree_get_root (tree), FALSE);
+  g_assert_nonnull (json);
+  g_assert_cmpuint (strlen (json), >, (gsize) depth * 10);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/core/payload/keys-and-units", test_keys_and_units);
+  g_test_add_func ("/core/payload/mem-net-is-delta-plus-inverse", test_mem_net_is_delta_plus_inverse);
+  g_test_add_func ("/core/payload/labels-valid-json", test_labels_valid_json);
+  g_test_add_func ("/core/payload/empty-tree", test_empty_tree);
+  g_test_add_func ("/core/payload/deep-chain", test_deep_chain);
+  g_test_add_func ("/core/profiler/sources", test_profiler_sources);
+
+  return g_test_run ();
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Run every benchmark in bench/; each prints its figures as JSON lines.
+set -u
+build=${1:-build}
+cd "$(dirname "$0")/.." || exit 1
+status=0
+for b in "$build"/bench/bench-*; do
+  [ -x "$b" ] && [ -f "$b" ] || continue
+  case "$b" in *.p) continue ;; esac
+  if [ "$(basename "$b")" = bench-ui ] && [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then
+    xvfb-run -a "$b" || status=1
+  else
+    "$b" || status=1
+  fi
+done
+exit $status
