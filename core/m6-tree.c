@@ -331,6 +331,12 @@ m6_tree_done (M6Tree *self,
   return node;
 }
 
+void
+m6_tree_abandon_open (M6Tree *self)
+{
+  self->depth = 0;
+}
+
 M6Node *
 m6_tree_find_path (M6Tree     *self,
                    const char *path)

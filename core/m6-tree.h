@@ -77,6 +77,9 @@ M6Node       *m6_tree_done             (M6Tree       *self,
                                         gint64        heap,
                                         gint64       *dt_out);
 
+/* Forget the open scopes without closing them (a stream lost its sync). */
+void          m6_tree_abandon_open     (M6Tree       *self);
+
 /* Find a node by its label path ("frame/physics"); NULL if absent. */
 M6Node       *m6_tree_find_path        (M6Tree       *self,
                                         const char   *path);

@@ -1,0 +1,690 @@
+/* m6-session.c — a profiled process: per-thread trees, the frame series and
+ * the mem.net history, fed event by event with validation.
+ *
+ * Ingest is the one path both the live reader and a capture replay take,
+ * so a replay reproduces the live payload exactly (reservoir seeds depend
+ * only on the thread's index). */
+#include "m6-session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "m6-reservoir.h"
+
+#define HISTORY_FIRST_INTERVAL_NS G_GINT64_CONSTANT (16000000)
+
+typedef struct
+{
+  guint   start;     /* index of its first point in the history's times */
+  guint   n;
+  guint   n_alloc;
+  gint64 *net;
+} NodeSeries;
+
+struct _M6History
+{
+  gint64     interval;
+  gint64     next_t;
+  guint      n_times;
+  gint64     times[M6_HISTORY_POINTS];
+  GPtrArray *series;   /* node id -> NodeSeries* (NULL until sampled) */
+};
+
+struct _M6Session
+{
+  GObject              parent_instance;
+
+  gint                 pid;
+  char                *process_name;
+  gint64               start_time_us;
+  M6HeapSource         heap_source;
+  gboolean             ended;
+
+  M6Labels            *labels;
+  GPtrArray           *threads;       /* M6Thread* */
+
+  M6SessionEventsFunc  recorder;
+  gpointer             recorder_data;
+};
+
+G_DEFINE_FINAL_TYPE (M6Session, m6_session, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_ENDED,
+  N_PROPS
+};
+
+enum {
+  CHANGED,
+  THREAD_ADDED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* --- history ------------------------------------------------------------ */
+
+static void
+node_series_free (gpointer data)
+{
+  NodeSeries *series = data;
+
+  if (series != NULL)
+    {
+      g_free (series->net);
+      g_free (series);
+    }
+}
+
+static M6History *
+history_new (void)
+{
+  M6History *history = g_new0 (M6History, 1);
+
+  history->interval = HISTORY_FIRST_INTERVAL_NS;
+  history->next_t = G_MININT64;
+  history->series = g_ptr_array_new_with_free_func (node_series_free);
+  return history;
+}
+
+static void
+history_free (M6History *history)
+{
+  g_ptr_array_unref (history->series);
+  g_free (history);
+}
+
+/* Keep the points at even global indices: the grid coarsens by two. */
+static void
+history_halve (M6History *history)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < history->n_times; i += 2)
+    history->times[n++] = history->times[i];
+  history->n_times = n;
+
+  for (guint id = 0; id < history->series->len; id++)
+    {
+      NodeSeries *series = g_ptr_array_index (history->series, id);
+      guint kept = 0;
+
+      if (series == NULL)
+        continue;
+      for (guint k = 0; k < series->n; k++)
+        if (((series->start + k) & 1) == 0)
+          series->net[kept++] = series->net[k];
+      series->start = (series->start + 1) / 2;
+      series->n = kept;
+    }
+  history->interval *= 2;
+}
+
+static void
+history_sample (M6History *history,
+                M6Tree    *tree,
+                gint64     t_ns)
+{
+  if (history->n_times == M6_HISTORY_POINTS)
+    history_halve (history);
+
+  guint index = history->n_times++;
+  guint n_nodes = m6_tree_get_n_nodes (tree);
+
+  history->times[index] = t_ns;
+  history->next_t = t_ns + history->interval;
+
+  if (history->series->len < n_nodes)
+    g_ptr_array_set_size (history->series, n_nodes);
+
+  for (guint id = 1; id < n_nodes; id++)
+    {
+      M6Node *node = m6_tree_get_node (tree, id);
+      NodeSeries *series = g_ptr_array_index (history->series, id);
+
+      if (series == NULL)
+        {
+          series = g_new0 (NodeSeries, 1);
+          series->start = index;
+          g_ptr_array_index (history->series, id) = series;
+        }
+      if (series->n == series->n_alloc)
+        {
+          series->n_alloc = series->n_alloc ? MIN (series->n_alloc * 2, M6_HISTORY_POINTS) : 16;
+          series->net = g_renew (gint64, series->net, series->n_alloc);
+        }
+      series->net[series->n++] = m6_node_mem_net (node);
+    }
+}
+
+gsize
+m6_history_get_points (M6Thread     *thread,
+                       const M6Node *node,
+                       gint64       *t_ns,
+                       gint64       *net,
+                       gsize         max_points)
+{
+  M6History *history = thread->history;
+
+  if (node == NULL || node->id >= history->series->len)
+    return 0;
+
+  NodeSeries *series = g_ptr_array_index (history->series, node->id);
+  if (series == NULL)
+    return 0;
+
+  gsize n = series->n;
+  if (t_ns == NULL && net == NULL)
+    return n;
+
+  n = MIN (n, max_points);
+  for (gsize k = 0; k < n; k++)
+    {
+      if (t_ns != NULL)
+        t_ns[k] = history->times[series->start + k];
+      if (net != NULL)
+        net[k] = series->net[k];
+    }
+  return n;
+}
+
+gint64
+m6_history_get_interval (M6Thread *thread)
+{
+  return thread->history->interval;
+}
+
+/* --- threads ------------------------------------------------------------ */
+
+static void
+thread_free (gpointer data)
+{
+  M6Thread *thread = data;
+
+  m6_tree_free (thread->tree);
+  g_array_unref (thread->frames);
+  history_free (thread->history);
+  g_free (thread->name);
+  g_free (thread);
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
+m6_session_finalize (GObject *object)
+{
+  M6Session *self = M6_SESSION (object);
+
+  g_ptr_array_unref (self->threads);
+  m6_labels_unref (self->labels);
+  g_free (self->process_name);
+
+  G_OBJECT_CLASS (m6_session_parent_class)->finalize (object);
+}
+
+static void
+m6_session_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  M6Session *self = M6_SESSION (object);
+
+  switch (prop_id)
+    {
+    case PROP_ENDED:
+      g_value_set_boolean (value, self->ended);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_session_class_init (M6SessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = m6_session_finalize;
+  object_class->get_property = m6_session_get_property;
+
+  properties[PROP_ENDED] =
+    g_param_spec_boolean ("ended", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* Emitted once per ingested batch by whoever drives the session. */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* A new thread appeared; its index is the argument. */
+  signals[THREAD_ADDED] = g_signal_new ("thread-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                        0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+}
+
+static void
+m6_session_init (M6Session *self)
+{
+  self->labels = m6_labels_new ();
+  self->threads = g_ptr_array_new_with_free_func (thread_free);
+  self->process_name = g_strdup ("");
+  self->start_time_us = g_get_real_time ();
+}
+
+M6Session *
+m6_session_new (void)
+{
+  return g_object_new (M6_TYPE_SESSION, NULL);
+}
+
+/* --- metadata ----------------------------------------------------------- */
+
+void
+m6_session_set_process (M6Session  *self,
+                        gint        pid,
+                        const char *name)
+{
+  g_return_if_fail (M6_IS_SESSION (self));
+
+  self->pid = pid;
+  g_free (self->process_name);
+  self->process_name = g_utf8_make_valid (name ? name : "", -1);
+}
+
+gint
+m6_session_get_pid (M6Session *self)
+{
+  return self->pid;
+}
+
+const char *
+m6_session_get_process_name (M6Session *self)
+{
+  return self->process_name;
+}
+
+void
+m6_session_set_start_time (M6Session *self,
+                           gint64     unix_us)
+{
+  self->start_time_us = unix_us;
+}
+
+gint64
+m6_session_get_start_time (M6Session *self)
+{
+  return self->start_time_us;
+}
+
+void
+m6_session_set_heap_source (M6Session    *self,
+                            M6HeapSource  source)
+{
+  self->heap_source = source;
+}
+
+M6HeapSource
+m6_session_get_heap_source (M6Session *self)
+{
+  return self->heap_source;
+}
+
+gboolean
+m6_session_get_memory_available (M6Session *self)
+{
+  return self->heap_source != M6_HEAP_SOURCE_NONE;
+}
+
+void
+m6_session_set_ended (M6Session *self,
+                      gboolean   ended)
+{
+  g_return_if_fail (M6_IS_SESSION (self));
+
+  ended = !!ended;
+  if (self->ended == ended)
+    return;
+  self->ended = ended;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ENDED]);
+}
+
+gboolean
+m6_session_get_ended (M6Session *self)
+{
+  return self->ended;
+}
+
+gint64
+m6_session_get_duration (M6Session *self)
+{
+  gint64 latest = 0;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      M6Thread *thread = g_ptr_array_index (self->threads, i);
+      latest = MAX (latest, thread->last_t_ns);
+    }
+  return latest;
+}
+
+/* --- labels and threads ------------------------------------------------- */
+
+M6Labels *
+m6_session_get_labels (M6Session *self)
+{
+  return self->labels;
+}
+
+guint32
+m6_session_intern_label (M6Session  *self,
+                         const char *label,
+                         gssize      length)
+{
+  return m6_labels_intern (self->labels, label, length);
+}
+
+M6Thread *
+m6_session_add_thread (M6Session  *self,
+                       guint64     tid,
+                       const char *name)
+{
+  M6Thread *thread = g_new0 (M6Thread, 1);
+
+  g_return_val_if_fail (M6_IS_SESSION (self), NULL);
+
+  thread->index = self->threads->len;
+  thread->tid = tid;
+  thread->name = g_utf8_make_valid (name ? name : "", -1);
+  thread->state = M6_THREAD_STATE_LIVE;
+  thread->tree = m6_tree_new (self->labels);
+  /* Seeded by index only: a replay draws the same reservoir slots. */
+  m6_tree_set_seed (thread->tree, G_GUINT64_CONSTANT (0x6d61636836) + thread->index);
+  thread->frames = g_array_new (FALSE, FALSE, sizeof (M6FrameSample));
+  thread->history = history_new ();
+  g_ptr_array_add (self->threads, thread);
+
+  g_signal_emit (self, signals[THREAD_ADDED], 0, thread->index);
+  return thread;
+}
+
+guint
+m6_session_get_n_threads (M6Session *self)
+{
+  return self->threads->len;
+}
+
+M6Thread *
+m6_session_get_thread (M6Session *self,
+                       guint      index)
+{
+  if (index >= self->threads->len)
+    return NULL;
+  return g_ptr_array_index (self->threads, index);
+}
+
+void
+m6_session_set_thread_name (M6Session  *self,
+                            M6Thread   *thread,
+                            const char *name)
+{
+  g_free (thread->name);
+  thread->name = g_utf8_make_valid (name ? name : "", -1);
+}
+
+void
+m6_session_set_thread_state (M6Session     *self,
+                             M6Thread      *thread,
+                             M6ThreadState  state)
+{
+  thread->state = state;
+}
+
+void
+m6_session_set_thread_drops (M6Session *self,
+                             M6Thread  *thread,
+                             guint64    drops)
+{
+  thread->drops = drops;
+}
+
+/* --- ingest ------------------------------------------------------------- */
+
+static inline void
+reject (M6Thread *thread)
+{
+  /* Lose the sync: open scopes are forgotten, and the stream resumes at the
+   * next top-level mark, so a bad event never unbalances the tree. */
+  thread->rejected++;
+  thread->synced = FALSE;
+  m6_tree_abandon_open (thread->tree);
+}
+
+gsize
+m6_session_ingest (M6Session     *self,
+                   M6Thread      *thread,
+                   const M6Event *events,
+                   gsize          n_events)
+{
+  M6Tree *tree = thread->tree;
+  M6History *history = thread->history;
+  guint32 n_labels = m6_labels_count (self->labels);
+  gsize accepted = 0;
+
+  if (self->recorder != NULL && n_events > 0)
+    self->recorder (self, thread, events, n_events, self->recorder_data);
+
+  for (gsize i = 0; i < n_events; i++)
+    {
+      const M6Event *ev = &events[i];
+      gint64 t = MAX (ev->t_ns, thread->last_t_ns);
+      guint depth = m6_tree_get_depth (tree);
+
+      if (G_UNLIKELY (!thread->synced))
+        {
+          if (ev->label == M6_EVENT_DONE || ev->depth != 0)
+            {
+              thread->skipped++;
+              continue;
+            }
+          thread->synced = TRUE;
+          m6_tree_abandon_open (tree);
+          depth = 0;
+        }
+
+      if (G_UNLIKELY (t >= history->next_t))
+        history_sample (history, tree, t);
+
+      thread->last_t_ns = t;
+
+      if (ev->label != M6_EVENT_DONE)
+        {
+          if (G_UNLIKELY (ev->label >= n_labels || ev->depth != depth || depth >= M6_MAX_DEPTH))
+            {
+              reject (thread);
+              continue;
+            }
+          m6_tree_mark (tree, ev->label, t, ev->heap);
+        }
+      else
+        {
+          gint64 dt;
+
+          if (G_UNLIKELY (depth == 0 || ev->depth != depth - 1))
+            {
+              reject (thread);
+              continue;
+            }
+          M6Node *node = m6_tree_done (tree, t, ev->heap, &dt);
+          if (node->depth == 1)
+            {
+              M6FrameSample sample = { t, dt, ev->heap, node->id, 0 };
+              g_array_append_val (thread->frames, sample);
+            }
+        }
+      accepted++;
+    }
+
+  thread->n_events += accepted;
+  return accepted;
+}
+
+guint64
+m6_session_get_n_events (M6Session *self)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    total += ((M6Thread *) g_ptr_array_index (self->threads, i))->n_events;
+  return total;
+}
+
+guint64
+m6_session_get_drops (M6Session *self)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    total += ((M6Thread *) g_ptr_array_index (self->threads, i))->drops;
+  return total;
+}
+
+guint64
+m6_session_get_unbalanced (M6Session *self)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    total += m6_tree_get_unbalanced (((M6Thread *) g_ptr_array_index (self->threads, i))->tree);
+  return total;
+}
+
+void
+m6_session_set_recorder (M6Session           *self,
+                         M6SessionEventsFunc  func,
+                         gpointer             user_data)
+{
+  self->recorder = func;
+  self->recorder_data = user_data;
+}
+
+void
+m6_session_notify_changed (M6Session *self)
+{
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
+/* --- derived series ----------------------------------------------------- */
+
+gboolean
+m6_session_leak_rate (M6Thread     *thread,
+                      const M6Node *node,
+                      double       *bytes_per_frame,
+                      double       *bytes_per_second)
+{
+  gsize n = m6_history_get_points (thread, node, NULL, NULL, 0);
+
+  if (n < 2)
+    return FALSE;
+
+  g_autofree gint64 *t = g_new (gint64, n);
+  g_autofree gint64 *net = g_new (gint64, n);
+  n = m6_history_get_points (thread, node, t, net, n);
+
+  /* Least squares in seconds, centred for precision. */
+  double mt = 0, mn = 0;
+  for (gsize k = 0; k < n; k++)
+    {
+      mt += (double) t[k] / 1e9;
+      mn += (double) net[k];
+    }
+  mt /= (double) n;
+  mn /= (double) n;
+
+  double sxx = 0, sxy = 0;
+  for (gsize k = 0; k < n; k++)
+    {
+      double dx = (double) t[k] / 1e9 - mt;
+      sxx += dx * dx;
+      sxy += dx * ((double) net[k] - mn);
+    }
+  if (sxx <= 0)
+    return FALSE;
+
+  double per_second = sxy / sxx;
+  double frames_per_second = 0;
+  GArray *frames = thread->frames;
+
+  if (frames->len >= 2)
+    {
+      const M6FrameSample *first = &g_array_index (frames, M6FrameSample, 0);
+      const M6FrameSample *last = &g_array_index (frames, M6FrameSample, frames->len - 1);
+      if (last->t_ns > first->t_ns)
+        frames_per_second = (double) (frames->len - 1) / ((double) (last->t_ns - first->t_ns) / 1e9);
+    }
+
+  if (bytes_per_second != NULL)
+    *bytes_per_second = per_second;
+  if (bytes_per_frame != NULL)
+    *bytes_per_frame = frames_per_second > 0 ? per_second / frames_per_second : 0;
+  return TRUE;
+}
+
+static int
+compare_int64 (const void *a,
+               const void *b)
+{
+  gint64 x = *(const gint64 *) a;
+  gint64 y = *(const gint64 *) b;
+  return (x > y) - (x < y);
+}
+
+void
+m6_session_frame_lane (M6Thread *thread,
+                       gint64    t0,
+                       gint64    t1,
+                       guint     n,
+                       double   *p50,
+                       double   *p90,
+                       double   *max)
+{
+  GArray *frames = thread->frames;
+  const M6FrameSample *samples = (const M6FrameSample *) frames->data;
+  guint lo = 0, hi = frames->len;
+
+  for (guint b = 0; b < n; b++)
+    p50[b] = p90[b] = max[b] = 0;
+  if (n == 0 || t1 <= t0 || frames->len == 0)
+    return;
+
+  /* First sample at or after t0. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (samples[mid].t_ns < t0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  g_autoptr (GArray) bucket = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint i = lo;
+  double width = (double) (t1 - t0) / n;
+
+  for (guint b = 0; b < n && i < frames->len; b++)
+    {
+      gint64 end = t0 + (gint64) (width * (b + 1));
+
+      g_array_set_size (bucket, 0);
+      while (i < frames->len && samples[i].t_ns < end)
+        g_array_append_val (bucket, samples[i++].dt_ns);
+      if (bucket->len == 0)
+        continue;
+
+      gint64 *v = (gint64 *) bucket->data;
+      qsort (v, bucket->len, sizeof (gint64), compare_int64);
+      p50[b] = m6_quantile_sorted (v, bucket->len, 0.5);
+      p90[b] = m6_quantile_sorted (v, bucket->len, 0.9);
+      max[b] = (double) v[bucket->len - 1];
+    }
+}

@@ -1,0 +1,176 @@
+/* m6-session.h — one profiled process: its labels, one scope tree per
+ * thread, the frame series and the mem.net drift history. Fed by the live
+ * reader or by a capture replay, read by the CLI and the viewer. */
+#pragma once
+
+#include <glib-object.h>
+
+#include "m6-tree.h"
+
+G_BEGIN_DECLS
+
+/* An event as the core sees it: time in ns since the session's origin,
+ * heap in bytes, a session label id for a mark or 0 for a done, and the
+ * producer's depth (scopes open before it). */
+typedef struct
+{
+  gint64  t_ns;
+  gint64  heap;
+  guint32 label;
+  guint32 depth;
+} M6Event;
+
+#define M6_EVENT_DONE 0u
+#define M6_MAX_DEPTH  4096u
+
+typedef enum
+{
+  M6_THREAD_STATE_LIVE,
+  M6_THREAD_STATE_EXITED,
+} M6ThreadState;
+
+typedef enum
+{
+  M6_HEAP_SOURCE_NONE,
+  M6_HEAP_SOURCE_CALLBACK,
+  M6_HEAP_SOURCE_HOOKS,
+  M6_HEAP_SOURCE_SHIM,
+} M6HeapSource;
+
+/* A top-level scope closed: the frame lane and the frame drift. */
+typedef struct
+{
+  gint64  t_ns;       /* time of the done */
+  gint64  dt_ns;
+  gint64  heap;       /* heap at the done */
+  guint32 node_id;
+  guint32 reserved;
+} M6FrameSample;
+
+/* mem.net of every node of a thread on a time grid that coarsens as the
+ * session grows: at most M6_HISTORY_POINTS points, halved when full. */
+#define M6_HISTORY_POINTS 512u
+
+typedef struct _M6History M6History;
+
+typedef struct _M6Thread M6Thread;
+struct _M6Thread
+{
+  guint          index;       /* position in the session, stable */
+  guint64        tid;
+  char          *name;
+  M6ThreadState  state;
+  M6Tree        *tree;
+  GArray        *frames;      /* M6FrameSample, all top-level closes */
+  M6History     *history;
+  guint64        n_events;    /* events ingested into the tree */
+  guint64        drops;       /* scopes the producer skipped (ring full) */
+  guint64        skipped;     /* events dropped while waiting for a top-level mark */
+  guint64        rejected;    /* events that failed validation */
+  gint64         last_t_ns;
+  gboolean       synced;      /* a depth-0 mark has been seen */
+};
+
+#define M6_TYPE_SESSION (m6_session_get_type ())
+G_DECLARE_FINAL_TYPE (M6Session, m6_session, M6, SESSION, GObject)
+
+M6Session    *m6_session_new                 (void);
+
+/* Metadata. */
+void          m6_session_set_process         (M6Session    *self,
+                                              gint          pid,
+                                              const char   *name);
+gint          m6_session_get_pid             (M6Session    *self);
+const char   *m6_session_get_process_name    (M6Session    *self);
+void          m6_session_set_start_time      (M6Session    *self,
+                                              gint64        unix_us);
+gint64        m6_session_get_start_time      (M6Session    *self);
+void          m6_session_set_heap_source     (M6Session    *self,
+                                              M6HeapSource  source);
+M6HeapSource  m6_session_get_heap_source     (M6Session    *self);
+gboolean      m6_session_get_memory_available (M6Session   *self);
+void          m6_session_set_ended           (M6Session    *self,
+                                              gboolean      ended);
+gboolean      m6_session_get_ended           (M6Session    *self);
+/* Session time: the latest event time over all threads, ns. */
+gint64        m6_session_get_duration        (M6Session    *self);
+
+/* Labels and threads. */
+M6Labels     *m6_session_get_labels          (M6Session    *self);
+guint32       m6_session_intern_label        (M6Session    *self,
+                                              const char   *label,
+                                              gssize        length);
+M6Thread     *m6_session_add_thread          (M6Session    *self,
+                                              guint64       tid,
+                                              const char   *name);
+guint         m6_session_get_n_threads       (M6Session    *self);
+M6Thread     *m6_session_get_thread          (M6Session    *self,
+                                              guint         index);
+void          m6_session_set_thread_name     (M6Session    *self,
+                                              M6Thread     *thread,
+                                              const char   *name);
+void          m6_session_set_thread_state    (M6Session    *self,
+                                              M6Thread     *thread,
+                                              M6ThreadState state);
+void          m6_session_set_thread_drops    (M6Session    *self,
+                                              M6Thread     *thread,
+                                              guint64       drops);
+
+/* Feed events of one thread, in order. Marks with an unknown label id,
+ * depths that disagree with the tree and marks deeper than M6_MAX_DEPTH
+ * are rejected and counted (the thread then waits for the next depth-0
+ * mark); events before the first depth-0 mark are skipped; times that
+ * run backwards are clamped to the latest time. The recorder sees every
+ * event given, so a replay of what it saved reproduces the session.
+ * Returns the number of events accepted. */
+gsize         m6_session_ingest              (M6Session    *self,
+                                              M6Thread     *thread,
+                                              const M6Event *events,
+                                              gsize         n_events);
+
+/* Totals over threads. */
+guint64       m6_session_get_n_events        (M6Session    *self);
+guint64       m6_session_get_drops           (M6Session    *self);
+guint64       m6_session_get_unbalanced      (M6Session    *self);
+
+/* Listeners of ingested data: the capture writer records every event. */
+typedef void (*M6SessionEventsFunc) (M6Session     *self,
+                                     M6Thread      *thread,
+                                     const M6Event *events,
+                                     gsize          n_events,
+                                     gpointer       user_data);
+void          m6_session_set_recorder        (M6Session          *self,
+                                              M6SessionEventsFunc func,
+                                              gpointer            user_data);
+
+/* Tell listeners that data changed ("changed" signal); the driver (reader
+ * poll or replay) calls it once per batch, not per event. */
+void          m6_session_notify_changed      (M6Session    *self);
+
+/* History of mem.net of @node (of @thread) over session time. Returns the
+ * number of points written to @t_ns/@net (either may be NULL to count). */
+gsize         m6_history_get_points          (M6Thread     *thread,
+                                              const M6Node *node,
+                                              gint64       *t_ns,
+                                              gint64       *net,
+                                              gsize         max_points);
+gint64        m6_history_get_interval        (M6Thread     *thread);
+
+/* Least-squares slope of mem.net (bytes) per top-level call and per second
+ * of @node from its history; FALSE if there are fewer than two points. */
+gboolean      m6_session_leak_rate           (M6Thread     *thread,
+                                              const M6Node *node,
+                                              double       *bytes_per_frame,
+                                              double       *bytes_per_second);
+
+/* Frame times (top-level dt) bucketed over [t0, t1) into @n buckets:
+ * p50, p90 and max of each bucket in ns (0 where empty). */
+void          m6_session_frame_lane          (M6Thread     *thread,
+                                              gint64        t0,
+                                              gint64        t1,
+                                              guint         n,
+                                              double       *p50,
+                                              double       *p90,
+                                              double       *max);
+
+G_END_DECLS
