@@ -1,0 +1,277 @@
+/* mach6-heap-shim.c — LD_PRELOAD shim that counts the live heap of an
+ * unmodified program, for libmach6 to read (mach6_shim_live_bytes).
+ *
+ * Every allocation function forwards to the next definition (dlsym
+ * RTLD_NEXT, normally glibc's) and adds or subtracts malloc_usable_size() of
+ * the block, so a free subtracts exactly what its allocation added. libc
+ * only; never prints, never aborts.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SHIM_API __attribute__((visibility ("default")))
+#define LIKELY(x)   __builtin_expect (!!(x), 1)
+#define UNLIKELY(x) __builtin_expect (!!(x), 0)
+
+SHIM_API int64_t mach6_shim_live_bytes (void);
+SHIM_API void *reallocarray (void *ptr, size_t n, size_t size);
+
+static void *(*real_malloc) (size_t);
+static void *(*real_calloc) (size_t, size_t);
+static void *(*real_realloc) (void *, size_t);
+static void  (*real_free) (void *);
+static int   (*real_posix_memalign) (void **, size_t, size_t);
+static void *(*real_aligned_alloc) (size_t, size_t);
+static void *(*real_memalign) (size_t, size_t);
+static void *(*real_valloc) (size_t);
+static void *(*real_pvalloc) (size_t);
+
+enum { SHIM_UNRESOLVED = 0, SHIM_RESOLVING = 1, SHIM_READY = 2 };
+static int shim_state;
+static int64_t live_bytes;
+
+/* dlsym() itself may calloc (its error buffer) while we are still looking
+ * up the real functions; those requests, and any from other threads in that
+ * window, come from this arena. Its blocks are never freed or counted. Each
+ * carries its size in a 16-byte header so realloc can copy it out. */
+static _Alignas (16) unsigned char bootstrap_arena[64 * 1024];
+static size_t bootstrap_used;
+
+static int
+in_bootstrap (const void *p)
+{
+  const unsigned char *b = p;
+  return b >= bootstrap_arena && b < bootstrap_arena + sizeof bootstrap_arena;
+}
+
+static void *
+bootstrap_alloc (size_t size)
+{
+  if (size > sizeof bootstrap_arena)
+    return NULL;
+  size_t need = 16 + ((size + 15) & ~(size_t) 15);
+  size_t used = __atomic_load_n (&bootstrap_used, __ATOMIC_RELAXED);
+  do
+    {
+      if (need > sizeof bootstrap_arena - used)
+        return NULL;
+    }
+  while (!__atomic_compare_exchange_n (&bootstrap_used, &used, used + need, 1,
+                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  unsigned char *block = bootstrap_arena + used;
+  memcpy (block, &size, sizeof size);
+  return block + 16;   /* zeroed: the arena is static and never reused */
+}
+
+static size_t
+bootstrap_size (const void *p)
+{
+  size_t size;
+  memcpy (&size, (const unsigned char *) p - 16, sizeof size);
+  return size;
+}
+
+/* Returns whether the real functions can be called. */
+static __attribute__((noinline)) int
+shim_resolve (void)
+{
+  int state = SHIM_UNRESOLVED;
+  if (!__atomic_compare_exchange_n (&shim_state, &state, SHIM_RESOLVING, 0,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+    return state == SHIM_READY;   /* resolving (maybe us, inside dlsym): arena */
+
+  real_malloc = (void *(*) (size_t)) dlsym (RTLD_NEXT, "malloc");
+  real_calloc = (void *(*) (size_t, size_t)) dlsym (RTLD_NEXT, "calloc");
+  real_realloc = (void *(*) (void *, size_t)) dlsym (RTLD_NEXT, "realloc");
+  real_free = (void (*) (void *)) dlsym (RTLD_NEXT, "free");
+  real_posix_memalign = (int (*) (void **, size_t, size_t)) dlsym (RTLD_NEXT, "posix_memalign");
+  real_aligned_alloc = (void *(*) (size_t, size_t)) dlsym (RTLD_NEXT, "aligned_alloc");
+  real_memalign = (void *(*) (size_t, size_t)) dlsym (RTLD_NEXT, "memalign");
+  real_valloc = (void *(*) (size_t)) dlsym (RTLD_NEXT, "valloc");
+  real_pvalloc = (void *(*) (size_t)) dlsym (RTLD_NEXT, "pvalloc");
+
+  if (real_malloc == NULL || real_calloc == NULL || real_realloc == NULL || real_free == NULL)
+    {
+      /* Nothing to forward to: stay on the arena and leave state RESOLVING. */
+      return 0;
+    }
+  __atomic_store_n (&shim_state, SHIM_READY, __ATOMIC_RELEASE);
+  return 1;
+}
+
+static inline int
+shim_ready (void)
+{
+  if (LIKELY (__atomic_load_n (&shim_state, __ATOMIC_ACQUIRE) == SHIM_READY))
+    return 1;
+  return shim_resolve ();
+}
+
+static inline void
+count_alloc (void *p)
+{
+  if (p != NULL)
+    __atomic_fetch_add (&live_bytes, (int64_t) malloc_usable_size (p), __ATOMIC_RELAXED);
+}
+
+static inline void
+count_free (void *p)
+{
+  __atomic_fetch_sub (&live_bytes, (int64_t) malloc_usable_size (p), __ATOMIC_RELAXED);
+}
+
+int64_t
+mach6_shim_live_bytes (void)
+{
+  return __atomic_load_n (&live_bytes, __ATOMIC_RELAXED);
+}
+
+SHIM_API void *
+malloc (size_t size)
+{
+  if (UNLIKELY (!shim_ready ()))
+    return bootstrap_alloc (size);
+  void *p = real_malloc (size);
+  count_alloc (p);
+  return p;
+}
+
+SHIM_API void *
+calloc (size_t n, size_t size)
+{
+  if (UNLIKELY (!shim_ready ()))
+    {
+      size_t total;
+      if (__builtin_mul_overflow (n, size, &total))
+        {
+          errno = ENOMEM;
+          return NULL;
+        }
+      return bootstrap_alloc (total);
+    }
+  void *p = real_calloc (n, size);
+  count_alloc (p);
+  return p;
+}
+
+SHIM_API void
+free (void *p)
+{
+  if (p == NULL || in_bootstrap (p))
+    return;
+  if (UNLIKELY (!shim_ready ()))
+    return;   /* cannot happen: a real block implies real functions */
+  count_free (p);
+  real_free (p);
+}
+
+SHIM_API void *
+realloc (void *p, size_t size)
+{
+  if (p == NULL)
+    return malloc (size);
+  if (UNLIKELY (in_bootstrap (p)))
+    {
+      void *q = malloc (size);
+      if (q != NULL)
+        {
+          size_t old = bootstrap_size (p);
+          memcpy (q, p, old < size ? old : size);
+        }
+      return q;
+    }
+  if (UNLIKELY (!shim_ready ()))
+    return NULL;
+
+  int64_t old = (int64_t) malloc_usable_size (p);
+  void *q = real_realloc (p, size);
+  if (q != NULL)
+    __atomic_fetch_add (&live_bytes, (int64_t) malloc_usable_size (q) - old, __ATOMIC_RELAXED);
+  else if (size == 0)
+    __atomic_fetch_sub (&live_bytes, old, __ATOMIC_RELAXED);   /* glibc freed it */
+  return q;
+}
+
+/* glibc's own reallocarray may call its internal realloc and bypass ours;
+ * wrapping it keeps the count exact. */
+void *
+reallocarray (void *p, size_t n, size_t size)
+{
+  size_t total;
+  if (__builtin_mul_overflow (n, size, &total))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  return realloc (p, total);
+}
+
+SHIM_API int
+posix_memalign (void **out, size_t alignment, size_t size)
+{
+  if (UNLIKELY (!shim_ready () || real_posix_memalign == NULL))
+    return ENOMEM;
+  int rc = real_posix_memalign (out, alignment, size);
+  if (rc == 0)
+    count_alloc (*out);
+  return rc;
+}
+
+SHIM_API void *
+aligned_alloc (size_t alignment, size_t size)
+{
+  if (UNLIKELY (!shim_ready () || real_aligned_alloc == NULL))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  void *p = real_aligned_alloc (alignment, size);
+  count_alloc (p);
+  return p;
+}
+
+SHIM_API void *
+memalign (size_t alignment, size_t size)
+{
+  if (UNLIKELY (!shim_ready () || real_memalign == NULL))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  void *p = real_memalign (alignment, size);
+  count_alloc (p);
+  return p;
+}
+
+SHIM_API void *
+valloc (size_t size)
+{
+  if (UNLIKELY (!shim_ready ()))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  void *p = real_valloc != NULL ? real_valloc (size)
+                                : memalign ((size_t) sysconf (_SC_PAGESIZE), size);
+  if (real_valloc != NULL)
+    count_alloc (p);
+  return p;
+}
+
+SHIM_API void *
+pvalloc (size_t size)
+{
+  if (UNLIKELY (!shim_ready () || real_pvalloc == NULL))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  void *p = real_pvalloc (size);
+  count_alloc (p);
+  return p;
+}
