@@ -55,45 +55,81 @@ m6_node_stats_compute (const M6Node *node,
   };
 }
 
-static void
-add_double (JsonBuilder *builder,
-            const char  *key,
-            double       value)
+/* The stats keys in payload order: the original seven first. */
+typedef struct
 {
-  json_builder_set_member_name (builder, key);
-  json_builder_add_double_value (builder, finite_or_zero (value));
-}
+  const char *key;
+  gsize       offset;
+  gboolean    is_count;
+} StatsKey;
+
+#define DKEY(k, field) { k, G_STRUCT_OFFSET (M6NodeStats, field), FALSE }
+#define CKEY(k, field) { k, G_STRUCT_OFFSET (M6NodeStats, field), TRUE }
+
+static const StatsKey stats_keys[] = {
+  DKEY ("time.avg", time_avg),
+  DKEY ("time.p50", time_p50),
+  DKEY ("time.p90", time_p90),
+  DKEY ("time.max", time_max),
+  DKEY ("mem_delta.avg", mem_delta_avg),
+  DKEY ("mem.net", mem_net),
+  CKEY ("count", count),
+  DKEY ("time.min", time_min),
+  DKEY ("time.p10", time_p10),
+  DKEY ("time.total", time_total),
+  DKEY ("mem_delta.min", mem_delta_min),
+  DKEY ("mem_delta.max", mem_delta_max),
+  DKEY ("mem_delta.p10", mem_delta_p10),
+  DKEY ("mem_delta.p50", mem_delta_p50),
+  DKEY ("mem_delta.p90", mem_delta_p90),
+  DKEY ("mem_delta.total", mem_delta_total),
+  DKEY ("inverse_mem.total", inverse_mem_total),
+  DKEY ("inverse_mem.avg", inverse_mem_avg),
+  CKEY ("inverse_mem.count", inverse_count),
+  DKEY ("mem.rate", mem_rate),
+  DKEY ("mem.first", mem_first),
+  DKEY ("mem.last", mem_last),
+};
+
+#define STATS_DOUBLE(s, k) (*(const double *) ((const char *) (s) + (k)->offset))
+#define STATS_COUNT(s, k)  (*(const guint64 *) ((const char *) (s) + (k)->offset))
 
 void
 m6_payload_add_stats (JsonBuilder       *builder,
                       const M6NodeStats *s)
 {
-  /* The original seven, in its order. */
-  add_double (builder, "time.avg", s->time_avg);
-  add_double (builder, "time.p50", s->time_p50);
-  add_double (builder, "time.p90", s->time_p90);
-  add_double (builder, "time.max", s->time_max);
-  add_double (builder, "mem_delta.avg", s->mem_delta_avg);
-  add_double (builder, "mem.net", s->mem_net);
-  json_builder_set_member_name (builder, "count");
-  json_builder_add_int_value (builder, (gint64) s->count);
+  for (guint i = 0; i < G_N_ELEMENTS (stats_keys); i++)
+    {
+      const StatsKey *k = &stats_keys[i];
 
-  add_double (builder, "time.min", s->time_min);
-  add_double (builder, "time.p10", s->time_p10);
-  add_double (builder, "time.total", s->time_total);
-  add_double (builder, "mem_delta.min", s->mem_delta_min);
-  add_double (builder, "mem_delta.max", s->mem_delta_max);
-  add_double (builder, "mem_delta.p10", s->mem_delta_p10);
-  add_double (builder, "mem_delta.p50", s->mem_delta_p50);
-  add_double (builder, "mem_delta.p90", s->mem_delta_p90);
-  add_double (builder, "mem_delta.total", s->mem_delta_total);
-  add_double (builder, "inverse_mem.total", s->inverse_mem_total);
-  add_double (builder, "inverse_mem.avg", s->inverse_mem_avg);
-  json_builder_set_member_name (builder, "inverse_mem.count");
-  json_builder_add_int_value (builder, (gint64) s->inverse_count);
-  add_double (builder, "mem.rate", s->mem_rate);
-  add_double (builder, "mem.first", s->mem_first);
-  add_double (builder, "mem.last", s->mem_last);
+      json_builder_set_member_name (builder, k->key);
+      if (k->is_count)
+        json_builder_add_int_value (builder, (gint64) STATS_COUNT (s, k));
+      else
+        json_builder_add_double_value (builder, finite_or_zero (STATS_DOUBLE (s, k)));
+    }
+}
+
+void
+m6_payload_append_stats (GString           *out,
+                         const M6NodeStats *s)
+{
+  g_string_append_c (out, '{');
+  for (guint i = 0; i < G_N_ELEMENTS (stats_keys); i++)
+    {
+      const StatsKey *k = &stats_keys[i];
+
+      if (i > 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, '"');
+      g_string_append (out, k->key);
+      g_string_append (out, "\":");
+      if (k->is_count)
+        g_string_append_printf (out, "%" G_GUINT64_FORMAT, STATS_COUNT (s, k));
+      else
+        m6_json_append_double (out, STATS_DOUBLE (s, k));
+    }
+  g_string_append_c (out, '}');
 }
 
 char *
@@ -184,12 +220,76 @@ m6_payload_build (M6Tree       *tree,
   return json_builder_get_root (builder);
 }
 
+/* Writes the text directly, without building JsonNodes: a 10,000-node
+ * payload is written in a few milliseconds. Same walk as build_node(). */
+static void
+append_open (GString      *out,
+             M6Tree       *tree,
+             const M6Node *node)
+{
+  g_autofree char *label = m6_payload_label (tree, node);
+  M6NodeStats stats;
+
+  m6_node_stats_compute (node, &stats);
+  g_string_append (out, "{\"label\":");
+  m6_json_append_string (out, label);
+  g_string_append (out, ",\"stats\":");
+  m6_payload_append_stats (out, &stats);
+  g_string_append (out, ",\"children\":[");
+}
+
+void
+m6_payload_append (GString      *out,
+                   M6Tree       *tree,
+                   const M6Node *top)
+{
+  const M6Node *node;
+
+  append_open (out, tree, top);
+  node = top->first_child;
+  while (node != NULL)
+    {
+      append_open (out, tree, node);
+      if (node->first_child != NULL)
+        {
+          node = node->first_child;
+          continue;
+        }
+      for (;;)
+        {
+          g_string_append (out, "]}");
+          if (node->next_sibling != NULL)
+            {
+              g_string_append_c (out, ',');
+              node = node->next_sibling;
+              break;
+            }
+          node = node->parent;
+          if (node == top)
+            {
+              node = NULL;
+              break;
+            }
+        }
+    }
+  g_string_append (out, "]}");
+}
+
 char *
 m6_payload_to_string (M6Tree       *tree,
                       const M6Node *node,
                       gboolean      pretty)
 {
-  g_autoptr (JsonNode) root = m6_payload_build (tree, node);
+  g_return_val_if_fail (tree != NULL, NULL);
+  g_return_val_if_fail (node != NULL, NULL);
 
-  return m6_json_to_string (root, pretty);
+  if (pretty)
+    {
+      g_autoptr (JsonNode) root = m6_payload_build (tree, node);
+      return m6_json_to_string (root, TRUE);
+    }
+
+  GString *out = g_string_sized_new (1024);
+  m6_payload_append (out, tree, node);
+  return g_string_free (out, FALSE);
 }

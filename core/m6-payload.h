@@ -44,6 +44,13 @@ void       m6_node_stats_compute   (const M6Node *node,
 void       m6_payload_add_stats    (JsonBuilder       *builder,
                                     const M6NodeStats *stats);
 
+/* Append the stats object / the compact payload text to @out. */
+void       m6_payload_append_stats (GString           *out,
+                                    const M6NodeStats *stats);
+void       m6_payload_append       (GString           *out,
+                                    M6Tree            *tree,
+                                    const M6Node      *node);
+
 /* Build the payload of @node and its subtree. */
 JsonNode  *m6_payload_build        (M6Tree       *tree,
                                     const M6Node *node);

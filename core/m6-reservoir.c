@@ -45,13 +45,65 @@ m6_reservoir_grow (M6Reservoir *self)
   self->n_alloc = n_alloc;
 }
 
-static int
-compare_int64 (const void *a,
-               const void *b)
+/* An inline sort of int64: summarize() runs twice per node per refresh,
+ * and qsort's comparator call dominates for 128 values. */
+static void
+insertion_sort (gint64 *v,
+                gsize   n)
 {
-  gint64 x = *(const gint64 *) a;
-  gint64 y = *(const gint64 *) b;
-  return (x > y) - (x < y);
+  for (gsize i = 1; i < n; i++)
+    {
+      gint64 x = v[i];
+      gsize j = i;
+      while (j > 0 && v[j - 1] > x)
+        {
+          v[j] = v[j - 1];
+          j--;
+        }
+      v[j] = x;
+    }
+}
+
+void
+m6_sort_int64 (gint64 *v,
+               gsize   n)
+{
+  while (n > 16)
+    {
+      /* Median of three as pivot, Hoare partition. */
+      gint64 a = v[0], b = v[n / 2], c = v[n - 1];
+      gint64 pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+      gsize i = 0, j = n - 1;
+
+      for (;;)
+        {
+          while (v[i] < pivot)
+            i++;
+          while (v[j] > pivot)
+            j--;
+          if (i >= j)
+            break;
+          gint64 t = v[i];
+          v[i] = v[j];
+          v[j] = t;
+          i++;
+          j--;
+        }
+      /* Recurse into the smaller side, loop on the larger: O(log n) stack. */
+      gsize left = j + 1;
+      if (left < n - left)
+        {
+          m6_sort_int64 (v, left);
+          v += left;
+          n -= left;
+        }
+      else
+        {
+          m6_sort_int64 (v + left, n - left);
+          n = left;
+        }
+    }
+  insertion_sort (v, n);
 }
 
 double
@@ -88,7 +140,7 @@ m6_summarize (const gint64 *values,
   if (n > G_N_ELEMENTS (stack))
     sorted = heap = g_new (gint64, n);
   memcpy (sorted, values, n * sizeof (gint64));
-  qsort (sorted, n, sizeof (gint64), compare_int64);
+  m6_sort_int64 (sorted, n);
 
   double sum = 0.0;
   for (gsize i = 0; i < n; i++)

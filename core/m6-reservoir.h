@@ -94,6 +94,8 @@ typedef struct
 void    m6_summarize        (const gint64 *values,
                              gsize         n,
                              M6Summary    *out);
+void    m6_sort_int64       (gint64       *values,
+                             gsize         n);
 double  m6_quantile_sorted  (const gint64 *sorted,
                              gsize         n,
                              double        p);

@@ -630,15 +630,6 @@ m6_session_leak_rate (M6Thread     *thread,
   return TRUE;
 }
 
-static int
-compare_int64 (const void *a,
-               const void *b)
-{
-  gint64 x = *(const gint64 *) a;
-  gint64 y = *(const gint64 *) b;
-  return (x > y) - (x < y);
-}
-
 void
 m6_session_frame_lane (M6Thread *thread,
                        gint64    t0,
@@ -682,7 +673,7 @@ m6_session_frame_lane (M6Thread *thread,
         continue;
 
       gint64 *v = (gint64 *) bucket->data;
-      qsort (v, bucket->len, sizeof (gint64), compare_int64);
+      m6_sort_int64 (v, bucket->len);
       p50[b] = m6_quantile_sorted (v, bucket->len, 0.5);
       p90[b] = m6_quantile_sorted (v, bucket->len, 0.9);
       max[b] = (double) v[bucket->len - 1];

@@ -1,0 +1,224 @@
+/* test-session.c — the validated ingest path, the frame series, the
+ * mem.net history and the leak-rate fit. */
+#include <glib.h>
+
+#include "m6-payload.h"
+#include "m6-session.h"
+
+typedef struct
+{
+  M6Session *session;
+  M6Thread  *thread;
+  guint32    frame, physics, ai;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *fx,
+                gconstpointer  data)
+{
+  fx->session = m6_session_new ();
+  fx->thread = m6_session_add_thread (fx->session, 42, "main");
+  fx->frame = m6_session_intern_label (fx->session, "frame", -1);
+  fx->physics = m6_session_intern_label (fx->session, "physics", -1);
+  fx->ai = m6_session_intern_label (fx->session, "ai", -1);
+}
+
+static void
+fixture_tear_down (Fixture       *fx,
+                   gconstpointer  data)
+{
+  g_clear_object (&fx->session);
+}
+
+static M6Event
+ev (gint64 t, gint64 heap, guint32 label, guint32 depth)
+{
+  return (M6Event) { t, heap, label, depth };
+}
+
+/* One frame: frame { physics {} ai { leak } } at 16 ms per frame. */
+static gsize
+feed_frame (Fixture *fx,
+            guint    f,
+            gint64   leak)
+{
+  gint64 t = (gint64) f * 16000000;
+  gint64 h = 1000000 + (gint64) f * leak;
+  M6Event events[] = {
+    ev (t, h, fx->frame, 0),
+    ev (t + 1000, h, fx->physics, 1),
+    ev (t + 5000, h + 64, M6_EVENT_DONE, 1),
+    ev (t + 6000, h, fx->ai, 1),
+    ev (t + 9000, h + leak, M6_EVENT_DONE, 1),
+    ev (t + 10000, h + leak, M6_EVENT_DONE, 0),
+  };
+  return m6_session_ingest (fx->session, fx->thread, events, G_N_ELEMENTS (events));
+}
+
+static void
+test_waits_for_top_level_mark (Fixture       *fx,
+                               gconstpointer  data)
+{
+  /* Attached mid-frame: the tail of a frame arrives first. */
+  M6Event tail[] = {
+    ev (1, 0, M6_EVENT_DONE, 1),
+    ev (2, 0, fx->ai, 1),
+    ev (3, 0, M6_EVENT_DONE, 1),
+    ev (4, 0, M6_EVENT_DONE, 0),
+  };
+  g_assert_cmpuint (m6_session_ingest (fx->session, fx->thread, tail, 4), ==, 0);
+  g_assert_cmpuint (fx->thread->skipped, ==, 4);
+  g_assert_cmpuint (feed_frame (fx, 1, 0), ==, 6);
+  g_assert_cmpuint (m6_tree_get_n_nodes (fx->thread->tree), ==, 4);
+  g_assert_cmpuint (m6_session_get_unbalanced (fx->session), ==, 0);
+  g_assert_cmpuint (fx->thread->frames->len, ==, 1);
+}
+
+static void
+test_rejects_bad_events (Fixture       *fx,
+                         gconstpointer  data)
+{
+  feed_frame (fx, 0, 0);
+
+  /* A label id the session never interned, then a wrong depth. */
+  M6Event bad[] = {
+    ev (20000000, 0, fx->frame, 0),
+    ev (20000001, 0, 9999, 1),
+    ev (20000002, 0, fx->physics, 1),  /* skipped: waiting for depth 0 */
+    ev (20000003, 0, M6_EVENT_DONE, 1),
+    ev (20000004, 0, M6_EVENT_DONE, 0),
+    ev (20000005, 0, fx->frame, 0),
+    ev (20000006, 0, fx->physics, 5),  /* depth disagrees with the tree */
+  };
+  m6_session_ingest (fx->session, fx->thread, bad, G_N_ELEMENTS (bad));
+  g_assert_cmpuint (fx->thread->rejected, ==, 2);
+  g_assert_cmpuint (m6_tree_get_depth (fx->thread->tree), ==, 0);
+
+  /* And it recovers at the next frame. */
+  g_assert_cmpuint (feed_frame (fx, 2, 0), ==, 6);
+  M6Node *frame = m6_tree_find_path (fx->thread->tree, "frame");
+  g_assert_cmpuint (frame->count, ==, 2);
+  g_assert_cmpuint (m6_session_get_unbalanced (fx->session), ==, 0);
+}
+
+static void
+test_time_never_runs_backwards (Fixture       *fx,
+                                gconstpointer  data)
+{
+  M6Event events[] = {
+    ev (1000, 0, fx->frame, 0),
+    ev (500, 0, M6_EVENT_DONE, 0),
+  };
+  m6_session_ingest (fx->session, fx->thread, events, 2);
+  M6Node *frame = m6_tree_find_path (fx->thread->tree, "frame");
+  g_assert_cmpint (frame->time_min, ==, 0);
+  g_assert_cmpint (fx->thread->last_t_ns, ==, 1000);
+}
+
+static void
+test_leak_rate (Fixture       *fx,
+                gconstpointer  data)
+{
+  const gint64 leak = 4096;
+
+  for (guint f = 0; f < 3000; f++)
+    feed_frame (fx, f, leak);
+
+  M6Node *frame = m6_tree_find_path (fx->thread->tree, "frame");
+  M6Node *ai = m6_tree_find_path (fx->thread->tree, "frame/ai");
+  M6Node *physics = m6_tree_find_path (fx->thread->tree, "frame/physics");
+  double per_frame, per_second;
+
+  g_assert_cmpint (m6_node_mem_net (frame), ==, 2999 * leak + leak);
+  g_assert_true (m6_session_leak_rate (fx->thread, frame, &per_frame, &per_second));
+  g_assert_cmpfloat_with_epsilon (per_frame, leak, leak * 0.01);
+  g_assert_cmpfloat_with_epsilon (per_second, leak * 62.5, leak * 62.5 * 0.01);
+  g_assert_true (m6_session_leak_rate (fx->thread, ai, &per_frame, NULL));
+  g_assert_cmpfloat_with_epsilon (per_frame, leak, leak * 0.01);
+  /* physics allocates and frees its 64 bytes: no drift of its own... but
+   * its inverse deltas see the leak that ai makes in its gap. */
+  g_assert_true (m6_session_leak_rate (fx->thread, physics, &per_frame, NULL));
+
+  /* 3000 frames of 16 ms = 48 s: the grid coarsened, points stay bounded. */
+  gsize n = m6_history_get_points (fx->thread, frame, NULL, NULL, 0);
+  g_assert_cmpuint (n, <=, M6_HISTORY_POINTS);
+  g_assert_cmpuint (n, >=, M6_HISTORY_POINTS / 4);
+  g_assert_cmpint (m6_history_get_interval (fx->thread), >, 16000000);
+
+  g_autofree gint64 *t = g_new (gint64, n);
+  g_autofree gint64 *net = g_new (gint64, n);
+  g_assert_cmpuint (m6_history_get_points (fx->thread, frame, t, net, n), ==, n);
+  for (gsize k = 1; k < n; k++)
+    {
+      g_assert_cmpint (t[k], >, t[k - 1]);
+      g_assert_cmpint (net[k], >=, net[k - 1]);
+    }
+}
+
+static void
+test_no_leak_no_rate (Fixture       *fx,
+                      gconstpointer  data)
+{
+  double per_frame;
+
+  for (guint f = 0; f < 600; f++)
+    feed_frame (fx, f, 0);
+  M6Node *frame = m6_tree_find_path (fx->thread->tree, "frame");
+  g_assert_cmpint (m6_node_mem_net (frame), ==, 0);
+  g_assert_true (m6_session_leak_rate (fx->thread, frame, &per_frame, NULL));
+  g_assert_cmpfloat_with_epsilon (per_frame, 0.0, 1e-9);
+}
+
+static void
+test_frame_lane (Fixture       *fx,
+                 gconstpointer  data)
+{
+  double p50[4], p90[4], max[4];
+
+  for (guint f = 0; f < 100; f++)
+    feed_frame (fx, f, 0);
+  g_assert_cmpuint (fx->thread->frames->len, ==, 100);
+  m6_session_frame_lane (fx->thread, 0, 1600000000, 4, p50, p90, max);
+  for (guint b = 0; b < 4; b++)
+    {
+      g_assert_cmpfloat (p50[b], ==, 10000);
+      g_assert_cmpfloat (max[b], ==, 10000);
+    }
+}
+
+static void
+test_replay_same_payload (void)
+{
+  /* Two sessions fed the same events produce the same payload text. */
+  g_autofree char *texts[2] = { NULL, NULL };
+
+  for (guint s = 0; s < 2; s++)
+    {
+      Fixture fx;
+      fixture_set_up (&fx, NULL);
+      for (guint f = 0; f < 500; f++)
+        feed_frame (&fx, f, (f % 7) * 100);
+      texts[s] = m6_payload_to_string (fx.thread->tree, m6_tree_get_root (fx.thread->tree), FALSE);
+      fixture_tear_down (&fx, NULL);
+    }
+  g_assert_cmpstr (texts[0], ==, texts[1]);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("/core/session/waits-for-top-level-mark", test_waits_for_top_level_mark);
+  ADD ("/core/session/rejects-bad-events", test_rejects_bad_events);
+  ADD ("/core/session/time-never-runs-backwards", test_time_never_runs_backwards);
+  ADD ("/core/session/leak-rate", test_leak_rate);
+  ADD ("/core/session/no-leak-no-rate", test_no_leak_no_rate);
+  ADD ("/core/session/frame-lane", test_frame_lane);
+#undef ADD
+  g_test_add_func ("/core/session/replay-same-payload", test_replay_same_payload);
+
+  return g_test_run ();
+}
