@@ -924,7 +924,7 @@ thread_start_recording (ThreadState *t)
 }
 
 /* A top-level mark on a recording thread: the one place where recording
- * stops or restarts, and where the clock calibration is refreshed. */
+ * stops or restarts. */
 static int
 thread_keep_recording (ThreadState *t)
 {
@@ -938,10 +938,6 @@ thread_keep_recording (ThreadState *t)
         }
       thread_begin_generation (t, gen);
     }
-#if MACH6_HAVE_TSC
-  if (clock_tsc && __rdtsc () - load_relaxed (&clock_last_refresh) > clock_refresh_ticks)
-    clock_refresh ();
-#endif
   return 1;
 }
 
@@ -953,15 +949,17 @@ thread_skip_scope (ThreadState *t)
   t->depth++;
 }
 
-static inline void
+static inline uint64_t
 thread_write (ThreadState *t, uint32_t label, uint32_t depth)
 {
   Mach6Event *e = &t->ring[t->write_pos & t->mask];
-  e->tick = clock_ticks ();
+  uint64_t tick = clock_ticks ();
+  e->tick = tick;
   e->heap = heap_read ();
   e->label = label;
   e->depth = depth;
   store_release (&t->header->write_pos, ++t->write_pos);
+  return tick;
 }
 
 /* Out of line, like thread_record_done. */
@@ -988,7 +986,12 @@ thread_record_mark (ThreadState *t, uint32_t label_id)
       return;
     }
 
-  thread_write (t, label_id, t->rec_depth);
+  uint64_t tick = thread_write (t, label_id, t->rec_depth);
+  /* A top-level mark refreshes the calibration every ~0.5 s, reusing the
+   * event's tick so the check costs no clock read. */
+  if (t->rec_depth == 0 && clock_tsc
+      && UNLIKELY (tick - load_relaxed (&clock_last_refresh) > clock_refresh_ticks))
+    clock_refresh ();
   t->rec_depth++;
   t->depth++;
 }
