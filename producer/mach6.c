@@ -640,11 +640,13 @@ atfork_prepare (void)
 {
   pthread_mutex_lock (&init_lock);
   pthread_mutex_lock (&label_lock);
+  pthread_mutex_lock (&heap_lock);
 }
 
 static void
 atfork_parent (void)
 {
+  pthread_mutex_unlock (&heap_lock);
   pthread_mutex_unlock (&label_lock);
   pthread_mutex_unlock (&init_lock);
 }
@@ -673,6 +675,7 @@ atfork_child (void)
   t->slot_state = SLOT_UNCLAIMED;
   pthread_setspecific (thread_key, NULL);
 
+  pthread_mutex_unlock (&heap_lock);
   pthread_mutex_unlock (&label_lock);
   pthread_mutex_unlock (&init_lock);
 }
