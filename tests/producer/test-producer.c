@@ -143,6 +143,17 @@ test_segment_unlinked_at_exit (void)
 }
 
 static void
+test_segment_created_lazily (void)
+{
+  TEST_IN_SUBPROCESS ();
+  g_autofree char *path = test_segment_path (getpid ());
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  mach6_mark ("frame");    /* the first mark of the process creates it */
+  mach6_done ();
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
 test_segment_shutdown_unlinks (void)
 {
   TEST_IN_SUBPROCESS ();
@@ -511,6 +522,79 @@ test_ring_drop_keeps_balance (void)
   g_rand_free (rand);
 }
 
+typedef struct
+{
+  const TestSegment *seg;
+  gint               stop;
+  GArray            *events;
+} Drainer;
+
+static gpointer
+drainer_main (gpointer data)
+{
+  Drainer *d = data;
+  while (!g_atomic_int_get (&d->stop))
+    {
+      g_autoptr (GArray) batch = test_segment_drain (d->seg, 0);
+      g_array_append_vals (d->events, batch->data, batch->len);
+      g_thread_yield ();
+    }
+  g_autoptr (GArray) rest = test_segment_drain (d->seg, 0);
+  g_array_append_vals (d->events, rest->data, rest->len);
+  return NULL;
+}
+
+/* A reader draining while the producer writes through a small ring many
+ * times over: every event arrives once, in order, and the stream balances. */
+static void
+test_ring_concurrent_reader (void)
+{
+  TEST_IN_SUBPROCESS ();
+  g_setenv ("MACH6_RING_EVENTS", "256", TRUE);
+  uint32_t ids[3] = { mach6_label_id ("frame"), mach6_label_id ("a"), mach6_label_id ("b") };
+  TestSegment seg = { 0 };
+  g_assert_true (test_segment_map (getpid (), &seg));
+  test_segment_attach (&seg, 1);
+  mach6_mark_id (ids[0]);    /* claim slot 0 before the reader starts */
+  mach6_done ();
+
+  Drainer d = { &seg, 0, g_array_new (FALSE, FALSE, sizeof (Mach6Event)) };
+  GThread *thread = g_thread_new ("drainer", drainer_main, &d);
+  guint32 seed = g_test_rand_int ();
+  GRand *rand = g_rand_new_with_seed (seed);
+  gint64 end = g_get_monotonic_time () + 200000;
+  while (g_get_monotonic_time () < end)
+    for (int frame = 0; frame < 100; frame++)
+      {
+        mach6_mark_id (ids[0]);
+        int n = g_rand_int_range (rand, 0, 6);
+        for (int i = 0; i < n; i++)
+          {
+            mach6_mark_id (ids[1 + i % 2]);
+            if (i % 3 == 0)
+              {
+                mach6_mark_id (ids[1]);
+                mach6_done ();
+              }
+            mach6_done ();
+          }
+        mach6_done ();
+      }
+  g_atomic_int_set (&d.stop, 1);
+  g_thread_join (thread);
+
+  Mach6ThreadHeader *h = test_segment_thread (&seg, 0);
+  g_test_message ("seed %u: %u events, %" G_GUINT64_FORMAT " scopes dropped",
+                  seed, d.events->len, h->drops);
+  g_assert_cmpuint (d.events->len, ==, h->write_pos);
+  g_autofree char *why = test_stream_check (d.events);
+  if (why != NULL)
+    g_test_message ("seed %u", seed);
+  g_assert_null (why);
+  g_array_unref (d.events);
+  g_rand_free (rand);
+}
+
 /* ---------------------------------------------------------------------------
  * Threads
  * ------------------------------------------------------------------------- */
@@ -806,6 +890,7 @@ main (int argc, char **argv)
   g_test_add_func ("/producer/segment/name-and-mode", test_segment_name_and_mode);
   g_test_add_func ("/producer/segment/control-fields", test_segment_control_fields);
   g_test_add_func ("/producer/segment/unlinked-at-exit", test_segment_unlinked_at_exit);
+  g_test_add_func ("/producer/segment/created-lazily", test_segment_created_lazily);
   g_test_add_func ("/producer/segment/shutdown-unlinks", test_segment_shutdown_unlinks);
   g_test_add_func ("/producer/segment/env-sizes", test_segment_env_sizes);
   g_test_add_func ("/producer/segment/env-clamped", test_segment_env_clamped);
@@ -819,6 +904,7 @@ main (int argc, char **argv)
   g_test_add_func ("/producer/ring/drops-counted", test_ring_drops_counted);
   g_test_add_func ("/producer/ring/drop-skips-subtree", test_ring_drop_skips_subtree);
   g_test_add_func ("/producer/ring/drop-keeps-balance", test_ring_drop_keeps_balance);
+  g_test_add_func ("/producer/ring/concurrent-reader", test_ring_concurrent_reader);
   g_test_add_func ("/producer/thread/exit-marks-exited", test_thread_exit_marks_exited);
   g_test_add_func ("/producer/thread/name-from-comm", test_thread_name_from_comm);
   g_test_add_func ("/producer/thread/beyond-max-dropped", test_thread_beyond_max_dropped);
