@@ -59,7 +59,7 @@
  * it points at a zero word, so nothing ever records. */
 static uint32_t generation_uninit = 1;
 static uint32_t generation_off = 0;
-static uint32_t *generation = &generation_uninit;
+MACH6_API uint32_t *mach6__generation = &generation_uninit;
 
 /* Geometry of our own segment, kept privately: shared memory is writable by
  * the reader, so the producer never takes a size or offset back from it. */
@@ -137,8 +137,6 @@ enum { SLOT_UNCLAIMED = 0, SLOT_CLAIMED = 1, SLOT_NONE = 2 };
 typedef struct
 {
   /* hot: every mark and done touches these */
-  uint32_t depth;        /* scopes open on this thread, recorded or not */
-  uint32_t generation;   /* attach generation being recorded; 0 = not recording */
   uint32_t rec_depth;    /* recorded scopes open */
   uint32_t skip_depth;   /* > 0 inside a skipped scope: its nesting */
   uint64_t write_pos;    /* own copy of header->write_pos */
@@ -157,6 +155,12 @@ typedef struct
  * __tls_get_addr. It takes a little static TLS, which is there for a library
  * loaded at start-up and, this being small, usually for a dlopen() too. */
 static __thread ThreadState thread_state __attribute__((tls_model ("initial-exec")));
+
+/* The two hot words live apart, exported, so the inline fast path in
+ * mach6.h (MACH6_BEGIN/MACH6_END) reads them without a call:
+ * depth = scopes open on this thread, recorded or not;
+ * generation = attach generation being recorded, 0 = not recording. */
+MACH6_API __thread Mach6FastState mach6__fast __attribute__((tls_model ("initial-exec")));
 
 /* ---------------------------------------------------------------------------
  * Small helpers (no malloc anywhere: the heap shim and allocator hooks may
@@ -606,7 +610,7 @@ segment_release (void)
   /* Nothing records from here on: recording threads stop at their next
    * top-level mark. The mapping stays, because a thread may be writing into
    * its ring right now. */
-  store_release (&generation, &generation_off);
+  store_release (&mach6__generation, &generation_off);
   store_release (&c->state, (uint32_t) MACH6_PROCESS_EXITED);
   shm_unlink (segment.name);
   segment.pid = 0;
@@ -626,7 +630,7 @@ on_thread_exit (void *data)
   Mach6ThreadHeader *h = data;
   store_release (&h->state, (uint32_t) MACH6_THREAD_EXITED);
   /* A later key destructor may still call us: never record again. */
-  thread_state.generation = 0;
+  mach6__fast.generation = 0;
   thread_state.header = NULL;
   thread_state.slot_state = SLOT_NONE;
 }
@@ -660,14 +664,14 @@ atfork_child (void)
     close (segment.fd);
   memset (&segment, 0, sizeof segment);
   segment.fd = -1;
-  store_relaxed (&generation, shut_down ? &generation_off : &generation_uninit);
+  store_relaxed (&mach6__generation, shut_down ? &generation_off : &generation_uninit);
   store_relaxed (&init_state, 0);
   clock_refresh_generation = 0;
   clock_refresh_busy = 0;
   clock_seq = 0;
 
   ThreadState *t = &thread_state;
-  t->generation = 0;
+  mach6__fast.generation = 0;
   t->rec_depth = 0;
   t->skip_depth = 0;
   t->header = NULL;
@@ -794,7 +798,7 @@ segment_create (void)
   memcpy (segment.name, s.name, sizeof s.name);
   pthread_mutex_unlock (&label_lock);
 
-  store_release (&generation, &c->attach_generation);
+  store_release (&mach6__generation, &c->attach_generation);
   return 1;
 
 fail:
@@ -819,7 +823,7 @@ ensure_init (void)
           process_ready = 1;
         }
       if (shut_down || !segment_create ())
-        store_release (&generation, &generation_off);
+        store_release (&mach6__generation, &generation_off);
       store_release (&init_state, 1);
     }
   pthread_mutex_unlock (&init_lock);
@@ -894,7 +898,7 @@ thread_sync_read_pos (ThreadState *t)
 static void
 thread_begin_generation (ThreadState *t, uint32_t gen)
 {
-  t->generation = gen;
+  mach6__fast.generation = gen;
   t->rec_depth = 0;
   t->skip_depth = 0;
   thread_sync_read_pos (t);
@@ -914,7 +918,7 @@ thread_start_recording (ThreadState *t)
 {
   if (!ensure_init ())
     return 0;
-  uint32_t gen = load_acquire (load_relaxed (&generation));
+  uint32_t gen = load_acquire (load_relaxed (&mach6__generation));
   if (gen == 0)
     return 0;
   if (t->slot_state != SLOT_CLAIMED)
@@ -931,12 +935,12 @@ thread_start_recording (ThreadState *t)
 static int
 thread_keep_recording (ThreadState *t)
 {
-  uint32_t gen = load_acquire (load_relaxed (&generation));
-  if (UNLIKELY (gen != t->generation))
+  uint32_t gen = load_acquire (load_relaxed (&mach6__generation));
+  if (UNLIKELY (gen != mach6__fast.generation))
     {
       if (gen == 0)
         {
-          t->generation = 0;
+          mach6__fast.generation = 0;
           return 0;
         }
       thread_begin_generation (t, gen);
@@ -949,7 +953,7 @@ thread_skip_scope (ThreadState *t)
 {
   __atomic_store_n (&t->header->drops, load_relaxed (&t->header->drops) + 1, __ATOMIC_RELAXED);
   t->skip_depth = 1;
-  t->depth++;
+  mach6__fast.depth++;
 }
 
 static inline uint64_t
@@ -996,7 +1000,7 @@ thread_record_mark (ThreadState *t, uint32_t label_id)
       && UNLIKELY (tick - load_relaxed (&clock_last_refresh) > clock_refresh_ticks))
     clock_refresh ();
   t->rec_depth++;
-  t->depth++;
+  mach6__fast.depth++;
 }
 
 /* Out of line so that mach6_done, unattached, stays a few instructions with
@@ -1025,23 +1029,23 @@ thread_record_done (ThreadState *t)
 static __attribute__((noinline)) int
 thread_mark_slow (ThreadState *t)
 {
-  if (t->generation == 0)
+  if (mach6__fast.generation == 0)
     {
       if (!thread_start_recording (t))
         {
-          t->depth++;
+          mach6__fast.depth++;
           return 0;
         }
     }
-  else if (t->depth == 0 && !thread_keep_recording (t))
+  else if (mach6__fast.depth == 0 && !thread_keep_recording (t))
     {
-      t->depth++;
+      mach6__fast.depth++;
       return 0;
     }
   if (t->skip_depth != 0)      /* inside a skipped scope: nothing to write */
     {
       t->skip_depth++;
-      t->depth++;
+      mach6__fast.depth++;
       return 0;
     }
   return 1;
@@ -1050,8 +1054,8 @@ thread_mark_slow (ThreadState *t)
 /* The unattached test every mark starts with: not recording and either
  * nested (recording can only start at top level) or nobody attached. */
 #define MARK_UNRECORDED(t)                                                    \
-  LIKELY ((t)->generation == 0                                                \
-          && ((t)->depth != 0 || load_relaxed (load_relaxed (&generation)) == 0))
+  LIKELY (mach6__fast.generation == 0                                                \
+          && (mach6__fast.depth != 0 || load_relaxed (load_relaxed (&mach6__generation)) == 0))
 
 void
 mach6_mark_id (uint32_t label_id)
@@ -1059,7 +1063,7 @@ mach6_mark_id (uint32_t label_id)
   ThreadState *t = &thread_state;
   if (MARK_UNRECORDED (t))
     {
-      t->depth++;
+      mach6__fast.depth++;
       return;
     }
   if (thread_mark_slow (t))
@@ -1072,7 +1076,7 @@ mach6_mark (const char *label)
   ThreadState *t = &thread_state;
   if (MARK_UNRECORDED (t))
     {
-      t->depth++;
+      mach6__fast.depth++;
       return;
     }
   /* Only a recorded mark interns: unattached, the table is never touched. */
@@ -1084,11 +1088,11 @@ void
 mach6_done (void)
 {
   ThreadState *t = &thread_state;
-  uint32_t depth = t->depth;
+  uint32_t depth = mach6__fast.depth;
   if (UNLIKELY (depth == 0))
     return;
-  t->depth = depth - 1;
-  if (LIKELY (t->generation == 0))
+  mach6__fast.depth = depth - 1;
+  if (LIKELY (mach6__fast.generation == 0))
     return;
   thread_record_done (t);
 }
@@ -1160,7 +1164,7 @@ mach6_attached (void)
 {
   if (!ensure_init ())
     return 0;
-  return load_relaxed (load_relaxed (&generation)) != 0;
+  return load_relaxed (load_relaxed (&mach6__generation)) != 0;
 }
 
 void
@@ -1170,7 +1174,7 @@ mach6_shutdown (void)
   shut_down = 1;
   if (!init_state)
     {
-      store_release (&generation, &generation_off);
+      store_release (&mach6__generation, &generation_off);
       store_release (&init_state, 1);
     }
   segment_release ();

@@ -61,6 +61,49 @@ MACH6_API int mach6_attached (void);
 /* Unlink the segment now (also done at normal exit). */
 MACH6_API void mach6_shutdown (void);
 
+/* Inline fast path behind the macros (not API: names may change). Not
+ * recording, a mark or done is a thread-local depth bump plus, at top level,
+ * one relaxed load; anything else calls into the library. */
+typedef struct
+{
+  uint32_t depth;        /* scopes open on this thread */
+  uint32_t generation;   /* attach generation being recorded, 0 = none */
+} Mach6FastState;
+
+#if defined(__GNUC__)
+extern MACH6_API __thread Mach6FastState mach6__fast __attribute__((tls_model ("initial-exec")));
+extern MACH6_API uint32_t *mach6__generation;
+
+static inline void
+mach6__mark_fast (uint32_t label_id)
+{
+  if (__builtin_expect (mach6__fast.generation == 0
+                        && (mach6__fast.depth != 0
+                            || __atomic_load_n (__atomic_load_n (&mach6__generation, __ATOMIC_RELAXED),
+                                                __ATOMIC_RELAXED) == 0), 1))
+    {
+      mach6__fast.depth++;
+      return;
+    }
+  mach6_mark_id (label_id);
+}
+
+static inline void
+mach6__done_fast (void)
+{
+  uint32_t depth = mach6__fast.depth;
+  if (__builtin_expect (depth != 0 && mach6__fast.generation == 0, 1))
+    {
+      mach6__fast.depth = depth - 1;
+      return;
+    }
+  mach6_done ();
+}
+#else
+# define mach6__mark_fast(id) mach6_mark_id (id)
+# define mach6__done_fast() mach6_done ()
+#endif
+
 /* Open a scope that is closed with MACH6_END(); the label id is cached in a
  * static so a repeated scope costs no string hashing. */
 #define MACH6_BEGIN(label)                                                    \
@@ -72,12 +115,12 @@ MACH6_API void mach6_shutdown (void);
         mach6__l = mach6_label_id (label);                                    \
         __atomic_store_n (&mach6__id, mach6__l, __ATOMIC_RELAXED);            \
       }                                                                       \
-    mach6_mark_id (mach6__l);                                                 \
+    mach6__mark_fast (mach6__l);                                              \
   } while (0)
-#define MACH6_END() mach6_done ()
+#define MACH6_END() mach6__done_fast ()
 
 #if defined(__GNUC__)
-static inline void mach6__scope_cleanup (int *unused) { (void) unused; mach6_done (); }
+static inline void mach6__scope_cleanup (int *unused) { (void) unused; mach6__done_fast (); }
 # define MACH6__CAT2(a, b) a##b
 # define MACH6__CAT(a, b) MACH6__CAT2 (a, b)
 /* A scope that closes itself at the end of the enclosing block. */
