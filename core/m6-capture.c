@@ -1,0 +1,1112 @@
+/* m6-capture.c — writing and replaying .mach6 capture files.
+ *
+ * The writer is the session's recorder: it sees every event batch before
+ * the session ingests it, and writes the labels and threads those events
+ * need first. The loader reads one record at a time into a buffer bounded
+ * by M6_CAPTURE_RECORD_MAX, checks it against the file size and its CRC,
+ * and feeds it to a fresh session through m6_session_ingest(), the path the
+ * live reader takes, so the payload comes out the same.
+ */
+#include "m6-capture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define U(x) ((unsigned long long) (x))
+
+#define MAGIC              "MACH6CAP"
+#define RECORD_HEADER_SIZE 12u
+#define EVENT_SIZE         24u
+#define EVENTS_PER_RECORD  8192u
+#define END_SIZE           40u
+#define FLUSH_BYTES        (256u * 1024u)
+#define END_FLAG_ENDED     1u
+
+G_DEFINE_QUARK (m6-capture-error-quark, m6_capture_error)
+
+/* --- CRC-32 (IEEE 802.3, as zlib) --------------------------------------- */
+
+static guint32 crc_table[256];
+
+static void
+crc_init (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done))
+    {
+      for (guint32 n = 0; n < 256; n++)
+        {
+          guint32 c = n;
+          for (int k = 0; k < 8; k++)
+            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+          crc_table[n] = c;
+        }
+      g_once_init_leave (&done, 1);
+    }
+}
+
+static guint32
+crc_update (guint32      crc,
+            const void  *data,
+            gsize        length)
+{
+  const guint8 *p = data;
+
+  crc = ~crc;
+  for (gsize i = 0; i < length; i++)
+    crc = crc_table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+/* --- little-endian helpers ---------------------------------------------- */
+
+static void
+put_u32 (GByteArray *out,
+         guint32     v)
+{
+  guint32 le = GUINT32_TO_LE (v);
+  g_byte_array_append (out, (const guint8 *) &le, 4);
+}
+
+static void
+put_u64 (GByteArray *out,
+         guint64     v)
+{
+  guint64 le = GUINT64_TO_LE (v);
+  g_byte_array_append (out, (const guint8 *) &le, 8);
+}
+
+static guint32
+get_u32 (const guint8 *p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return GUINT32_FROM_LE (v);
+}
+
+static guint64
+get_u64 (const guint8 *p)
+{
+  guint64 v;
+  memcpy (&v, p, 8);
+  return GUINT64_FROM_LE (v);
+}
+
+static const char *
+record_type_name (guint32 type)
+{
+  switch (type)
+    {
+    case M6_CAPTURE_RECORD_LABEL:        return "LABEL";
+    case M6_CAPTURE_RECORD_THREAD:       return "THREAD";
+    case M6_CAPTURE_RECORD_THREAD_NAME:  return "THREAD_NAME";
+    case M6_CAPTURE_RECORD_THREAD_STATE: return "THREAD_STATE";
+    case M6_CAPTURE_RECORD_DROPS:        return "DROPS";
+    case M6_CAPTURE_RECORD_EVENTS:       return "EVENTS";
+    case M6_CAPTURE_RECORD_HEAP_SOURCE:  return "HEAP_SOURCE";
+    case M6_CAPTURE_RECORD_END:          return "END";
+    default:                             return NULL;
+    }
+}
+
+static gboolean
+write_all (int            fd,
+           const guint8  *data,
+           gsize          length,
+           const char    *path,
+           GError       **error)
+{
+  while (length > 0)
+    {
+      gssize n = write (fd, data, length);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = n < 0 ? errno : ENOSPC;
+          g_autofree char *display = g_filename_display_name (path);
+          g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                       _("cannot write %s: %s"), display, g_strerror (saved));
+          return FALSE;
+        }
+      data += n;
+      length -= (gsize) n;
+    }
+  return TRUE;
+}
+
+/* fsync @path's file, then rename it over @dest and sync the folder, so
+ * @dest is either the old file or the whole new one. */
+static gboolean
+commit_file (int          fd,
+             const char  *tmp_path,
+             const char  *dest,
+             GError     **error)
+{
+  g_autofree char *display = g_filename_display_name (dest);
+
+  if (fsync (fd) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("cannot sync %s: %s"), display, g_strerror (saved));
+      return FALSE;
+    }
+  if (g_rename (tmp_path, dest) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("cannot save %s: %s"), display, g_strerror (saved));
+      return FALSE;
+    }
+
+  g_autofree char *dir = g_path_get_dirname (dest);
+  int dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0)
+    {
+      fsync (dir_fd);
+      close (dir_fd);
+    }
+  return TRUE;
+}
+
+/* A temporary file next to @dest. */
+static int
+open_temp (const char  *dest,
+           char       **tmp_path,
+           GError     **error)
+{
+  g_autofree char *tmpl = g_strconcat (dest, ".tmp-XXXXXX", NULL);
+  int fd = g_mkstemp_full (tmpl, O_RDWR | O_CLOEXEC, 0666);
+
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_autofree char *display = g_filename_display_name (dest);
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("cannot create a file next to %s: %s"), display, g_strerror (saved));
+      return -1;
+    }
+  *tmp_path = g_steal_pointer (&tmpl);
+  return fd;
+}
+
+/* --- writer ------------------------------------------------------------- */
+
+typedef struct
+{
+  char          *name;
+  M6ThreadState  state;
+  guint64        drops;
+} WrittenThread;
+
+struct _M6CaptureWriter
+{
+  M6Session  *session;
+  char       *path;
+  char       *tmp_path;
+  int         fd;
+  GByteArray *buf;          /* not yet written */
+  guint64     flushed;      /* bytes in the file */
+  guint64     n_records;
+  guint64     n_events;
+  guint32     n_labels;     /* session label ids written: [1, n_labels) */
+  GArray     *threads;      /* WrittenThread, by index */
+  guint32     heap_source;
+  gulong      changed_id;
+  GError     *error;        /* sticky */
+  gboolean    done;         /* finished or aborted */
+};
+
+static void
+written_thread_clear (gpointer data)
+{
+  WrittenThread *t = data;
+  g_free (t->name);
+}
+
+static gsize
+record_begin (M6CaptureWriter *self,
+              guint32          type)
+{
+  gsize start = self->buf->len;
+
+  put_u32 (self->buf, type);
+  put_u32 (self->buf, 0);   /* length */
+  put_u32 (self->buf, 0);   /* CRC */
+  return start;
+}
+
+static void
+record_end (M6CaptureWriter *self,
+            gsize            start)
+{
+  guint8 *p = self->buf->data + start;
+  guint32 length = (guint32) (self->buf->len - start - RECORD_HEADER_SIZE);
+  guint32 le = GUINT32_TO_LE (length);
+
+  memcpy (p + 4, &le, 4);
+  guint32 crc = crc_update (0, p, 8);
+  crc = crc_update (crc, p + RECORD_HEADER_SIZE, length);
+  le = GUINT32_TO_LE (crc);
+  memcpy (p + 8, &le, 4);
+  self->n_records++;
+}
+
+static gboolean
+writer_flush (M6CaptureWriter *self)
+{
+  if (self->error != NULL || self->buf->len == 0)
+    return self->error == NULL;
+  if (!write_all (self->fd, self->buf->data, self->buf->len, self->path, &self->error))
+    return FALSE;
+  self->flushed += self->buf->len;
+  g_byte_array_set_size (self->buf, 0);
+  return TRUE;
+}
+
+static void
+write_name_record (M6CaptureWriter *self,
+                   guint32          type,
+                   guint32          index,
+                   const guint64   *tid,
+                   const char      *name)
+{
+  gsize length = MIN (strlen (name), (gsize) M6_CAPTURE_RECORD_MAX - 12);
+  gsize start = record_begin (self, type);
+
+  put_u32 (self->buf, index);
+  if (tid != NULL)
+    put_u64 (self->buf, *tid);
+  g_byte_array_append (self->buf, (const guint8 *) name, (guint) length);
+  record_end (self, start);
+}
+
+/* Labels, threads, names, states, drops and the heap source that changed
+ * since the last look: what the next events may refer to. */
+static void
+writer_sync (M6CaptureWriter *self)
+{
+  M6Labels *labels = m6_session_get_labels (self->session);
+  guint n_labels = m6_labels_count (labels);
+  guint n_threads = m6_session_get_n_threads (self->session);
+  guint32 heap_source = m6_session_get_heap_source (self->session);
+
+  if (self->error != NULL)
+    return;
+
+  for (guint32 id = self->n_labels; id < n_labels; id++)
+    {
+      gsize length = m6_labels_get_len (labels, id);
+      if (length > M6_CAPTURE_RECORD_MAX - 4)
+        {
+          g_set_error (&self->error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
+                       _("label %u is %llu bytes long, too long for a capture"), id, U (length));
+          return;
+        }
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_LABEL);
+      put_u32 (self->buf, id);
+      g_byte_array_append (self->buf, (const guint8 *) m6_labels_get (labels, id), (guint) length);
+      record_end (self, start);
+    }
+  self->n_labels = MAX (self->n_labels, n_labels);
+
+  if (heap_source != self->heap_source)
+    {
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_HEAP_SOURCE);
+      put_u32 (self->buf, heap_source);
+      record_end (self, start);
+      self->heap_source = heap_source;
+    }
+
+  for (guint i = 0; i < n_threads; i++)
+    {
+      M6Thread *thread = m6_session_get_thread (self->session, i);
+
+      if (i >= self->threads->len)
+        {
+          WrittenThread t = { g_strdup (thread->name), M6_THREAD_STATE_LIVE, 0 };
+          write_name_record (self, M6_CAPTURE_RECORD_THREAD, i, &thread->tid, thread->name);
+          g_array_append_val (self->threads, t);
+        }
+
+      WrittenThread *t = &g_array_index (self->threads, WrittenThread, i);
+      if (g_strcmp0 (t->name, thread->name) != 0)
+        {
+          write_name_record (self, M6_CAPTURE_RECORD_THREAD_NAME, i, NULL, thread->name);
+          g_free (t->name);
+          t->name = g_strdup (thread->name);
+        }
+      if (t->state != thread->state)
+        {
+          gsize start = record_begin (self, M6_CAPTURE_RECORD_THREAD_STATE);
+          put_u32 (self->buf, i);
+          put_u32 (self->buf, thread->state);
+          record_end (self, start);
+          t->state = thread->state;
+        }
+      if (t->drops != thread->drops)
+        {
+          gsize start = record_begin (self, M6_CAPTURE_RECORD_DROPS);
+          put_u32 (self->buf, i);
+          put_u64 (self->buf, thread->drops);
+          record_end (self, start);
+          t->drops = thread->drops;
+        }
+    }
+}
+
+static void
+on_events (M6Session     *session,
+           M6Thread      *thread,
+           const M6Event *events,
+           gsize          n_events,
+           gpointer       user_data)
+{
+  M6CaptureWriter *self = user_data;
+
+  if (self->error != NULL || self->done)
+    return;
+
+  writer_sync (self);
+
+  while (n_events > 0 && self->error == NULL)
+    {
+      guint32 n = (guint32) MIN (n_events, (gsize) EVENTS_PER_RECORD);
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_EVENTS);
+
+      put_u32 (self->buf, thread->index);
+      put_u32 (self->buf, n);
+      for (guint32 i = 0; i < n; i++)
+        {
+          put_u64 (self->buf, (guint64) events[i].t_ns);
+          put_u64 (self->buf, (guint64) events[i].heap);
+          put_u32 (self->buf, events[i].label);
+          put_u32 (self->buf, events[i].depth);
+        }
+      record_end (self, start);
+      self->n_events += n;
+      events += n;
+      n_events -= n;
+
+      if (self->buf->len >= FLUSH_BYTES)
+        writer_flush (self);
+    }
+}
+
+static void
+on_changed (M6Session *session,
+            gpointer   user_data)
+{
+  M6CaptureWriter *self = user_data;
+
+  if (!self->done)
+    writer_sync (self);
+}
+
+static void
+writer_detach (M6CaptureWriter *self)
+{
+  if (self->done)
+    return;
+  self->done = TRUE;
+  m6_session_set_recorder (self->session, NULL, NULL);
+  g_clear_signal_handler (&self->changed_id, self->session);
+}
+
+static void
+write_header (GByteArray *out,
+              M6Session  *session)
+{
+  guint8 header[M6_CAPTURE_HEADER_SIZE] = { 0 };
+  const char *name = m6_session_get_process_name (session);
+  gsize name_len = strlen (name);
+  guint32 u32;
+  guint64 u64;
+
+  memcpy (header, MAGIC, 8);
+  u32 = GUINT32_TO_LE (M6_CAPTURE_VERSION);
+  memcpy (header + 8, &u32, 4);
+  u32 = GUINT32_TO_LE (M6_CAPTURE_HEADER_SIZE);
+  memcpy (header + 12, &u32, 4);
+  u64 = GUINT64_TO_LE ((guint64) g_get_real_time ());
+  memcpy (header + 16, &u64, 8);
+  u64 = GUINT64_TO_LE ((guint64) m6_session_get_start_time (session));
+  memcpy (header + 24, &u64, 8);
+  u32 = GUINT32_TO_LE ((guint32) m6_session_get_pid (session));
+  memcpy (header + 32, &u32, 4);
+  u32 = GUINT32_TO_LE ((guint32) m6_session_get_heap_source (session));
+  memcpy (header + 36, &u32, 4);
+
+  /* At most 63 bytes, cut before a character, not inside one. */
+  if (name_len > 63)
+    {
+      name_len = 63;
+      while (name_len > 0 && ((guchar) name[name_len] & 0xc0) == 0x80)
+        name_len--;
+    }
+  memcpy (header + 40, name, name_len);
+
+  u32 = GUINT32_TO_LE (crc_update (0, header, M6_CAPTURE_HEADER_SIZE - 4));
+  memcpy (header + M6_CAPTURE_HEADER_SIZE - 4, &u32, 4);
+  g_byte_array_append (out, header, sizeof header);
+}
+
+M6CaptureWriter *
+m6_capture_writer_new (const char  *path,
+                       M6Session   *session,
+                       GError     **error)
+{
+  M6CaptureWriter *self;
+  char *tmp_path = NULL;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (M6_IS_SESSION (session), NULL);
+
+  crc_init ();
+  fd = open_temp (path, &tmp_path, error);
+  if (fd < 0)
+    return NULL;
+
+  self = g_new0 (M6CaptureWriter, 1);
+  self->session = g_object_ref (session);
+  self->path = g_strdup (path);
+  self->tmp_path = tmp_path;
+  self->fd = fd;
+  self->buf = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+  self->threads = g_array_new (FALSE, TRUE, sizeof (WrittenThread));
+  g_array_set_clear_func (self->threads, written_thread_clear);
+  self->n_labels = 1;   /* id 0 is the root */
+  self->heap_source = m6_session_get_heap_source (session);
+
+  write_header (self->buf, session);
+  writer_sync (self);
+  writer_flush (self);
+  if (self->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&self->error));
+      m6_capture_writer_free (self);   /* aborts: the temporary file goes */
+      return NULL;
+    }
+
+  m6_session_set_recorder (session, on_events, self);
+  self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_changed), self);
+  return self;
+}
+
+static void
+append_end (GByteArray      *out,
+            M6CaptureWriter *self)
+{
+  gsize start = out->len;
+  guint32 flags = m6_session_get_ended (self->session) ? END_FLAG_ENDED : 0;
+
+  put_u32 (out, M6_CAPTURE_RECORD_END);
+  put_u32 (out, END_SIZE);
+  put_u32 (out, 0);
+  put_u64 (out, self->n_records);
+  put_u64 (out, self->n_events);
+  put_u32 (out, self->threads->len);
+  put_u32 (out, self->n_labels);
+  put_u32 (out, flags);
+  put_u32 (out, 0);
+  put_u64 (out, (guint64) m6_session_get_duration (self->session));
+
+  guint8 *p = out->data + start;
+  guint32 crc = crc_update (0, p, 8);
+  crc = GUINT32_TO_LE (crc_update (crc, p + RECORD_HEADER_SIZE, END_SIZE));
+  memcpy (p + 8, &crc, 4);
+}
+
+gboolean
+m6_capture_writer_finish (M6CaptureWriter  *self,
+                          GError          **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->done)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
+                   _("the capture %s is already finished"), self->path);
+      return FALSE;
+    }
+
+  writer_sync (self);
+  if (self->error == NULL)
+    {
+      append_end (self->buf, self);
+      self->n_records++;
+    }
+  writer_flush (self);
+  writer_detach (self);
+
+  if (self->error == NULL)
+    commit_file (self->fd, self->tmp_path, self->path, &self->error);
+  close (self->fd);
+  self->fd = -1;
+
+  if (self->error != NULL)
+    {
+      g_unlink (self->tmp_path);
+      if (error != NULL)
+        *error = g_error_copy (self->error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+m6_capture_writer_save_copy (M6CaptureWriter  *self,
+                             const char       *dest,
+                             GError          **error)
+{
+  g_autofree char *tmp_path = NULL;
+  g_autoptr (GByteArray) end = g_byte_array_new ();
+  g_autofree guint8 *chunk = NULL;
+  guint64 offset = 0;
+  int fd;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (dest != NULL, FALSE);
+
+  if (self->done)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
+                   _("the capture %s is no longer recording"), self->path);
+      return FALSE;
+    }
+  writer_sync (self);
+  if (!writer_flush (self))
+    {
+      if (error != NULL)
+        *error = g_error_copy (self->error);
+      return FALSE;
+    }
+
+  fd = open_temp (dest, &tmp_path, error);
+  if (fd < 0)
+    return FALSE;
+
+  chunk = g_malloc (FLUSH_BYTES);
+  while (offset < self->flushed)
+    {
+      gsize want = (gsize) MIN ((guint64) FLUSH_BYTES, self->flushed - offset);
+      gssize n = pread (self->fd, chunk, want, (off_t) offset);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = n < 0 ? errno : EIO;
+          g_autofree char *display = g_filename_display_name (self->tmp_path);
+          g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                       _("cannot read %s: %s"), display, g_strerror (saved));
+          goto fail;
+        }
+      if (!write_all (fd, chunk, (gsize) n, dest, error))
+        goto fail;
+      offset += (guint64) n;
+    }
+
+  append_end (end, self);
+  if (!write_all (fd, end->data, end->len, dest, error)
+      || !commit_file (fd, tmp_path, dest, error))
+    goto fail;
+  close (fd);
+  return TRUE;
+
+fail:
+  close (fd);
+  g_unlink (tmp_path);
+  return FALSE;
+}
+
+void
+m6_capture_writer_abort (M6CaptureWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->done)
+    return;
+  writer_detach (self);
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
+  g_unlink (self->tmp_path);
+}
+
+void
+m6_capture_writer_free (M6CaptureWriter *self)
+{
+  if (self == NULL)
+    return;
+
+  m6_capture_writer_abort (self);
+  if (self->fd >= 0)
+    close (self->fd);
+  g_clear_object (&self->session);
+  g_clear_error (&self->error);
+  g_byte_array_unref (self->buf);
+  g_array_unref (self->threads);
+  g_free (self->path);
+  g_free (self->tmp_path);
+  g_free (self);
+}
+
+const char *
+m6_capture_writer_get_path (M6CaptureWriter *self)
+{
+  return self->path;
+}
+
+guint64
+m6_capture_writer_get_size (M6CaptureWriter *self)
+{
+  return self->flushed + self->buf->len;
+}
+
+guint64
+m6_capture_writer_get_n_events (M6CaptureWriter *self)
+{
+  return self->n_events;
+}
+
+const GError *
+m6_capture_writer_get_error (M6CaptureWriter *self)
+{
+  return self->error;
+}
+
+/* --- loader ------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *display;     /* file name for messages */
+  M6Session  *session;
+  guint64     record;      /* 1-based number of the record being read */
+  guint64     offset;      /* its offset */
+  guint64     n_events;
+  M6Event    *events;      /* EVENTS_PER_RECORD is not trusted: sized per record */
+  gsize       events_alloc;
+} Loader;
+
+static gboolean
+load_fail (Loader      *ld,
+           GError     **error,
+           const char  *format,
+           ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+load_fail (Loader      *ld,
+           GError     **error,
+           const char  *format,
+           ...)
+{
+  va_list args;
+  g_autofree char *detail = NULL;
+
+  va_start (args, format);
+  detail = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+               _("%s: record %llu at offset %llu: %s"),
+               ld->display, U (ld->record), U (ld->offset), detail);
+  return FALSE;
+}
+
+static M6Thread *
+load_thread (Loader        *ld,
+             const guint8  *payload,
+             const char    *type,
+             GError       **error)
+{
+  guint32 index = get_u32 (payload);
+  M6Thread *thread = m6_session_get_thread (ld->session, index);
+
+  if (thread == NULL)
+    load_fail (ld, error, _("%s for thread %u, which was not declared"), type, index);
+  return thread;
+}
+
+static gboolean
+load_record (Loader        *ld,
+             guint32        type,
+             const guint8  *p,
+             guint32        length,
+             GError       **error)
+{
+  const char *name = record_type_name (type);
+  M6Thread *thread;
+
+  switch (type)
+    {
+    case M6_CAPTURE_RECORD_LABEL:
+      {
+        if (length < 4)
+          return load_fail (ld, error, _("LABEL length %u is too short"), length);
+        guint32 id = get_u32 (p);
+        guint32 expected = m6_labels_count (m6_session_get_labels (ld->session));
+        if (id != expected)
+          return load_fail (ld, error, _("LABEL %u is out of order (expected %u)"), id, expected);
+        if (memchr (p + 4, '\0', length - 4) != NULL)
+          return load_fail (ld, error, _("LABEL %u contains a NUL byte"), id);
+        guint32 got = m6_session_intern_label (ld->session, (const char *) p + 4, length - 4);
+        if (got != id)
+          return load_fail (ld, error, _("LABEL %u repeats label %u"), id, got);
+        return TRUE;
+      }
+
+    case M6_CAPTURE_RECORD_THREAD:
+      {
+        if (length < 12)
+          return load_fail (ld, error, _("THREAD length %u is too short"), length);
+        guint32 index = get_u32 (p);
+        guint32 expected = m6_session_get_n_threads (ld->session);
+        if (index != expected)
+          return load_fail (ld, error, _("THREAD %u is out of order (expected %u)"), index, expected);
+        g_autofree char *thread_name = g_strndup ((const char *) p + 12, length - 12);
+        m6_session_add_thread (ld->session, get_u64 (p + 4), thread_name);
+        return TRUE;
+      }
+
+    case M6_CAPTURE_RECORD_THREAD_NAME:
+      {
+        if (length < 4)
+          return load_fail (ld, error, _("THREAD_NAME length %u is too short"), length);
+        if ((thread = load_thread (ld, p, name, error)) == NULL)
+          return FALSE;
+        g_autofree char *thread_name = g_strndup ((const char *) p + 4, length - 4);
+        m6_session_set_thread_name (ld->session, thread, thread_name);
+        return TRUE;
+      }
+
+    case M6_CAPTURE_RECORD_THREAD_STATE:
+      {
+        if (length != 8)
+          return load_fail (ld, error, _("THREAD_STATE length %u is not 8"), length);
+        if ((thread = load_thread (ld, p, name, error)) == NULL)
+          return FALSE;
+        guint32 state = get_u32 (p + 4);
+        if (state != M6_THREAD_STATE_LIVE && state != M6_THREAD_STATE_EXITED)
+          return load_fail (ld, error, _("THREAD_STATE %u is not a thread state"), state);
+        m6_session_set_thread_state (ld->session, thread, state);
+        return TRUE;
+      }
+
+    case M6_CAPTURE_RECORD_DROPS:
+      if (length != 12)
+        return load_fail (ld, error, _("DROPS length %u is not 12"), length);
+      if ((thread = load_thread (ld, p, name, error)) == NULL)
+        return FALSE;
+      m6_session_set_thread_drops (ld->session, thread, get_u64 (p + 4));
+      return TRUE;
+
+    case M6_CAPTURE_RECORD_HEAP_SOURCE:
+      {
+        if (length != 4)
+          return load_fail (ld, error, _("HEAP_SOURCE length %u is not 4"), length);
+        guint32 source = get_u32 (p);
+        if (source > M6_HEAP_SOURCE_SHIM)
+          return load_fail (ld, error, _("HEAP_SOURCE %u is not a heap source"), source);
+        m6_session_set_heap_source (ld->session, source);
+        return TRUE;
+      }
+
+    case M6_CAPTURE_RECORD_EVENTS:
+      {
+        if (length < 8)
+          return load_fail (ld, error, _("EVENTS length %u is too short"), length);
+        if ((thread = load_thread (ld, p, name, error)) == NULL)
+          return FALSE;
+        guint32 count = get_u32 (p + 4);
+        if ((guint64) length != 8 + (guint64) count * EVENT_SIZE)
+          return load_fail (ld, error, _("EVENTS length %u does not hold its %u events"), length, count);
+        /* count <= M6_CAPTURE_RECORD_MAX / 24: bounded by the checked length. */
+        if (count > ld->events_alloc)
+          {
+            ld->events_alloc = count;
+            ld->events = g_renew (M6Event, ld->events, count);
+          }
+        const guint8 *e = p + 8;
+        for (guint32 i = 0; i < count; i++, e += EVENT_SIZE)
+          {
+            ld->events[i].t_ns = (gint64) get_u64 (e);
+            ld->events[i].heap = (gint64) get_u64 (e + 8);
+            ld->events[i].label = get_u32 (e + 16);
+            ld->events[i].depth = get_u32 (e + 20);
+          }
+        m6_session_ingest (ld->session, thread, ld->events, count);
+        ld->n_events += count;
+        return TRUE;
+      }
+
+    case M6_CAPTURE_RECORD_END:
+      {
+        if (length != END_SIZE)
+          return load_fail (ld, error, _("END length %u is not %u"), length, END_SIZE);
+        guint64 records = get_u64 (p);
+        guint64 events = get_u64 (p + 8);
+        guint32 threads = get_u32 (p + 16);
+        guint32 labels = get_u32 (p + 20);
+        if (records != ld->record - 1)
+          return load_fail (ld, error, _("END counts %llu records before it, but there are %llu"),
+                            U (records), U (ld->record - 1));
+        if (events != ld->n_events)
+          return load_fail (ld, error, _("END counts %llu events, but the records hold %llu"),
+                            U (events), U (ld->n_events));
+        if (threads != m6_session_get_n_threads (ld->session))
+          return load_fail (ld, error, _("END counts %u threads, but %u were declared"),
+                            threads, m6_session_get_n_threads (ld->session));
+        if (labels != m6_labels_count (m6_session_get_labels (ld->session)))
+          return load_fail (ld, error, _("END counts %u labels, but %u were declared"),
+                            labels, m6_labels_count (m6_session_get_labels (ld->session)));
+        return TRUE;
+      }
+
+    default:
+      return load_fail (ld, error, _("unknown record type %u"), type);
+    }
+}
+
+static gboolean
+read_exact (int            fd,
+            guint8        *buf,
+            gsize          length,
+            guint64        offset,
+            const char    *display,
+            GError       **error)
+{
+  while (length > 0)
+    {
+      gssize n = pread (fd, buf, length, (off_t) offset);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = n < 0 ? errno : EIO;
+          g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                       _("cannot read %s at offset %llu: %s"),
+                       display, U (offset), n < 0 ? g_strerror (saved) : _("the file got shorter"));
+          return FALSE;
+        }
+      buf += n;
+      length -= (gsize) n;
+      offset += (guint64) n;
+    }
+  return TRUE;
+}
+
+static gboolean
+load_header (int            fd,
+             guint64        size,
+             const char    *display,
+             M6Session     *session,
+             M6CaptureInfo *info,
+             GError       **error)
+{
+  guint8 h[M6_CAPTURE_HEADER_SIZE];
+  gsize have = (gsize) MIN (size, (guint64) sizeof h);
+
+  if (!read_exact (fd, h, have, 0, display, error))
+    return FALSE;
+  if (have < 8 || memcmp (h, MAGIC, 8) != 0)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_NOT_CAPTURE,
+                   _("%s is not a mach6 capture (it does not start with “%s”)"), display, MAGIC);
+      return FALSE;
+    }
+  if (have < sizeof h)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s: the file is %llu bytes, too short for the %u-byte capture header"),
+                   display, U (size), M6_CAPTURE_HEADER_SIZE);
+      return FALSE;
+    }
+
+  guint32 version = get_u32 (h + 8);
+  guint32 header_size = get_u32 (h + 12);
+  guint32 crc = get_u32 (h + M6_CAPTURE_HEADER_SIZE - 4);
+
+  if (version != M6_CAPTURE_VERSION)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_VERSION,
+                   _("%s: capture format version %u is not the version this program reads (%u)"),
+                   display, version, M6_CAPTURE_VERSION);
+      return FALSE;
+    }
+  if (header_size != M6_CAPTURE_HEADER_SIZE)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s: header size %u is not %u"), display, header_size, M6_CAPTURE_HEADER_SIZE);
+      return FALSE;
+    }
+
+  if (crc != crc_update (0, h, sizeof h - 4))
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s: the header checksum does not match"), display);
+      return FALSE;
+    }
+
+  guint32 heap_source = get_u32 (h + 36);
+  if (heap_source > M6_HEAP_SOURCE_SHIM)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s: heap source %u in the header is not a heap source"), display, heap_source);
+      return FALSE;
+    }
+  if (memchr (h + 40, '\0', 64) == NULL)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s: the process name in the header is not NUL-terminated"), display);
+      return FALSE;
+    }
+
+  info->created_unix_us = (gint64) get_u64 (h + 16);
+  m6_session_set_start_time (session, (gint64) get_u64 (h + 24));
+  m6_session_set_process (session, (gint) get_u32 (h + 32), (const char *) h + 40);
+  m6_session_set_heap_source (session, heap_source);
+  return TRUE;
+}
+
+M6Session *
+m6_capture_load_full (const char     *path,
+                      M6CaptureInfo  *info,
+                      GError        **error)
+{
+  g_autofree char *display = NULL;
+  g_autoptr (M6Session) session = NULL;
+  g_autofree guint8 *payload = NULL;
+  M6CaptureInfo local_info;
+  Loader ld = { 0 };
+  struct stat st;
+  guint64 offset;
+  gboolean ok = FALSE;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  crc_init ();
+  if (info == NULL)
+    info = &local_info;
+  memset (info, 0, sizeof *info);
+  display = g_filename_display_name (path);
+
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("cannot open %s: %s"), display, g_strerror (saved));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("%s is not a regular file"), display);
+      close (fd);
+      return NULL;
+    }
+
+  guint64 size = (guint64) st.st_size;
+  info->file_size = size;
+  session = m6_session_new ();
+  if (!load_header (fd, size, display, session, info, error))
+    goto out;
+
+  ld.display = display;
+  ld.session = session;
+  payload = g_malloc (M6_CAPTURE_RECORD_MAX);
+  offset = M6_CAPTURE_HEADER_SIZE;
+
+  /* Each turn consumes at least a record header: ends within size / 12. */
+  while (offset < size)
+    {
+      guint8 rh[RECORD_HEADER_SIZE];
+      guint64 remaining = size - offset;
+
+      ld.record++;
+      ld.offset = offset;
+      if (remaining < RECORD_HEADER_SIZE)
+        {
+          info->ignored_bytes = remaining;
+          break;
+        }
+      if (!read_exact (fd, rh, sizeof rh, offset, display, error))
+        goto out;
+
+      guint32 type = get_u32 (rh);
+      guint32 length = get_u32 (rh + 4);
+      guint32 crc = get_u32 (rh + 8);
+      const char *name = record_type_name (type);
+
+      if (name == NULL)
+        {
+          load_fail (&ld, error, _("unknown record type %u"), type);
+          goto out;
+        }
+      if (length > M6_CAPTURE_RECORD_MAX)
+        {
+          load_fail (&ld, error, _("%s length %u exceeds the limit of %u bytes"),
+                     name, length, M6_CAPTURE_RECORD_MAX);
+          goto out;
+        }
+      if (length > remaining - RECORD_HEADER_SIZE)
+        {
+          /* Cut short: a recorder that was killed mid-write. */
+          info->ignored_bytes = remaining;
+          break;
+        }
+      if (!read_exact (fd, payload, length, offset + RECORD_HEADER_SIZE, display, error))
+        goto out;
+
+      guint32 computed = crc_update (crc_update (0, rh, 8), payload, length);
+      if (computed != crc)
+        {
+          load_fail (&ld, error, _("%s checksum 0x%08x does not match its contents (0x%08x)"),
+                     name, crc, computed);
+          goto out;
+        }
+      if (!load_record (&ld, type, payload, length, error))
+        goto out;
+      offset += RECORD_HEADER_SIZE + length;
+      info->n_records++;
+
+      if (type == M6_CAPTURE_RECORD_END)
+        {
+          info->finished = TRUE;
+          if (offset != size)
+            {
+              g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                           _("%s: %llu bytes follow the END record at offset %llu"),
+                           display, U (size - offset), U (ld.offset));
+              goto out;
+            }
+          break;
+        }
+    }
+
+  info->n_events = ld.n_events;
+  /* A capture never grows: it is over. */
+  m6_session_set_ended (session, TRUE);
+  m6_session_notify_changed (session);
+  ok = TRUE;
+
+out:
+  close (fd);
+  g_free (ld.events);
+  return ok ? g_steal_pointer (&session) : NULL;
+}
+
+M6Session *
+m6_capture_load (const char  *path,
+                 GError     **error)
+{
+  return m6_capture_load_full (path, NULL, error);
+}

@@ -1,0 +1,97 @@
+/* m6-capture.h — the .mach6 capture file: a session recorded as it is fed
+ * (labels, threads, events with times in ns), replayed through the same
+ * ingest path so that a loaded capture has exactly the live payload.
+ *
+ * Layout (all integers little-endian):
+ *   header, 128 bytes: "MACH6CAP", u32 version, u32 header size,
+ *     i64 created (unix µs), i64 session start (unix µs), i32 pid,
+ *     u32 heap source, char process name[64], reserved, u32 CRC-32 of the
+ *     bytes before it;
+ *   records: u32 type, u32 payload length, u32 CRC-32 of type, length and
+ *     payload; then the payload. The last record is END. */
+#pragma once
+
+#include <glib.h>
+
+#include "m6-session.h"
+
+G_BEGIN_DECLS
+
+#define M6_CAPTURE_ERROR (m6_capture_error_quark ())
+
+typedef enum
+{
+  M6_CAPTURE_ERROR_IO,           /* reading or writing the file failed */
+  M6_CAPTURE_ERROR_NOT_CAPTURE,  /* not a mach6 capture at all */
+  M6_CAPTURE_ERROR_VERSION,      /* a capture of another format version */
+  M6_CAPTURE_ERROR_CORRUPT,      /* a record or the header fails its checks */
+  M6_CAPTURE_ERROR_FAILED,
+} M6CaptureError;
+
+GQuark            m6_capture_error_quark       (void);
+
+#define M6_CAPTURE_VERSION       1u
+#define M6_CAPTURE_HEADER_SIZE   128u
+#define M6_CAPTURE_RECORD_MAX    (1u << 20)   /* payload bytes */
+
+typedef enum
+{
+  M6_CAPTURE_RECORD_LABEL = 1,         /* u32 session id, bytes */
+  M6_CAPTURE_RECORD_THREAD = 2,        /* u32 index, u64 tid, name bytes */
+  M6_CAPTURE_RECORD_THREAD_NAME = 3,   /* u32 index, name bytes */
+  M6_CAPTURE_RECORD_THREAD_STATE = 4,  /* u32 index, u32 M6ThreadState */
+  M6_CAPTURE_RECORD_DROPS = 5,         /* u32 index, u64 drops */
+  M6_CAPTURE_RECORD_EVENTS = 6,        /* u32 index, u32 count, count × {i64 t_ns, i64 heap, u32 label, u32 depth} */
+  M6_CAPTURE_RECORD_HEAP_SOURCE = 7,   /* u32 M6HeapSource */
+  M6_CAPTURE_RECORD_END = 8,           /* u64 records, u64 events, u32 threads, u32 labels, u32 flags, u32 0, i64 duration */
+} M6CaptureRecordType;
+
+/* What a load found besides the session. */
+typedef struct
+{
+  gboolean finished;          /* the END record was there */
+  guint64  ignored_bytes;     /* an incomplete record at the end of an unfinished capture */
+  guint64  n_records;
+  guint64  n_events;
+  guint64  file_size;
+  gint64   created_unix_us;
+} M6CaptureInfo;
+
+typedef struct _M6CaptureWriter M6CaptureWriter;
+
+/* Record @session into @path from now on: it writes to "@path.tmp-XXXXXX"
+ * as events are ingested, and becomes @path on finish. Create it before
+ * the first drain to capture the whole session. */
+M6CaptureWriter  *m6_capture_writer_new        (const char       *path,
+                                                M6Session        *session,
+                                                GError          **error);
+/* Write the END record, sync, and rename over @path atomically. */
+gboolean          m6_capture_writer_finish     (M6CaptureWriter  *self,
+                                                GError          **error);
+/* Save what is recorded so far, with its own END record, to @dest
+ * atomically; recording goes on. */
+gboolean          m6_capture_writer_save_copy  (M6CaptureWriter  *self,
+                                                const char       *dest,
+                                                GError          **error);
+/* Stop and remove the temporary file. */
+void              m6_capture_writer_abort      (M6CaptureWriter  *self);
+/* Aborts if neither finished nor aborted. */
+void              m6_capture_writer_free       (M6CaptureWriter  *self);
+
+const char       *m6_capture_writer_get_path   (M6CaptureWriter  *self);
+guint64           m6_capture_writer_get_size   (M6CaptureWriter  *self);
+guint64           m6_capture_writer_get_n_events (M6CaptureWriter *self);
+/* The first write error, if any (recording stops at it). */
+const GError     *m6_capture_writer_get_error  (M6CaptureWriter  *self);
+
+/* Replay @path into a new session (marked ended). A capture without END
+ * loads what is complete; see m6_capture_load_full() to learn that. */
+M6Session        *m6_capture_load              (const char       *path,
+                                                GError          **error);
+M6Session        *m6_capture_load_full         (const char       *path,
+                                                M6CaptureInfo    *info,
+                                                GError          **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6CaptureWriter, m6_capture_writer_free)
+
+G_END_DECLS
