@@ -1,0 +1,993 @@
+/* m6-cli.c — `mach6`, the headless front end: list instrumented processes,
+ * record them into .mach6 captures, run a program under the profiler and
+ * report scope trees as tables or payload JSON. */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gi18n.h>
+#include <glib-unix.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "m6-capture.h"
+#include "m6-json.h"
+#include "m6-payload.h"
+#include "m6-reader.h"
+
+#ifndef MACH6_VERSION
+# define MACH6_VERSION "unknown"
+#endif
+
+#define EXIT_USAGE        2
+#define DRAIN_INTERVAL_MS 10
+#define DRAIN_BUDGET      (1u << 20)
+#define REPORT_SECONDS    2.0
+#define RUN_WAIT_SECONDS  5.0
+#define LABEL_COLUMN_MAX  40
+
+/* --- small helpers ------------------------------------------------------ */
+
+static void
+print_error (const char *message)
+{
+  g_printerr ("mach6: %s\n", message);
+}
+
+static int
+usage_error (const char *command,
+             const char *message)
+{
+  g_printerr ("mach6 %s: %s\n", command, message);
+  g_printerr (_("Run “mach6 %s --help” for usage.\n"), command);
+  return EXIT_USAGE;
+}
+
+/* Parse the options of a subcommand; argv[0] is the command name. */
+static gboolean
+parse_options (const char    *command,
+               const char    *parameters,
+               const char    *summary,
+               const GOptionEntry *entries,
+               gboolean       stop_at_command,
+               int           *argc,
+               char        ***argv,
+               int           *status)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new (parameters);
+  g_autoptr (GError) error = NULL;
+
+  g_option_context_set_summary (context, summary);
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_strict_posix (context, stop_at_command);
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      *status = usage_error (command, error->message);
+      return FALSE;
+    }
+  /* GOption leaves a "--" in place. */
+  if (*argc > 1 && g_str_equal ((*argv)[1], "--"))
+    {
+      memmove (*argv + 1, *argv + 2, (gsize) (*argc - 1) * sizeof (char *));
+      (*argc)--;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_pid (const char *text,
+           gint       *pid)
+{
+  guint64 value;
+
+  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXINT32, &value, NULL))
+    return FALSE;
+  *pid = (gint) value;
+  return TRUE;
+}
+
+/* A pid, or the name of exactly one running instrumented process. */
+static gboolean
+resolve_target (const char  *target,
+                gint        *pid,
+                GError     **error)
+{
+  g_autoptr (GPtrArray) list = NULL;
+  g_autoptr (GString) pids = g_string_new (NULL);
+  guint matches = 0;
+
+  if (parse_pid (target, pid))
+    return TRUE;
+
+  list = m6_reader_list (error);
+  if (list == NULL)
+    return FALSE;
+  for (guint i = 0; i < list->len; i++)
+    {
+      M6ProcessInfo *info = g_ptr_array_index (list, i);
+      if (info->error != NULL || !info->alive || !g_str_equal (info->name, target))
+        continue;
+      *pid = info->pid;
+      g_string_append_printf (pids, "%s%d", matches ? ", " : "", info->pid);
+      matches++;
+    }
+
+  if (matches == 0)
+    {
+      g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND,
+                   _("no running instrumented process is called “%s” (see “mach6 list”)"), target);
+      return FALSE;
+    }
+  if (matches > 1)
+    {
+      g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_FAILED,
+                   _("%u processes are called “%s” (pids %s); give a pid"), matches, target, pids->str);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* NAME-PID-YYYYmmdd-HHMMSS.mach6, with a name that is safe in a path. */
+static char *
+default_output (M6Session *session)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+  g_autofree char *name = g_strdup (m6_session_get_process_name (session));
+
+  if (*name == '\0')
+    {
+      g_free (name);
+      name = g_strdup ("process");
+    }
+  g_strdelimit (name, "/\\ \t\n:", '_');
+  return g_strdup_printf ("%s-%d-%s.mach6", name, m6_session_get_pid (session), stamp);
+}
+
+/* Pad @text to @width characters (not bytes); cut it with "…" if longer. */
+static void
+append_padded (GString    *out,
+               const char *text,
+               guint       width)
+{
+  glong length = g_utf8_strlen (text, -1);
+
+  if ((guint) length <= width)
+    {
+      g_string_append (out, text);
+      for (guint i = (guint) length; i < width; i++)
+        g_string_append_c (out, ' ');
+      return;
+    }
+  const char *end = g_utf8_offset_to_pointer (text, width - 1);
+  g_string_append_len (out, text, end - text);
+  g_string_append (out, "…");
+}
+
+/* --- recording ---------------------------------------------------------- */
+
+typedef struct
+{
+  M6Reader        *reader;
+  M6CaptureWriter *writer;       /* NULL: report only */
+  GMainLoop       *loop;
+  gint64           started_us;
+  gint64           deadline_us;  /* 0: none */
+  gint64           next_progress_us;
+  gboolean         progress;
+  gboolean         interrupted;
+  gboolean         ended;
+  guint            tick;
+  GError          *error;
+} Recording;
+
+static void
+print_progress (Recording *rec,
+                gint64     now)
+{
+  M6Session *session = m6_reader_get_session (rec->reader);
+
+  g_printerr (_("recording %s (pid %d): %.0f s, %llu events, %llu drops\n"),
+              m6_session_get_process_name (session), m6_session_get_pid (session),
+              (double) (now - rec->started_us) / G_USEC_PER_SEC,
+              (unsigned long long) m6_session_get_n_events (session),
+              (unsigned long long) m6_session_get_drops (session));
+}
+
+static gboolean
+on_drain_tick (gpointer data)
+{
+  Recording *rec = data;
+  M6Session *session = m6_reader_get_session (rec->reader);
+  gint64 now;
+  gsize n = 0;
+
+  if (!m6_reader_drain (rec->reader, DRAIN_BUDGET, &n, &rec->error))
+    goto stop;
+  if (rec->writer != NULL && m6_capture_writer_get_error (rec->writer) != NULL)
+    {
+      rec->error = g_error_copy (m6_capture_writer_get_error (rec->writer));
+      goto stop;
+    }
+
+  now = g_get_monotonic_time ();
+  if (rec->progress && now >= rec->next_progress_us)
+    {
+      print_progress (rec, now);
+      rec->next_progress_us += G_USEC_PER_SEC;
+    }
+  /* The reader marks the session ended before it drains: an empty drain
+   * after that has read everything. */
+  if (n == 0 && m6_session_get_ended (session))
+    {
+      rec->ended = TRUE;
+      goto stop;
+    }
+  if (rec->deadline_us != 0 && now >= rec->deadline_us)
+    goto stop;
+  return G_SOURCE_CONTINUE;
+
+stop:
+  rec->tick = 0;
+  g_main_loop_quit (rec->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_stop_signal (gpointer data)
+{
+  Recording *rec = data;
+
+  rec->interrupted = TRUE;
+  g_main_loop_quit (rec->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Drain until the producer ends, the time is up or a signal comes. */
+static gboolean
+record_loop (Recording  *rec,
+             double      seconds,
+             GError    **error)
+{
+  guint sigint, sigterm;
+  gsize n;
+
+  rec->loop = g_main_loop_new (NULL, FALSE);
+  rec->started_us = g_get_monotonic_time ();
+  rec->next_progress_us = rec->started_us + G_USEC_PER_SEC;
+  rec->deadline_us = seconds > 0 ? rec->started_us + (gint64) (seconds * G_USEC_PER_SEC) : 0;
+
+  rec->tick = g_timeout_add (DRAIN_INTERVAL_MS, on_drain_tick, rec);
+  sigint = g_unix_signal_add (SIGINT, on_stop_signal, rec);
+  sigterm = g_unix_signal_add (SIGTERM, on_stop_signal, rec);
+
+  g_main_loop_run (rec->loop);
+
+  g_clear_handle_id (&rec->tick, g_source_remove);
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+  g_clear_pointer (&rec->loop, g_main_loop_unref);
+
+  /* What the rings hold now belongs to the recording too. */
+  if (rec->error == NULL && !rec->ended)
+    m6_reader_drain (rec->reader, 0, &n, &rec->error);
+
+  if (rec->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&rec->error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+print_saved (const char *path,
+             M6Session  *session)
+{
+  g_print (_("Saved %s: %llu events in %u threads, %llu drops, %.1f s.\n"),
+           path, (unsigned long long) m6_session_get_n_events (session),
+           m6_session_get_n_threads (session),
+           (unsigned long long) m6_session_get_drops (session),
+           (double) m6_session_get_duration (session) / 1e9);
+}
+
+/* Record an attached reader into @output (or the default name). */
+static int
+record_to_file (M6Reader   *reader,
+                const char *output,
+                double      seconds,
+                gboolean   *ended)
+{
+  M6Session *session = m6_reader_get_session (reader);
+  g_autofree char *path = output ? g_strdup (output) : default_output (session);
+  g_autoptr (M6CaptureWriter) writer = NULL;
+  g_autoptr (GError) error = NULL;
+  Recording rec = { .reader = reader, .progress = TRUE };
+
+  writer = m6_capture_writer_new (path, session, &error);
+  if (writer == NULL)
+    {
+      print_error (error->message);
+      return EXIT_FAILURE;
+    }
+  rec.writer = writer;
+
+  gboolean ok = record_loop (&rec, seconds, &error);
+  if (ended != NULL)
+    *ended = rec.ended;
+  m6_reader_detach (reader);
+  if (!ok)
+    {
+      /* Keep what was recorded: the failure may be the producer's. */
+      print_error (error->message);
+      g_clear_error (&error);
+    }
+  if (!m6_capture_writer_finish (writer, &error))
+    {
+      print_error (error->message);
+      return EXIT_FAILURE;
+    }
+  print_saved (path, session);
+  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* --- list --------------------------------------------------------------- */
+
+static int
+cmd_list (int    argc,
+          char **argv)
+{
+  const GOptionEntry entries[] = { { NULL } };
+  g_autoptr (GPtrArray) list = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  if (!parse_options ("list", "", _("List the processes that run with libmach6."),
+                      entries, FALSE, &argc, &argv, &status))
+    return status;
+  if (argc > 1)
+    return usage_error ("list", _("takes no arguments"));
+
+  list = m6_reader_list (&error);
+  if (list == NULL)
+    {
+      print_error (error->message);
+      return EXIT_FAILURE;
+    }
+  if (list->len == 0)
+    {
+      g_print (_("No instrumented processes.\n"));
+      return EXIT_SUCCESS;
+    }
+
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_string_append_printf (out, "%-8s ", _("PID"));
+  append_padded (out, _("NAME"), 16);
+  g_string_append_printf (out, " %7s  %-6s  %s\n", _("THREADS"), _("STATE"), _("ATTACHED"));
+
+  for (guint i = 0; i < list->len; i++)
+    {
+      M6ProcessInfo *info = g_ptr_array_index (list, i);
+
+      g_string_append_printf (out, "%-8d ", info->pid);
+      if (info->error != NULL)
+        {
+          append_padded (out, "?", 16);
+          g_string_append_printf (out, " %7s  %-6s  %s\n", "-", _("unreadable"), info->error);
+          continue;
+        }
+      append_padded (out, info->name, 16);
+      g_autofree char *attached = info->attached_pid ? g_strdup_printf (_("by pid %d"), info->attached_pid)
+                                                     : g_strdup ("-");
+      g_string_append_printf (out, " %7u  %-6s  %s\n", info->n_threads,
+                              info->alive ? _("alive") : _("ended"), attached);
+    }
+  g_print ("%s", out->str);
+  return EXIT_SUCCESS;
+}
+
+/* --- record ------------------------------------------------------------- */
+
+static int
+cmd_record (int    argc,
+            char **argv)
+{
+  double seconds = 0;
+  g_autofree char *output = NULL;
+  const GOptionEntry entries[] = {
+    { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds (default: when the process ends or on Ctrl-C)"), "S" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
+    { NULL }
+  };
+  g_autoptr (M6Reader) reader = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+  gint pid;
+
+  if (!parse_options ("record", "PID|NAME",
+                      _("Record a running instrumented process into a capture file. Ctrl-C stops and saves."),
+                      entries, FALSE, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return usage_error ("record", _("expected one PID or process name"));
+  if (seconds < 0)
+    return usage_error ("record", _("the duration cannot be negative"));
+
+  if (!resolve_target (argv[1], &pid, &error)
+      || (reader = m6_reader_attach (pid, &error)) == NULL)
+    {
+      print_error (error->message);
+      return EXIT_FAILURE;
+    }
+  return record_to_file (reader, output, seconds, NULL);
+}
+
+/* --- report ------------------------------------------------------------- */
+
+static void
+append_row (GString      *out,
+            M6Tree       *tree,
+            const M6Node *node,
+            guint         label_width,
+            gboolean      memory)
+{
+  M6NodeStats s;
+  g_autofree char *label = m6_payload_label (tree, node);
+  g_autofree char *indented = g_strdup_printf ("%*s%s", (int) (node->depth - 1) * 2, "", label);
+
+  m6_node_stats_compute (node, &s);
+  append_padded (out, indented, label_width);
+  g_string_append_printf (out, " %8llu %9.3f %9.3f %9.3f %9.3f",
+                          (unsigned long long) s.count,
+                          s.time_avg * 1e3, s.time_p50 * 1e3, s.time_p90 * 1e3, s.time_max * 1e3);
+  if (memory)
+    g_string_append_printf (out, " %11.2f %11.2f %10.3f\n", s.mem_delta_avg, s.mem_net, s.mem_rate);
+  else
+    g_string_append_printf (out, " %11s %11s %10s\n", "-", "-", "-");
+}
+
+static guint
+label_width (M6Tree       *tree,
+             const M6Node *node)
+{
+  guint width = 0;
+
+  for (const M6Node *child = node->first_child; child != NULL; child = child->next_sibling)
+    {
+      g_autofree char *label = m6_payload_label (tree, child);
+      width = MAX (width, (child->depth - 1) * 2 + (guint) g_utf8_strlen (label, -1));
+      width = MAX (width, label_width (tree, child));
+    }
+  return width;
+}
+
+static void
+append_subtree (GString      *out,
+                M6Tree       *tree,
+                const M6Node *node,
+                guint         width,
+                gboolean      memory)
+{
+  for (const M6Node *child = node->first_child; child != NULL; child = child->next_sibling)
+    {
+      append_row (out, tree, child, width, memory);
+      append_subtree (out, tree, child, width, memory);
+    }
+}
+
+static const char *
+heap_source_text (M6HeapSource source)
+{
+  switch (source)
+    {
+    case M6_HEAP_SOURCE_CALLBACK:
+      return _("the program's heap callback");
+    case M6_HEAP_SOURCE_HOOKS:
+      return _("the program's allocation hooks");
+    case M6_HEAP_SOURCE_SHIM:
+      return _("the preload shim (libmach6-heap.so)");
+    default:
+      return _("none: memory is not available");
+    }
+}
+
+static void
+print_table (M6Session *session,
+             gint       only_thread)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  gboolean memory = m6_session_get_memory_available (session);
+
+  g_string_append_printf (out, _("%s (pid %d): %.2f s, %u threads, %llu events, %llu drops\n"),
+                          m6_session_get_process_name (session), m6_session_get_pid (session),
+                          (double) m6_session_get_duration (session) / 1e9,
+                          m6_session_get_n_threads (session),
+                          (unsigned long long) m6_session_get_n_events (session),
+                          (unsigned long long) m6_session_get_drops (session));
+  g_string_append_printf (out, _("Heap readings: %s\n"), heap_source_text (m6_session_get_heap_source (session)));
+
+  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+    {
+      M6Thread *thread = m6_session_get_thread (session, i);
+      M6Node *root = m6_tree_get_root (thread->tree);
+
+      if (only_thread >= 0 && (guint) only_thread != i)
+        continue;
+
+      g_string_append_printf (out, _("\nThread %u “%s” (tid %llu, %s): %u frames, %llu events, %llu drops, %llu unbalanced, %llu rejected\n"),
+                              i, thread->name, (unsigned long long) thread->tid,
+                              thread->state == M6_THREAD_STATE_EXITED ? _("exited") : _("live"),
+                              thread->frames->len, (unsigned long long) thread->n_events,
+                              (unsigned long long) thread->drops,
+                              (unsigned long long) m6_tree_get_unbalanced (thread->tree),
+                              (unsigned long long) thread->rejected);
+      if (root->first_child == NULL)
+        {
+          g_string_append (out, _("  (no scopes recorded)\n"));
+          continue;
+        }
+
+      guint width = CLAMP (label_width (thread->tree, root), 8, LABEL_COLUMN_MAX);
+      append_padded (out, _("SCOPE"), width);
+      g_string_append_printf (out, " %8s %9s %9s %9s %9s %11s %11s %10s\n",
+                              _("COUNT"), _("AVG ms"), _("P50 ms"), _("P90 ms"), _("MAX ms"),
+                              _("MEMΔ KB"), _("MEM.NET KB"), _("KB/CALL"));
+      append_subtree (out, thread->tree, root, width, memory);
+    }
+  g_print ("%s", out->str);
+}
+
+static void
+print_json (M6Session *session,
+            gint       only_thread)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "process");
+  json_builder_add_string_value (builder, m6_session_get_process_name (session));
+  json_builder_set_member_name (builder, "pid");
+  json_builder_add_int_value (builder, m6_session_get_pid (session));
+  json_builder_set_member_name (builder, "memory_available");
+  json_builder_add_boolean_value (builder, m6_session_get_memory_available (session));
+  json_builder_set_member_name (builder, "threads");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+    {
+      M6Thread *thread = m6_session_get_thread (session, i);
+
+      if (only_thread >= 0 && (guint) only_thread != i)
+        continue;
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "index");
+      json_builder_add_int_value (builder, i);
+      json_builder_set_member_name (builder, "tid");
+      json_builder_add_int_value (builder, (gint64) thread->tid);
+      json_builder_set_member_name (builder, "name");
+      json_builder_add_string_value (builder, thread->name);
+      json_builder_set_member_name (builder, "drops");
+      json_builder_add_int_value (builder, (gint64) thread->drops);
+      json_builder_set_member_name (builder, "payload");
+      json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  text = m6_json_to_string (root, TRUE);
+  g_print ("%s\n", text);
+}
+
+static int
+cmd_report (int    argc,
+            char **argv)
+{
+  gboolean json = FALSE;
+  gint only_thread = -1;
+  double seconds = REPORT_SECONDS;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the payload JSON of every thread"), NULL },
+    { "thread", 't', 0, G_OPTION_ARG_INT, &only_thread, N_("Only thread N (its index, from 0)"), "N" },
+    { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("For a process: record for S seconds first (default 2)"), "S" },
+    { NULL }
+  };
+  g_autoptr (M6Session) session = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+  gint pid;
+
+  if (!parse_options ("report", "FILE|PID|NAME",
+                      _("Print the scope tree of a capture file, or of a process recorded for a while."),
+                      entries, FALSE, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return usage_error ("report", _("expected one capture file, PID or process name"));
+  if (seconds <= 0)
+    return usage_error ("report", _("the duration must be positive"));
+  if (only_thread < -1)
+    return usage_error ("report", _("the thread index cannot be negative"));
+
+  if (g_file_test (argv[1], G_FILE_TEST_EXISTS))
+    {
+      M6CaptureInfo info;
+
+      session = m6_capture_load_full (argv[1], &info, &error);
+      if (session == NULL)
+        {
+          print_error (error->message);
+          return EXIT_FAILURE;
+        }
+      if (!info.finished)
+        g_printerr (_("mach6: warning: the capture was not finished; %llu bytes at the end ignored\n"),
+                    (unsigned long long) info.ignored_bytes);
+    }
+  else
+    {
+      g_autoptr (M6Reader) reader = NULL;
+      Recording rec = { 0 };
+
+      if (!resolve_target (argv[1], &pid, &error)
+          || (reader = m6_reader_attach (pid, &error)) == NULL)
+        {
+          print_error (error->message);
+          return EXIT_FAILURE;
+        }
+      rec.reader = reader;
+      if (!record_loop (&rec, seconds, &error))
+        {
+          print_error (error->message);
+          return EXIT_FAILURE;
+        }
+      session = g_object_ref (m6_reader_get_session (reader));
+    }
+
+  if (only_thread >= 0 && (guint) only_thread >= m6_session_get_n_threads (session))
+    {
+      g_printerr (_("mach6: there is no thread %d (the session has %u)\n"),
+                  only_thread, m6_session_get_n_threads (session));
+      return EXIT_FAILURE;
+    }
+
+  if (json)
+    print_json (session, only_thread);
+  else
+    print_table (session, only_thread);
+  return EXIT_SUCCESS;
+}
+
+/* --- run ---------------------------------------------------------------- */
+
+/* The heap shim: $MACH6_SHIM, else the build tree's when we run from it,
+ * else the installed one. */
+static char *
+find_shim (void)
+{
+  const char *env = g_getenv ("MACH6_SHIM");
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+
+  if (env != NULL && *env != '\0')
+    return g_strdup (env);
+#if defined(MACH6_BUILD_ROOT) && defined(MACH6_SHIM_BUILD_PATH)
+  if (exe != NULL && g_str_has_prefix (exe, MACH6_BUILD_ROOT "/")
+      && g_file_test (MACH6_SHIM_BUILD_PATH, G_FILE_TEST_EXISTS))
+    return g_strdup (MACH6_SHIM_BUILD_PATH);
+#endif
+#ifdef MACH6_SHIM_INSTALL_PATH
+  if (g_file_test (MACH6_SHIM_INSTALL_PATH, G_FILE_TEST_EXISTS))
+    return g_strdup (MACH6_SHIM_INSTALL_PATH);
+#endif
+#ifdef MACH6_SHIM_BUILD_PATH
+  if (g_file_test (MACH6_SHIM_BUILD_PATH, G_FILE_TEST_EXISTS))
+    return g_strdup (MACH6_SHIM_BUILD_PATH);
+#endif
+  return NULL;
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  GPid       pid;
+  gboolean   exited;
+  int        wait_status;
+  M6Reader  *reader;
+  GError    *error;
+  gint64     deadline_us;
+  guint      attach_tick;
+  gboolean   interrupted;
+} Launch;
+
+static void
+on_child_exit (GPid     pid,
+               gint     wait_status,
+               gpointer data)
+{
+  Launch *launch = data;
+
+  launch->exited = TRUE;
+  launch->wait_status = wait_status;
+  g_spawn_close_pid (pid);
+  if (launch->loop != NULL)
+    g_main_loop_quit (launch->loop);
+}
+
+static gboolean
+on_attach_tick (gpointer data)
+{
+  Launch *launch = data;
+  g_autoptr (GError) error = NULL;
+
+  launch->reader = m6_reader_attach (launch->pid, &error);
+  if (launch->reader == NULL
+      && (g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND)
+          || g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY))
+      && g_get_monotonic_time () < launch->deadline_us
+      && !launch->exited)
+    return G_SOURCE_CONTINUE;
+
+  if (launch->reader == NULL && !launch->exited
+      && !g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND)
+      && !g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY))
+    launch->error = g_steal_pointer (&error);
+  launch->attach_tick = 0;
+  g_main_loop_quit (launch->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_wake (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_launch_signal (gpointer data)
+{
+  Launch *launch = data;
+
+  launch->interrupted = TRUE;
+  g_main_loop_quit (launch->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+static char *
+describe_wait_status (int wait_status)
+{
+  if (WIFEXITED (wait_status))
+    return g_strdup_printf (_("with status %d"), WEXITSTATUS (wait_status));
+  if (WIFSIGNALED (wait_status))
+    return g_strdup_printf (_("on signal %d (%s)"), WTERMSIG (wait_status), g_strsignal (WTERMSIG (wait_status)));
+  return g_strdup (_("abnormally"));
+}
+
+static int
+cmd_run (int    argc,
+         char **argv)
+{
+  double seconds = 0;
+  double wait_seconds = RUN_WAIT_SECONDS;
+  g_autofree char *output = NULL;
+  const GOptionEntry entries[] = {
+    { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds and end the command (default: when it exits)"), "S" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
+    { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait_seconds, N_("Wait up to S seconds for the command's segment (default 5)"), "S" },
+    { NULL }
+  };
+  g_autofree char *shim = NULL;
+  g_autofree char *preload = NULL;
+  g_auto (GStrv) envp = NULL;
+  g_autoptr (GError) error = NULL;
+  Launch launch = { 0 };
+  int status;
+
+  if (!parse_options ("run", "[--] COMMAND [ARGUMENT…]",
+                      _("Run a program that uses libmach6 with the heap shim preloaded, record it until it exits and save the capture."),
+                      entries, TRUE, &argc, &argv, &status))
+    return status;
+  if (argc < 2)
+    return usage_error ("run", _("expected a command to run"));
+  if (seconds < 0 || wait_seconds <= 0)
+    return usage_error ("run", _("durations must be positive"));
+
+  envp = g_get_environ ();
+  shim = find_shim ();
+  if (shim != NULL)
+    {
+      const char *old = g_environ_getenv (envp, "LD_PRELOAD");
+      preload = old != NULL && *old != '\0' ? g_strconcat (shim, " ", old, NULL) : g_strdup (shim);
+      envp = g_environ_setenv (envp, "LD_PRELOAD", preload, TRUE);
+    }
+  else
+    g_printerr (_("mach6: warning: the heap shim libmach6-heap.so was not found (set MACH6_SHIM); memory comes only from the program's own heap source\n"));
+
+  if (!g_spawn_async (NULL, argv + 1, envp,
+                      G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CHILD_INHERITS_STDIN,
+                      NULL, NULL, &launch.pid, &error))
+    {
+      print_error (error->message);
+      return EXIT_FAILURE;
+    }
+
+  /* Wait for the segment, the child's exit, a signal or the time limit. */
+  launch.loop = g_main_loop_new (NULL, FALSE);
+  launch.deadline_us = g_get_monotonic_time () + (gint64) (wait_seconds * G_USEC_PER_SEC);
+  g_child_watch_add (launch.pid, on_child_exit, &launch);
+  launch.attach_tick = g_timeout_add (20, on_attach_tick, &launch);
+  guint sigint = g_unix_signal_add (SIGINT, on_launch_signal, &launch);
+  guint sigterm = g_unix_signal_add (SIGTERM, on_launch_signal, &launch);
+  g_main_loop_run (launch.loop);
+  g_clear_handle_id (&launch.attach_tick, g_source_remove);
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+
+  if (launch.reader == NULL)
+    {
+      if (launch.error != NULL)
+        print_error (launch.error->message);
+      else if (launch.exited)
+        {
+          g_autofree char *how = describe_wait_status (launch.wait_status);
+          g_printerr (_("mach6: %s exited %s before mach6 could attach to it; is it linked with libmach6?\n"),
+                      argv[1], how);
+        }
+      else if (launch.interrupted)
+        g_printerr (_("mach6: interrupted before %s created a mach6 segment\n"), argv[1]);
+      else
+        g_printerr (_("mach6: %s did not create a mach6 segment within %g s; is it linked with libmach6?\n"),
+                    argv[1], wait_seconds);
+      if (!launch.exited)
+        kill (launch.pid, SIGTERM);
+      g_clear_error (&launch.error);
+      g_main_loop_unref (launch.loop);
+      return EXIT_FAILURE;
+    }
+
+  gboolean ended = FALSE;
+  status = record_to_file (launch.reader, output, seconds, &ended);
+  m6_reader_free (g_steal_pointer (&launch.reader));
+
+  /* Stopped early (time limit or Ctrl-C): the command goes too. */
+  if (!ended && !launch.exited)
+    kill (launch.pid, SIGTERM);
+  {
+    gint64 give_up = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    guint wake = g_timeout_add (100, on_wake, NULL);
+    while (!launch.exited && g_get_monotonic_time () < give_up)
+      g_main_context_iteration (NULL, TRUE);
+    g_source_remove (wake);
+  }
+  if (launch.exited)
+    {
+      g_autofree char *how = describe_wait_status (launch.wait_status);
+      g_printerr (_("mach6: %s exited %s\n"), argv[1], how);
+    }
+  g_main_loop_unref (launch.loop);
+  return status;
+}
+
+/* --- clean -------------------------------------------------------------- */
+
+static int
+cmd_clean (int    argc,
+           char **argv)
+{
+  const GOptionEntry entries[] = { { NULL } };
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  if (!parse_options ("clean", "[PID…]",
+                      _("Remove the shared-memory segments of instrumented processes that are gone (all of them, or those of the given pids)."),
+                      entries, FALSE, &argc, &argv, &status))
+    return status;
+
+  if (argc == 1)
+    {
+      gint removed = m6_reader_clean (&error);
+      if (removed < 0)
+        {
+          print_error (error->message);
+          return EXIT_FAILURE;
+        }
+      g_print (g_dngettext (NULL, "Removed %d segment.\n", "Removed %d segments.\n", removed), removed);
+      return EXIT_SUCCESS;
+    }
+
+  status = EXIT_SUCCESS;
+  for (int i = 1; i < argc; i++)
+    {
+      gint pid;
+
+      if (!parse_pid (argv[i], &pid))
+        return usage_error ("clean", _("expected process ids"));
+      if (!m6_reader_clean_pid (pid, &error))
+        {
+          print_error (error->message);
+          g_clear_error (&error);
+          status = EXIT_FAILURE;
+          continue;
+        }
+      g_print (_("Removed the segment of process %d.\n"), pid);
+    }
+  return status;
+}
+
+/* --- main --------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *name;
+  int       (*run) (int argc, char **argv);
+  const char *summary;
+} Command;
+
+static const Command commands[] = {
+  { "list",   cmd_list,   N_("List the processes that run with libmach6") },
+  { "record", cmd_record, N_("Record a process into a capture file") },
+  { "report", cmd_report, N_("Print the scope tree of a capture or a process") },
+  { "run",    cmd_run,    N_("Run a command under the profiler and record it") },
+  { "clean",  cmd_clean,  N_("Remove the segments of processes that are gone") },
+};
+
+static void
+print_usage (FILE *stream)
+{
+  fprintf (stream, "%s", _("Usage: mach6 COMMAND [OPTION…]\n\nCommands:\n"));
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (stream, "  %-8s %s\n", commands[i].name, _(commands[i].summary));
+  fprintf (stream, "%s", _("\nRun “mach6 COMMAND --help” for the options of a command, “mach6 --version” for the version.\n"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+#if defined(GETTEXT_PACKAGE) && defined(LOCALEDIR)
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+#endif
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return EXIT_USAGE;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
+    {
+      if (argc > 2 && g_str_equal (argv[1], "help"))
+        {
+          char *help_argv[] = { argv[2], (char *) "--help", NULL };
+          for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+            if (g_str_equal (commands[i].name, argv[2]))
+              {
+                g_autofree char *prgname = g_strconcat ("mach6 ", argv[2], NULL);
+                g_set_prgname (prgname);
+                return commands[i].run (2, help_argv);
+              }
+        }
+      print_usage (stdout);
+      return EXIT_SUCCESS;
+    }
+  if (g_str_equal (argv[1], "--version") || g_str_equal (argv[1], "-V"))
+    {
+      g_print ("mach6 %s\n", MACH6_VERSION);
+      return EXIT_SUCCESS;
+    }
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (commands[i].name, argv[1]))
+      {
+        g_autofree char *prgname = g_strconcat ("mach6 ", argv[1], NULL);
+        g_set_prgname (prgname);
+        return commands[i].run (argc - 1, argv + 1);
+      }
+
+  g_printerr (_("mach6: “%s” is not a command\n"), argv[1]);
+  print_usage (stderr);
+  return EXIT_USAGE;
+}
