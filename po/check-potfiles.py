@@ -3,6 +3,7 @@
 # nothing that no longer exists. Run by `meson test --suite po`; stdlib only.
 #
 #   check-potfiles.py SOURCE_ROOT [POTFILES.in]
+#   check-potfiles.py --update SOURCE_ROOT    rewrite po/POTFILES.in from the scan
 
 import os
 import re
@@ -108,12 +109,41 @@ def read_potfiles(path):
     return entries
 
 
+HEADER = '# Source files with translatable strings, one per line (checked by check-potfiles.py).\n'
+
+
+def translatable_files(root):
+    found = []
+    for path in source_files(root):
+        try:
+            with open(os.path.join(root, path), encoding='utf-8', errors='replace') as f:
+                text = f.read()
+        except OSError:
+            continue
+        if is_translatable(path, text):
+            found.append(path)
+    return found
+
+
+def update(root):
+    potfiles = os.path.join(root, 'po', 'POTFILES.in')
+    found = translatable_files(root)
+    with open(potfiles, 'w', encoding='utf-8') as f:
+        f.write(HEADER)
+        f.writelines(p + '\n' for p in found)
+    print(f'check-potfiles: wrote {len(found)} file(s) to {potfiles}')
+    return 0
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
-        print('usage: check-potfiles.py SOURCE_ROOT [POTFILES.in]', file=sys.stderr)
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == '--update':
+        return update(os.path.abspath(args[1]))
+    if len(args) not in (1, 2):
+        print('usage: check-potfiles.py [--update] SOURCE_ROOT [POTFILES.in]', file=sys.stderr)
         return 2
-    root = os.path.abspath(sys.argv[1])
-    potfiles = sys.argv[2] if len(sys.argv) == 3 else os.path.join(root, 'po', 'POTFILES.in')
+    root = os.path.abspath(args[0])
+    potfiles = args[1] if len(args) == 2 else os.path.join(root, 'po', 'POTFILES.in')
 
     entries = read_potfiles(potfiles)
     listed = {e for _, e in entries}
@@ -129,15 +159,10 @@ def main():
             errors.append(f'{potfiles}:{lineno}: {entry} is listed twice')
         seen.add(entry)
 
-    for path in source_files(root):
-        try:
-            with open(os.path.join(root, path), encoding='utf-8', errors='replace') as f:
-                text = f.read()
-        except OSError as e:
-            errors.append(f'{path}: cannot read: {e}')
-            continue
-        if is_translatable(path, text) and path not in listed:
-            errors.append(f'{path}: has translatable strings but is missing from po/POTFILES.in')
+    for path in translatable_files(root):
+        if path not in listed:
+            errors.append(f'{path}: has translatable strings but is missing from po/POTFILES.in '
+                          f'(po/check-potfiles.py --update rewrites the list)')
 
     for e in errors:
         print(e, file=sys.stderr)
