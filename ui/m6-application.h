@@ -1,0 +1,35 @@
+/* m6-application.h — the mach6 viewer application: command line, app-wide
+ * actions (attach, open, about, quit) and the settings. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "m6-flame-graph.h"
+
+G_BEGIN_DECLS
+
+#define M6_APPLICATION_ID "io.github.mach6.Viewer"
+
+#define M6_TYPE_APPLICATION (m6_application_get_type ())
+G_DECLARE_FINAL_TYPE (M6Application, m6_application, M6, APPLICATION, AdwApplication)
+
+M6Application *m6_application_new              (GApplicationFlags  extra_flags);
+/* The viewer's settings, or NULL when the schema is not installed (the
+ * app then runs on defaults and remembers nothing). */
+GSettings     *m6_application_get_settings     (M6Application     *self);
+/* Live view redraws per second (setting refresh-rate, default 60). */
+guint          m6_application_get_refresh_rate (M6Application     *self);
+M6ColorMode    m6_application_get_color_mode   (M6Application     *self);
+
+/* The windows, for the actions and tests. */
+GtkWindow     *m6_application_get_picker       (M6Application     *self);
+GtkWindow     *m6_application_show_picker      (M6Application     *self);
+/* Show @message (a sentence) where the user is looking: a toast in the
+ * active window, or the picker's. */
+void           m6_application_show_error       (M6Application     *self,
+                                                const char        *message);
+
+/* Non-zero when a scripted step (--screenshot) failed. */
+int            m6_application_get_exit_status  (M6Application     *self);
+
+G_END_DECLS

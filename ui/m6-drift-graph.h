@@ -1,0 +1,33 @@
+/* m6-drift-graph.h — mem.net of one node over session time with its fitted
+ * leak rate, the top-level inverse-delta lane and the frame-time lane. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "m6-session.h"
+
+G_BEGIN_DECLS
+
+#define M6_TYPE_DRIFT_GRAPH (m6_drift_graph_get_type ())
+G_DECLARE_FINAL_TYPE (M6DriftGraph, m6_drift_graph, M6, DRIFT_GRAPH, GtkWidget)
+
+GtkWidget *m6_drift_graph_new            (void);
+void       m6_drift_graph_set_thread     (M6DriftGraph *self,
+                                          M6Session    *session,
+                                          guint         thread_index);
+/* The node whose mem.net is drawn; 0 follows the first top-level scope. */
+void       m6_drift_graph_set_node       (M6DriftGraph *self,
+                                          guint         node_id);
+guint      m6_drift_graph_get_node       (M6DriftGraph *self);
+/* The node actually drawn (resolves 0 to the first top-level scope). */
+guint      m6_drift_graph_get_shown_node (M6DriftGraph *self);
+void       m6_drift_graph_invalidate     (M6DriftGraph *self);
+
+/* The least-squares slope of the shown node's mem.net; FALSE with fewer
+ * than two history points. */
+gboolean   m6_drift_graph_get_leak_rate  (M6DriftGraph *self,
+                                          double       *kb_per_frame,
+                                          double       *kb_per_minute);
+guint      m6_drift_graph_get_n_points   (M6DriftGraph *self);
+
+G_END_DECLS

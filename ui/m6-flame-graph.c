@@ -1,0 +1,1125 @@
+/* m6-flame-graph.c — an icicle of one thread's scope tree.
+ *
+ * Each node sits on the row of its depth; its width is its share of the
+ * parent's time_sum. The rectangles and labels are laid out and recorded
+ * into one render node per data change (like Sysprof's flame graph); hover
+ * and selection are drawn on top of that cached node, so moving the mouse
+ * costs nothing. When zoomed, the ancestors of the zoomed node stay on
+ * their rows at full width, faded: a breadcrumb you can click. */
+#include "m6-flame-graph.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "m6-format.h"
+#include "m6-payload.h"
+
+#define ROW_HEIGHT      22.0f
+#define MIN_RECT_WIDTH   0.35f   /* narrower subtrees are not drawn */
+#define LABEL_PAD        4.0f
+#define MIN_LABEL_WIDTH 30.0f   /* below this an ellipsis is all that fits */
+#define ELLIPSIS_STEP    6       /* ellipsized layouts are cached per 6 px */
+#define LAYOUT_CACHE_MAX 4096
+
+typedef enum
+{
+  RECT_ANCESTOR = 1 << 0,  /* above the zoomed node, full width */
+  RECT_MATCH    = 1 << 1,
+} RectFlags;
+
+typedef struct
+{
+  guint32 id;
+  guint16 row;
+  guint16 flags;
+  float   x;
+  float   w;
+  float   rate;   /* mem.net per call, bytes (colour by memory) */
+} Rect;
+
+typedef struct
+{
+  PangoLayout *layout;
+  int          width;   /* logical, px */
+  int          height;
+} LabelLayout;
+
+struct _M6FlameGraph
+{
+  GtkWidget      parent_instance;
+
+  M6Session     *session;
+  guint          thread_index;
+  M6Tree        *tree;
+
+  guint          selected;
+  guint          zoom;
+  guint          hover;
+  M6ColorMode    color_mode;
+
+  char          *search;         /* casefolded, NULL when not searching */
+  char          *search_text;    /* as typed */
+  GArray        *label_match;    /* label id -> 0 unknown, 1 match, 2 no */
+  guint          n_highlighted;
+  gboolean       highlight_dirty;
+
+  GArray        *rects;          /* Rect, the last layout */
+  GArray        *stack;          /* walk stack, kept to avoid reallocation */
+  GHashTable    *rect_index;     /* node id -> index in rects + 1 */
+  float          layout_width;
+  gboolean       layout_dirty;
+  guint          n_rows;
+  guint          tree_rows;
+  float          max_rate;
+
+  GskRenderNode *cached;         /* rectangles and labels */
+  float          cached_width;
+  guint          n_builds;
+
+  GPtrArray     *full_layouts;   /* label id -> LabelLayout* */
+  GHashTable    *ellipsized;     /* (label << 11 | step) -> LabelLayout* */
+  gboolean       dark;
+  GdkRGBA        fg;
+};
+
+G_DEFINE_FINAL_TYPE (M6FlameGraph, m6_flame_graph, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SELECTED_NODE,
+  PROP_ZOOM_NODE,
+  PROP_SEARCH_TEXT,
+  PROP_COLOR_MODE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* --- colours ------------------------------------------------------------ */
+
+static void
+hsl_to_rgba (float    h,
+             float    s,
+             float    l,
+             GdkRGBA *out)
+{
+  float c = (1.0f - fabsf (2.0f * l - 1.0f)) * s;
+  float hp = fmodf (h, 360.0f) / 60.0f;
+  float x = c * (1.0f - fabsf (fmodf (hp, 2.0f) - 1.0f));
+  float r = 0, g = 0, b = 0;
+
+  if (hp < 1)      { r = c; g = x; }
+  else if (hp < 2) { r = x; g = c; }
+  else if (hp < 3) { g = c; b = x; }
+  else if (hp < 4) { g = x; b = c; }
+  else if (hp < 5) { r = x; b = c; }
+  else             { r = c; b = x; }
+
+  float m = l - c / 2.0f;
+  *out = (GdkRGBA) { r + m, g + m, b + m, 1.0f };
+}
+
+void
+m6_flame_graph_label_color (const char *label,
+                            gboolean    dark,
+                            GdkRGBA    *color)
+{
+  /* FNV-1a, not g_str_hash: the hue must not change between GLib versions. */
+  guint32 hash = 2166136261u;
+
+  for (const guchar *p = (const guchar *) (label ? label : ""); *p; p++)
+    hash = (hash ^ *p) * 16777619u;
+
+  float hue = (float) (hash % 360u);
+  float sat = 0.45f + (float) ((hash >> 9) % 16u) / 100.0f;
+  float light = dark ? 0.36f + (float) ((hash >> 13) % 8u) / 100.0f
+                     : 0.74f + (float) ((hash >> 13) % 8u) / 100.0f;
+
+  hsl_to_rgba (hue, sat, light, color);
+}
+
+static void
+memory_color (float    rate,
+              float    max_rate,
+              gboolean dark,
+              GdkRGBA *color)
+{
+  /* Neutral grey at zero, towards green for shrink and red for growth; the
+   * square root keeps small drifts visible next to a big leak. */
+  float t = max_rate > 0 ? CLAMP (rate / max_rate, -1.0f, 1.0f) : 0.0f;
+  float k = sqrtf (fabsf (t));
+  GdkRGBA neutral = dark ? (GdkRGBA) { 0.33f, 0.33f, 0.35f, 1 } : (GdkRGBA) { 0.82f, 0.82f, 0.84f, 1 };
+  GdkRGBA grow = dark ? (GdkRGBA) { 0.75f, 0.20f, 0.18f, 1 } : (GdkRGBA) { 0.96f, 0.45f, 0.40f, 1 };
+  GdkRGBA shrink = dark ? (GdkRGBA) { 0.18f, 0.55f, 0.30f, 1 } : (GdkRGBA) { 0.50f, 0.85f, 0.55f, 1 };
+  const GdkRGBA *to = t >= 0 ? &grow : &shrink;
+
+  color->red = neutral.red + (to->red - neutral.red) * k;
+  color->green = neutral.green + (to->green - neutral.green) * k;
+  color->blue = neutral.blue + (to->blue - neutral.blue) * k;
+  color->alpha = 1.0f;
+}
+
+/* --- labels ------------------------------------------------------------- */
+
+static void
+label_layout_free (gpointer data)
+{
+  LabelLayout *ll = data;
+
+  if (ll != NULL)
+    {
+      g_object_unref (ll->layout);
+      g_free (ll);
+    }
+}
+
+static void
+clear_layout_caches (M6FlameGraph *self)
+{
+  g_ptr_array_set_size (self->full_layouts, 0);
+  g_hash_table_remove_all (self->ellipsized);
+}
+
+static const char *
+node_label (M6FlameGraph *self,
+            const M6Node *node)
+{
+  const char *label = m6_tree_node_label (self->tree, node);
+  return label != NULL ? label : "";
+}
+
+/* The label at its natural width, measured once per label. */
+static LabelLayout *
+full_layout (M6FlameGraph *self,
+             const M6Node *node)
+{
+  if (node->label >= self->full_layouts->len)
+    g_ptr_array_set_size (self->full_layouts, node->label + 1);
+
+  LabelLayout *ll = g_ptr_array_index (self->full_layouts, node->label);
+  if (ll == NULL)
+    {
+      g_autofree char *text = m6_payload_label (self->tree, node);
+      PangoRectangle logical;
+
+      ll = g_new0 (LabelLayout, 1);
+      ll->layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+      pango_layout_set_single_paragraph_mode (ll->layout, TRUE);
+      pango_layout_get_pixel_extents (ll->layout, NULL, &logical);
+      ll->width = logical.width;
+      ll->height = logical.height;
+      g_ptr_array_index (self->full_layouts, node->label) = ll;
+    }
+  return ll;
+}
+
+/* The label ellipsized to fit @avail px, cached per 6 px of width. */
+static LabelLayout *
+fitted_layout (M6FlameGraph *self,
+               const M6Node *node,
+               float         avail)
+{
+  LabelLayout *full = full_layout (self, node);
+
+  if (full->width <= avail)
+    return full;
+  if (avail < MIN_LABEL_WIDTH)
+    return NULL;
+
+  guint step = MIN ((guint) (avail / ELLIPSIS_STEP), (1u << 11) - 1);
+  gpointer key = GUINT_TO_POINTER ((node->label << 11) | step);
+  LabelLayout *ll = g_hash_table_lookup (self->ellipsized, key);
+
+  if (ll == NULL)
+    {
+      PangoRectangle logical;
+
+      if (g_hash_table_size (self->ellipsized) >= LAYOUT_CACHE_MAX)
+        g_hash_table_remove_all (self->ellipsized);
+
+      ll = g_new0 (LabelLayout, 1);
+      ll->layout = pango_layout_copy (full->layout);
+      pango_layout_set_width (ll->layout, (int) (step * ELLIPSIS_STEP) * PANGO_SCALE);
+      pango_layout_set_ellipsize (ll->layout, PANGO_ELLIPSIZE_END);
+      pango_layout_get_pixel_extents (ll->layout, NULL, &logical);
+      ll->width = logical.width;
+      ll->height = logical.height;
+      g_hash_table_insert (self->ellipsized, key, ll);
+    }
+  return ll;
+}
+
+/* --- search ------------------------------------------------------------- */
+
+static gboolean
+label_matches (M6FlameGraph *self,
+               const M6Node *node)
+{
+  if (self->search == NULL)
+    return FALSE;
+
+  if (node->label >= self->label_match->len)
+    g_array_set_size (self->label_match, node->label + 1);
+
+  guint8 *state = &g_array_index (self->label_match, guint8, node->label);
+  if (*state == 0)
+    {
+      g_autofree char *folded = g_utf8_casefold (node_label (self, node), -1);
+      *state = strstr (folded, self->search) != NULL ? 1 : 2;
+    }
+  return *state == 1;
+}
+
+static gboolean
+is_in_subtree (const M6Node *node,
+               const M6Node *top)
+{
+  for (const M6Node *n = node; n != NULL; n = n->parent)
+    if (n == top)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+update_highlighted (M6FlameGraph *self)
+{
+  if (!self->highlight_dirty)
+    return;
+  self->highlight_dirty = FALSE;
+  self->n_highlighted = 0;
+  if (self->tree == NULL || self->search == NULL)
+    return;
+
+  M6Node *top = m6_tree_get_node (self->tree, self->zoom);
+  guint n_nodes = m6_tree_get_n_nodes (self->tree);
+
+  for (guint id = 1; id < n_nodes; id++)
+    {
+      M6Node *node = m6_tree_get_node (self->tree, id);
+      if (label_matches (self, node) && (self->zoom == 0 || is_in_subtree (node, top)))
+        self->n_highlighted++;
+    }
+}
+
+/* --- layout ------------------------------------------------------------- */
+
+typedef struct
+{
+  const M6Node *node;
+  float         x;
+  float         w;
+} WalkItem;
+
+static void
+add_rect (M6FlameGraph *self,
+          const M6Node *node,
+          float         x,
+          float         w,
+          guint16       flags)
+{
+  Rect rect = {
+    .id = node->id,
+    .row = (guint16) MIN (node->depth - 1, G_MAXUINT16),
+    .flags = flags,
+    .x = x,
+    .w = w,
+    .rate = node->count ? (float) ((double) m6_node_mem_net (node) / (double) node->count) : 0.0f,
+  };
+
+  if (label_matches (self, node))
+    rect.flags |= RECT_MATCH;
+  if ((flags & RECT_ANCESTOR) == 0)
+    self->max_rate = MAX (self->max_rate, fabsf (rect.rate));
+  g_array_append_val (self->rects, rect);
+  g_hash_table_insert (self->rect_index, GUINT_TO_POINTER (node->id),
+                       GUINT_TO_POINTER (self->rects->len));
+  self->n_rows = MAX (self->n_rows, (guint) rect.row + 1);
+}
+
+/* Lay the children of @parent out over [x, x + w). */
+static void
+push_children (M6FlameGraph *self,
+               const M6Node *parent,
+               float         x,
+               float         w,
+               gint64        total)
+{
+  if (total <= 0)
+    return;
+
+  double scale = (double) w / (double) total;
+  float end = x + w;
+
+  for (const M6Node *child = parent->first_child; child != NULL; child = child->next_sibling)
+    {
+      float cw = (float) ((double) child->time_sum * scale);
+
+      if (cw >= MIN_RECT_WIDTH)
+        {
+          cw = MIN (cw, end - x);
+          WalkItem item = { child, x, cw };
+          g_array_append_val (self->stack, item);
+        }
+      x += cw;
+      if (x >= end)
+        break;
+    }
+}
+
+static void
+ensure_layout (M6FlameGraph *self,
+               float         width)
+{
+  if (!self->layout_dirty && self->layout_width == width)
+    return;
+
+  self->layout_dirty = FALSE;
+  self->layout_width = width;
+  self->max_rate = 0;
+  g_array_set_size (self->rects, 0);
+  g_hash_table_remove_all (self->rect_index);
+
+  if (self->tree == NULL || width <= 0)
+    return;
+
+  M6Node *root = m6_tree_get_root (self->tree);
+  M6Node *zoom = m6_tree_get_node (self->tree, self->zoom);
+  gint64 total = 0;
+
+  g_array_set_size (self->stack, 0);
+
+  if (zoom == root)
+    {
+      for (M6Node *child = root->first_child; child != NULL; child = child->next_sibling)
+        total += child->time_sum;
+      push_children (self, root, 0, width, total);
+    }
+  else
+    {
+      for (const M6Node *a = zoom->parent; a != NULL && a != root; a = a->parent)
+        add_rect (self, a, 0, width, RECT_ANCESTOR);
+      add_rect (self, zoom, 0, width, 0);
+      push_children (self, zoom, 0, width, zoom->time_sum);
+    }
+
+  while (self->stack->len > 0)
+    {
+      WalkItem item = g_array_index (self->stack, WalkItem, self->stack->len - 1);
+
+      g_array_set_size (self->stack, self->stack->len - 1);
+      add_rect (self, item.node, item.x, item.w, 0);
+      push_children (self, item.node, item.x, item.w, item.node->time_sum);
+    }
+}
+
+static guint
+tree_rows (M6FlameGraph *self)
+{
+  guint rows = 0;
+
+  if (self->tree == NULL)
+    return 0;
+  /* Rows follow absolute depth, so the deepest node sets the height. */
+  guint n_nodes = m6_tree_get_n_nodes (self->tree);
+  for (guint id = 1; id < n_nodes; id++)
+    rows = MAX (rows, m6_tree_get_node (self->tree, id)->depth);
+  return rows;
+}
+
+static const Rect *
+rect_for_node (M6FlameGraph *self,
+               guint         id)
+{
+  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (self->rect_index, GUINT_TO_POINTER (id)));
+
+  return index > 0 ? &g_array_index (self->rects, Rect, index - 1) : NULL;
+}
+
+/* --- drawing ------------------------------------------------------------ */
+
+static void
+update_style (M6FlameGraph *self)
+{
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (self)), &self->fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  /* Light text means a dark style. */
+  self->dark = (0.299 * self->fg.red + 0.587 * self->fg.green + 0.114 * self->fg.blue) > 0.5;
+}
+
+static void
+rect_color (M6FlameGraph *self,
+            const Rect   *rect,
+            const M6Node *node,
+            GdkRGBA      *color)
+{
+  if (self->color_mode == M6_COLOR_MODE_MEMORY)
+    memory_color (rect->rate, self->max_rate, self->dark, color);
+  else
+    m6_flame_graph_label_color (node_label (self, node), self->dark, color);
+
+  if (rect->flags & RECT_ANCESTOR)
+    color->alpha = 0.45f;
+  if (self->search != NULL && (rect->flags & RECT_MATCH) == 0)
+    color->alpha *= 0.25f;
+}
+
+static GskRenderNode *
+build_node (M6FlameGraph *self,
+            float         width)
+{
+  update_style (self);
+
+  GtkSnapshot *snapshot;
+  GdkRGBA text = self->dark ? (GdkRGBA) { 1, 1, 1, 0.92f } : (GdkRGBA) { 0, 0, 0, 0.85f };
+  GdkRGBA match_text = text;
+  GdkRGBA dim_text = text;
+
+  dim_text.alpha *= 0.35f;
+  self->n_builds++;
+  snapshot = gtk_snapshot_new ();
+
+  for (guint i = 0; i < self->rects->len; i++)
+    {
+      const Rect *rect = &g_array_index (self->rects, Rect, i);
+      const M6Node *node = m6_tree_get_node (self->tree, rect->id);
+      float y = rect->row * ROW_HEIGHT;
+      GdkRGBA color;
+
+      rect_color (self, rect, node, &color);
+      /* A 1 px gap on the right and bottom separates neighbours. */
+      gtk_snapshot_append_color (snapshot, &color,
+                                 &GRAPHENE_RECT_INIT (rect->x, y,
+                                                      MAX (rect->w - 1.0f, 0.35f), ROW_HEIGHT - 1.0f));
+
+      float avail = rect->w - 2 * LABEL_PAD;
+      if (avail < MIN_LABEL_WIDTH)
+        continue;
+
+      LabelLayout *ll = fitted_layout (self, node, avail);
+      if (ll == NULL)
+        continue;
+
+      const GdkRGBA *ink = &text;
+      if (self->search != NULL)
+        ink = (rect->flags & RECT_MATCH) ? &match_text : &dim_text;
+
+      gtk_snapshot_save (snapshot);
+      gtk_snapshot_translate (snapshot,
+                              &GRAPHENE_POINT_INIT (rect->x + LABEL_PAD,
+                                                    y + floorf ((ROW_HEIGHT - 1.0f - ll->height) / 2.0f)));
+      gtk_snapshot_append_layout (snapshot, ll->layout, ink);
+      gtk_snapshot_restore (snapshot);
+    }
+
+  return gtk_snapshot_free_to_node (snapshot);
+}
+
+static void
+append_outline (GtkSnapshot   *snapshot,
+                const Rect    *rect,
+                const GdkRGBA *color,
+                float          thickness)
+{
+  GskRoundedRect outline;
+  float y = rect->row * ROW_HEIGHT;
+  GdkRGBA colors[4] = { *color, *color, *color, *color };
+  float widths[4] = { thickness, thickness, thickness, thickness };
+
+  gsk_rounded_rect_init_from_rect (&outline,
+                                   &GRAPHENE_RECT_INIT (rect->x, y,
+                                                        MAX (rect->w - 1.0f, thickness * 2),
+                                                        ROW_HEIGHT - 1.0f),
+                                   0);
+  gtk_snapshot_append_border (snapshot, &outline, widths, colors);
+}
+
+static void
+m6_flame_graph_snapshot (GtkWidget   *widget,
+                         GtkSnapshot *snapshot)
+{
+  M6FlameGraph *self = M6_FLAME_GRAPH (widget);
+  float width = (float) gtk_widget_get_width (widget);
+
+  if (self->tree == NULL)
+    return;
+
+  if (self->cached == NULL || self->cached_width != width || self->layout_dirty)
+    {
+      ensure_layout (self, width);
+      g_clear_pointer (&self->cached, gsk_render_node_unref);
+      self->cached = build_node (self, width);
+      self->cached_width = width;
+    }
+
+  if (self->cached != NULL)
+    gtk_snapshot_append_node (snapshot, self->cached);
+
+  const Rect *hover = self->hover ? rect_for_node (self, self->hover) : NULL;
+  if (hover != NULL && self->hover != self->selected)
+    {
+      GdkRGBA color = self->fg;
+      color.alpha = 0.7f;
+      append_outline (snapshot, hover, &color, 1.0f);
+    }
+
+  const Rect *selected = self->selected ? rect_for_node (self, self->selected) : NULL;
+  if (selected != NULL)
+    {
+      GdkRGBA accent = self->dark ? (GdkRGBA) { 0.47f, 0.68f, 0.93f, 1 }
+                                  : (GdkRGBA) { 0.11f, 0.44f, 0.85f, 1 };
+      append_outline (snapshot, selected, &accent, 2.0f);
+    }
+}
+
+static void
+m6_flame_graph_measure (GtkWidget      *widget,
+                        GtkOrientation  orientation,
+                        int             for_size,
+                        int            *minimum,
+                        int            *natural,
+                        int            *minimum_baseline,
+                        int            *natural_baseline)
+{
+  M6FlameGraph *self = M6_FLAME_GRAPH (widget);
+
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = 120;
+      *natural = 600;
+    }
+  else
+    {
+      guint rows = MAX (self->tree_rows, 1);
+      *minimum = (int) (rows * ROW_HEIGHT);
+      *natural = *minimum;
+    }
+}
+
+static void
+m6_flame_graph_css_changed (GtkWidget         *widget,
+                            GtkCssStyleChange *change)
+{
+  M6FlameGraph *self = M6_FLAME_GRAPH (widget);
+
+  GTK_WIDGET_CLASS (m6_flame_graph_parent_class)->css_changed (widget, change);
+
+  update_style (self);
+  clear_layout_caches (self);
+  g_clear_pointer (&self->cached, gsk_render_node_unref);
+  gtk_widget_queue_draw (widget);
+}
+
+/* --- input -------------------------------------------------------------- */
+
+static void
+set_hover (M6FlameGraph *self,
+           guint         id)
+{
+  if (self->hover == id)
+    return;
+  self->hover = id;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+motion_cb (GtkEventControllerMotion *motion,
+           double                    x,
+           double                    y,
+           M6FlameGraph             *self)
+{
+  set_hover (self, m6_flame_graph_get_node_at (self, x, y));
+}
+
+static void
+leave_cb (GtkEventControllerMotion *motion,
+          M6FlameGraph             *self)
+{
+  set_hover (self, 0);
+}
+
+static void
+click_released_cb (GtkGestureClick *gesture,
+                   int              n_press,
+                   double           x,
+                   double           y,
+                   M6FlameGraph    *self)
+{
+  guint id = m6_flame_graph_get_node_at (self, x, y);
+
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (id == 0)
+    return;
+
+  /* A click selects the node and zooms into it; on a faded ancestor it
+   * zooms back out to that ancestor. */
+  m6_flame_graph_set_selected_node (self, id);
+  m6_flame_graph_zoom_to (self, id);
+}
+
+static gboolean
+query_tooltip_cb (GtkWidget    *widget,
+                  int           x,
+                  int           y,
+                  gboolean      keyboard,
+                  GtkTooltip   *tooltip,
+                  M6FlameGraph *self)
+{
+  guint id = m6_flame_graph_get_node_at (self, x, y);
+
+  if (id == 0)
+    return FALSE;
+
+  M6Node *node = m6_tree_get_node (self->tree, id);
+  M6NodeStats stats;
+  g_autoptr (GString) path = g_string_new (NULL);
+  g_autofree char *label = m6_payload_label (self->tree, node);
+
+  m6_node_stats_compute (node, &stats);
+
+  for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
+    {
+      g_autofree char *al = m6_payload_label (self->tree, a);
+      g_string_prepend (path, " › ");
+      g_string_prepend (path, al);
+    }
+
+  double share = 100.0;
+  if (node->parent != NULL && node->parent->id != 0 && node->parent->time_sum > 0)
+    share = 100.0 * (double) node->time_sum / (double) node->parent->time_sum;
+
+  g_autofree char *avg = m6_format_duration (stats.time_avg);
+  g_autofree char *p50 = m6_format_duration (stats.time_p50);
+  g_autofree char *p90 = m6_format_duration (stats.time_p90);
+  g_autofree char *max = m6_format_duration (stats.time_max);
+  g_autofree char *count = m6_format_count (stats.count);
+  g_autofree char *delta = m6_format_kb (stats.mem_delta_avg, TRUE);
+  g_autofree char *net = m6_format_kb (stats.mem_net, TRUE);
+  g_autofree char *rate = m6_format_kb (stats.mem_rate, TRUE);
+  g_autofree char *markup = NULL;
+
+  markup = g_markup_printf_escaped ("<b>%s</b>\n"
+                                    "<small>%s%s</small>\n"
+                                    "%s <tt>%s</tt>    %s <tt>%.1f %%</tt>\n"
+                                    "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
+                                    "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
+                                    "%s <tt>%s</tt>\n"
+                                    "%s <tt>%s</tt>    %s <tt>%s</tt>",
+                                    label,
+                                    path->str, label,
+                                    _("Calls"), count, _("of parent"), share,
+                                    _("Time avg"), avg, _("p50"), p50,
+                                    _("p90"), p90, _("max"), max,
+                                    _("Mem Δ avg"), delta,
+                                    _("mem.net"), net, _("per call"), rate);
+  gtk_tooltip_set_markup (tooltip, markup);
+  return TRUE;
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
+m6_flame_graph_dispose (GObject *object)
+{
+  M6FlameGraph *self = M6_FLAME_GRAPH (object);
+
+  g_clear_pointer (&self->cached, gsk_render_node_unref);
+  g_clear_object (&self->session);
+  self->tree = NULL;
+
+  G_OBJECT_CLASS (m6_flame_graph_parent_class)->dispose (object);
+}
+
+static void
+m6_flame_graph_finalize (GObject *object)
+{
+  M6FlameGraph *self = M6_FLAME_GRAPH (object);
+
+  g_array_unref (self->rects);
+  g_array_unref (self->stack);
+  g_array_unref (self->label_match);
+  g_hash_table_unref (self->rect_index);
+  g_ptr_array_unref (self->full_layouts);
+  g_hash_table_unref (self->ellipsized);
+  g_free (self->search);
+  g_free (self->search_text);
+
+  G_OBJECT_CLASS (m6_flame_graph_parent_class)->finalize (object);
+}
+
+static void
+m6_flame_graph_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  M6FlameGraph *self = M6_FLAME_GRAPH (object);
+
+  switch (prop_id)
+    {
+    case PROP_SELECTED_NODE:
+      g_value_set_uint (value, self->selected);
+      break;
+    case PROP_ZOOM_NODE:
+      g_value_set_uint (value, self->zoom);
+      break;
+    case PROP_SEARCH_TEXT:
+      g_value_set_string (value, self->search_text);
+      break;
+    case PROP_COLOR_MODE:
+      g_value_set_int (value, self->color_mode);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_flame_graph_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  M6FlameGraph *self = M6_FLAME_GRAPH (object);
+
+  switch (prop_id)
+    {
+    case PROP_SELECTED_NODE:
+      m6_flame_graph_set_selected_node (self, g_value_get_uint (value));
+      break;
+    case PROP_ZOOM_NODE:
+      m6_flame_graph_zoom_to (self, g_value_get_uint (value));
+      break;
+    case PROP_SEARCH_TEXT:
+      m6_flame_graph_set_search_text (self, g_value_get_string (value));
+      break;
+    case PROP_COLOR_MODE:
+      m6_flame_graph_set_color_mode (self, g_value_get_int (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_flame_graph_class_init (M6FlameGraphClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = m6_flame_graph_dispose;
+  object_class->finalize = m6_flame_graph_finalize;
+  object_class->get_property = m6_flame_graph_get_property;
+  object_class->set_property = m6_flame_graph_set_property;
+
+  widget_class->snapshot = m6_flame_graph_snapshot;
+  widget_class->measure = m6_flame_graph_measure;
+  widget_class->css_changed = m6_flame_graph_css_changed;
+
+  properties[PROP_SELECTED_NODE] =
+    g_param_spec_uint ("selected-node", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ZOOM_NODE] =
+    g_param_spec_uint ("zoom-node", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SEARCH_TEXT] =
+    g_param_spec_string ("search-text", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COLOR_MODE] =
+    g_param_spec_int ("color-mode", NULL, NULL, M6_COLOR_MODE_LABEL, M6_COLOR_MODE_MEMORY,
+                      M6_COLOR_MODE_LABEL,
+                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_css_name (widget_class, "flamegraph");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+m6_flame_graph_init (M6FlameGraph *self)
+{
+  GtkEventController *motion;
+  GtkGesture *click;
+
+  self->rects = g_array_new (FALSE, FALSE, sizeof (Rect));
+  self->stack = g_array_new (FALSE, FALSE, sizeof (WalkItem));
+  self->label_match = g_array_new (FALSE, TRUE, sizeof (guint8));
+  self->rect_index = g_hash_table_new (NULL, NULL);
+  self->full_layouts = g_ptr_array_new_with_free_func (label_layout_free);
+  self->ellipsized = g_hash_table_new_full (NULL, NULL, NULL, label_layout_free);
+  self->layout_dirty = TRUE;
+
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), self);
+
+  motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
+  g_signal_connect (motion, "leave", G_CALLBACK (leave_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  g_signal_connect (click, "released", G_CALLBACK (click_released_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+}
+
+/* --- API ---------------------------------------------------------------- */
+
+GtkWidget *
+m6_flame_graph_new (void)
+{
+  return g_object_new (M6_TYPE_FLAME_GRAPH, NULL);
+}
+
+void
+m6_flame_graph_set_thread (M6FlameGraph *self,
+                           M6Session    *session,
+                           guint         thread_index)
+{
+  g_return_if_fail (M6_IS_FLAME_GRAPH (self));
+
+  M6Thread *thread = session ? m6_session_get_thread (session, thread_index) : NULL;
+
+  g_set_object (&self->session, session);
+  self->thread_index = thread_index;
+  self->tree = thread ? thread->tree : NULL;
+  self->hover = 0;
+  clear_layout_caches (self);
+  g_array_set_size (self->label_match, 0);
+
+  if (self->selected != 0)
+    {
+      self->selected = 0;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_NODE]);
+    }
+  if (self->zoom != 0)
+    {
+      self->zoom = 0;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM_NODE]);
+    }
+  m6_flame_graph_invalidate (self);
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
+M6Session *
+m6_flame_graph_get_session (M6FlameGraph *self)
+{
+  return self->session;
+}
+
+M6Tree *
+m6_flame_graph_get_tree (M6FlameGraph *self)
+{
+  return self->tree;
+}
+
+void
+m6_flame_graph_invalidate (M6FlameGraph *self)
+{
+  g_return_if_fail (M6_IS_FLAME_GRAPH (self));
+
+  guint rows = tree_rows (self);
+
+  self->layout_dirty = TRUE;
+  self->highlight_dirty = TRUE;
+  g_clear_pointer (&self->cached, gsk_render_node_unref);
+  /* The tree may have grown deeper: the natural height follows. */
+  if (rows != self->tree_rows)
+    {
+      self->tree_rows = rows;
+      gtk_widget_queue_resize (GTK_WIDGET (self));
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+m6_flame_graph_get_selected_node (M6FlameGraph *self)
+{
+  return self->selected;
+}
+
+void
+m6_flame_graph_set_selected_node (M6FlameGraph *self,
+                                  guint         node_id)
+{
+  g_return_if_fail (M6_IS_FLAME_GRAPH (self));
+
+  if (self->tree == NULL || node_id >= m6_tree_get_n_nodes (self->tree))
+    node_id = 0;
+  if (self->selected == node_id)
+    return;
+
+  self->selected = node_id;
+
+  /* A node outside the zoomed subtree (and not one of its ancestors) would
+   * be invisible: zoom out far enough to show it. */
+  if (node_id != 0 && self->zoom != 0)
+    {
+      M6Node *node = m6_tree_get_node (self->tree, node_id);
+      M6Node *zoom = m6_tree_get_node (self->tree, self->zoom);
+      if (!is_in_subtree (node, zoom) && !is_in_subtree (zoom, node))
+        {
+          M6Node *common = zoom;
+          while (common != NULL && !is_in_subtree (node, common))
+            common = common->parent;
+          m6_flame_graph_zoom_to (self, common ? common->id : 0);
+        }
+    }
+
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_NODE]);
+}
+
+guint
+m6_flame_graph_get_zoom_node (M6FlameGraph *self)
+{
+  return self->zoom;
+}
+
+void
+m6_flame_graph_zoom_to (M6FlameGraph *self,
+                        guint         node_id)
+{
+  g_return_if_fail (M6_IS_FLAME_GRAPH (self));
+
+  if (self->tree == NULL || node_id >= m6_tree_get_n_nodes (self->tree))
+    node_id = 0;
+  if (self->zoom == node_id)
+    return;
+
+  self->zoom = node_id;
+  m6_flame_graph_invalidate (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM_NODE]);
+}
+
+gboolean
+m6_flame_graph_zoom_out (M6FlameGraph *self)
+{
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), FALSE);
+
+  if (self->zoom == 0 || self->tree == NULL)
+    return FALSE;
+
+  M6Node *zoom = m6_tree_get_node (self->tree, self->zoom);
+  m6_flame_graph_zoom_to (self, zoom->parent ? zoom->parent->id : 0);
+  return TRUE;
+}
+
+void
+m6_flame_graph_set_search_text (M6FlameGraph *self,
+                                const char   *text)
+{
+  g_return_if_fail (M6_IS_FLAME_GRAPH (self));
+
+  if (text != NULL && *text == '\0')
+    text = NULL;
+  if (g_strcmp0 (self->search_text, text) == 0)
+    return;
+
+  g_free (self->search_text);
+  g_free (self->search);
+  self->search_text = g_strdup (text);
+  self->search = text ? g_utf8_casefold (text, -1) : NULL;
+  g_array_set_size (self->label_match, 0);
+  m6_flame_graph_invalidate (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_TEXT]);
+}
+
+const char *
+m6_flame_graph_get_search_text (M6FlameGraph *self)
+{
+  return self->search_text;
+}
+
+guint
+m6_flame_graph_get_n_highlighted (M6FlameGraph *self)
+{
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), 0);
+
+  update_highlighted (self);
+  return self->n_highlighted;
+}
+
+void
+m6_flame_graph_set_color_mode (M6FlameGraph *self,
+                               M6ColorMode   mode)
+{
+  g_return_if_fail (M6_IS_FLAME_GRAPH (self));
+
+  if (self->color_mode == mode)
+    return;
+  self->color_mode = mode;
+  m6_flame_graph_invalidate (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLOR_MODE]);
+}
+
+M6ColorMode
+m6_flame_graph_get_color_mode (M6FlameGraph *self)
+{
+  return self->color_mode;
+}
+
+guint
+m6_flame_graph_get_n_rects (M6FlameGraph *self)
+{
+  ensure_layout (self, (float) gtk_widget_get_width (GTK_WIDGET (self)));
+  return self->rects->len;
+}
+
+guint
+m6_flame_graph_get_n_builds (M6FlameGraph *self)
+{
+  return self->n_builds;
+}
+
+guint
+m6_flame_graph_get_node_at (M6FlameGraph *self,
+                            double        x,
+                            double        y)
+{
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), 0);
+
+  if (self->tree == NULL || y < 0)
+    return 0;
+
+  ensure_layout (self, (float) gtk_widget_get_width (GTK_WIDGET (self)));
+
+  guint row = (guint) (y / ROW_HEIGHT);
+  for (guint i = 0; i < self->rects->len; i++)
+    {
+      const Rect *rect = &g_array_index (self->rects, Rect, i);
+      if (rect->row == row && x >= rect->x && x < rect->x + rect->w)
+        return rect->id;
+    }
+  return 0;
+}
+
+gboolean
+m6_flame_graph_get_node_rect (M6FlameGraph    *self,
+                              guint            node_id,
+                              graphene_rect_t *out)
+{
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), FALSE);
+
+  ensure_layout (self, (float) gtk_widget_get_width (GTK_WIDGET (self)));
+
+  const Rect *rect = rect_for_node (self, node_id);
+  if (rect == NULL)
+    return FALSE;
+  graphene_rect_init (out, rect->x, rect->row * ROW_HEIGHT, rect->w, ROW_HEIGHT);
+  return TRUE;
+}
+
+double
+m6_flame_graph_get_node_share (M6FlameGraph *self,
+                               guint         node_id)
+{
+  graphene_rect_t rect;
+  float width = (float) gtk_widget_get_width (GTK_WIDGET (self));
+
+  if (width <= 0 || !m6_flame_graph_get_node_rect (self, node_id, &rect))
+    return 0;
+  return rect.size.width / width;
+}

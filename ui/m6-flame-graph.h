@@ -1,0 +1,72 @@
+/* m6-flame-graph.h — the icicle (top-down flame graph) of one thread's scope
+ * tree: width is the share of the parent's time, click zooms, search dims
+ * what does not match. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "m6-session.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  M6_COLOR_MODE_LABEL,    /* a stable hue per label */
+  M6_COLOR_MODE_MEMORY,   /* mem.net per call: green shrinks, red grows */
+} M6ColorMode;
+
+#define M6_TYPE_FLAME_GRAPH (m6_flame_graph_get_type ())
+G_DECLARE_FINAL_TYPE (M6FlameGraph, m6_flame_graph, M6, FLAME_GRAPH, GtkWidget)
+
+GtkWidget   *m6_flame_graph_new                (void);
+
+/* Show the tree of thread @thread_index of @session (a ref is held). */
+void         m6_flame_graph_set_thread         (M6FlameGraph *self,
+                                                M6Session    *session,
+                                                guint         thread_index);
+M6Session   *m6_flame_graph_get_session        (M6FlameGraph *self);
+M6Tree      *m6_flame_graph_get_tree           (M6FlameGraph *self);
+
+/* The tree changed: lay out and draw again (the cached render node is
+ * dropped; it is rebuilt at the next snapshot). */
+void         m6_flame_graph_invalidate         (M6FlameGraph *self);
+
+/* Node ids of the thread's tree; 0 (the virtual root) means none. */
+guint        m6_flame_graph_get_selected_node  (M6FlameGraph *self);
+void         m6_flame_graph_set_selected_node  (M6FlameGraph *self,
+                                                guint         node_id);
+guint        m6_flame_graph_get_zoom_node      (M6FlameGraph *self);
+void         m6_flame_graph_zoom_to            (M6FlameGraph *self,
+                                                guint         node_id);
+/* Zoom out one level; FALSE if already showing the whole tree. */
+gboolean     m6_flame_graph_zoom_out           (M6FlameGraph *self);
+
+void         m6_flame_graph_set_search_text    (M6FlameGraph *self,
+                                                const char   *text);
+const char  *m6_flame_graph_get_search_text    (M6FlameGraph *self);
+/* Nodes of the shown subtree whose label matches the search. */
+guint        m6_flame_graph_get_n_highlighted  (M6FlameGraph *self);
+
+void         m6_flame_graph_set_color_mode     (M6FlameGraph *self,
+                                                M6ColorMode   mode);
+M6ColorMode  m6_flame_graph_get_color_mode     (M6FlameGraph *self);
+
+/* What the last layout drew, for tests and the window. */
+guint        m6_flame_graph_get_n_rects        (M6FlameGraph *self);
+guint        m6_flame_graph_get_n_builds       (M6FlameGraph *self);
+guint        m6_flame_graph_get_node_at        (M6FlameGraph *self,
+                                                double        x,
+                                                double        y);
+gboolean     m6_flame_graph_get_node_rect      (M6FlameGraph *self,
+                                                guint         node_id,
+                                                graphene_rect_t *rect);
+/* The displayed width of @node_id as a share of the whole view, 0 if absent. */
+double       m6_flame_graph_get_node_share     (M6FlameGraph *self,
+                                                guint         node_id);
+
+/* Colours used for a label, exported for the stats view's swatches. */
+void         m6_flame_graph_label_color        (const char   *label,
+                                                gboolean      dark,
+                                                GdkRGBA      *color);
+
+G_END_DECLS

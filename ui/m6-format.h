@@ -1,0 +1,25 @@
+/* m6-format.h — numbers as a person reads them: times in ms, memory in KB
+ * or MB, signed where a sign means growth or shrink. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* @seconds as "1.23 ms", "12.3 ms", "1.20 s" or "850 µs". */
+char   *m6_format_duration     (double   seconds);
+/* @kb as "12.5 KB", "3.40 MB"; @signed_ adds a leading "+" to growth. */
+char   *m6_format_kb           (double   kb,
+                                gboolean signed_);
+/* A plain number with thousands grouped: "1 234 567". */
+char   *m6_format_count        (guint64  count);
+/* Elapsed time as "1:23" or "1:02:03". */
+char   *m6_format_elapsed      (gint64   ns);
+/* A rate in events per second as "1.2 M/s", "830 k/s", "12/s". */
+char   *m6_format_rate         (double   per_second);
+
+/* A step of 1, 2 or 5 × 10^k near @range / @n_ticks, for axis ticks. */
+double  m6_format_nice_step    (double   range,
+                                guint    n_ticks);
+
+G_END_DECLS

@@ -1,0 +1,20 @@
+/* m6-picker-window.h — the start window: pick a running program to attach
+ * to, or open a capture. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "m6-process-picker.h"
+
+G_BEGIN_DECLS
+
+#define M6_TYPE_PICKER_WINDOW (m6_picker_window_get_type ())
+G_DECLARE_FINAL_TYPE (M6PickerWindow, m6_picker_window, M6, PICKER_WINDOW, AdwApplicationWindow)
+
+M6PickerWindow  *m6_picker_window_new          (GtkApplication *app);
+M6ProcessPicker *m6_picker_window_get_picker   (M6PickerWindow *self);
+void             m6_picker_window_show_error   (M6PickerWindow *self,
+                                                const char     *message);
+const char      *m6_picker_window_get_last_message (M6PickerWindow *self);
+
+G_END_DECLS

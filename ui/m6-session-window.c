@@ -1,0 +1,1273 @@
+/* m6-session-window.c — the window of one session.
+ *
+ * Live sessions are drained from a timeout in bounded slices (drawing never
+ * starves reading, and a paused view keeps reading), recorded to a
+ * temporary capture as they arrive, and redrawn from a tick callback at
+ * most once per frame and only when data changed. Everything the window
+ * does is a GAction, so the menu, the shortcuts and the tests share it. */
+#include "m6-session-window.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "m6-application.h"
+#include "m6-capture.h"
+#include "m6-export.h"
+#include "m6-format.h"
+#include "m6-json.h"
+#include "m6-payload.h"
+#include "m6-screenshot.h"
+
+#define DRAIN_INTERVAL_MS     8
+#define DRAIN_SLICE           200000
+#define STATUS_INTERVAL_MS    500
+#define STATS_INTERVAL_US     (G_USEC_PER_SEC / 10)
+
+struct _M6SessionWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* template */
+  AdwToastOverlay      *toast_overlay;
+  AdwWindowTitle       *window_title;
+  GtkToggleButton      *pause_button;
+  GtkDropDown          *thread_dropdown;
+  GtkInfoBar           *ended_bar;
+  GtkLabel             *ended_label;
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkLabel             *match_label;
+  GtkBox               *breadcrumbs;
+  GtkStack             *flame_stack;
+  GtkPaned             *main_paned;
+  GtkPaned             *bottom_paned;
+  M6FlameGraph         *flame_graph;
+  M6StatsView          *stats_view;
+  M6DriftGraph         *drift_graph;
+  GtkLabel             *state_label;
+  GtkLabel             *elapsed_label;
+  GtkLabel             *rate_label;
+  GtkLabel             *drops_label;
+  GtkLabel             *unbalanced_label;
+  GtkLabel             *rejected_label;
+  GtkLabel             *memory_label;
+
+  M6Session            *session;
+  M6Reader             *reader;
+  M6CaptureWriter      *recorder;
+  char                 *capture_path;    /* the file a loaded session came from */
+  char                 *last_written;
+  char                 *last_message;
+  GtkStringList        *thread_names;
+
+  guint                 thread_index;
+  gboolean              thread_chosen;   /* by the user: stop auto-picking */
+  gboolean              paused;
+  gboolean              drain_failed;
+  gboolean              pane_fitted;
+  guint                 syncing;
+
+  guint                 drain_id;
+  guint                 status_id;
+  guint                 tick_id;
+  guint64               data_serial;
+  guint64               shown_serial;
+  guint64               stats_serial;
+  gint64                last_refresh_us;
+  gint64                last_stats_us;
+  guint                 n_refreshes;
+
+  guint64               rate_events;
+  gint64                rate_time_us;
+  double                events_per_second;
+};
+
+G_DEFINE_FINAL_TYPE (M6SessionWindow, m6_session_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void refresh_views    (M6SessionWindow *self,
+                              gboolean         force_stats);
+static void update_status    (M6SessionWindow *self);
+
+/* --- messages ----------------------------------------------------------- */
+
+static void
+show_toast (M6SessionWindow *self,
+            const char      *message)
+{
+  AdwToast *toast = adw_toast_new (message);
+
+  g_free (self->last_message);
+  self->last_message = g_strdup (message);
+  adw_toast_set_timeout (toast, 5);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static char *
+display_path (const char *path)
+{
+  const char *home = g_get_home_dir ();
+  g_autofree char *display = g_filename_display_name (path);
+
+  if (home != NULL && g_str_has_prefix (path, home) && path[strlen (home)] == '/')
+    return g_strconcat ("~", display + strlen (home), NULL);
+  return g_steal_pointer (&display);
+}
+
+/* --- threads ------------------------------------------------------------ */
+
+static char *
+thread_title (M6Thread *thread)
+{
+  if (thread->name != NULL && *thread->name)
+    return g_strdup_printf (_("%s (tid %" G_GUINT64_FORMAT ")"), thread->name, thread->tid);
+  return g_strdup_printf (_("Thread %u (tid %" G_GUINT64_FORMAT ")"), thread->index + 1, thread->tid);
+}
+
+static void
+sync_thread_names (M6SessionWindow *self)
+{
+  guint n = m6_session_get_n_threads (self->session);
+  guint listed = g_list_model_get_n_items (G_LIST_MODEL (self->thread_names));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *title = thread_title (m6_session_get_thread (self->session, i));
+
+      if (i >= listed)
+        gtk_string_list_append (self->thread_names, title);
+      else if (g_strcmp0 (gtk_string_list_get_string (self->thread_names, i), title) != 0)
+        {
+          const char *items[] = { title, NULL };
+          guint selected = gtk_drop_down_get_selected (self->thread_dropdown);
+
+          self->syncing++;
+          gtk_string_list_splice (self->thread_names, i, 1, items);
+          gtk_drop_down_set_selected (self->thread_dropdown, selected);
+          self->syncing--;
+        }
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->thread_dropdown), n > 1);
+}
+
+static void
+show_thread (M6SessionWindow *self,
+             guint            index)
+{
+  self->thread_index = index;
+  m6_flame_graph_set_thread (self->flame_graph, self->session, index);
+  m6_stats_view_set_thread (self->stats_view, self->session, index);
+  m6_drift_graph_set_thread (self->drift_graph, self->session, index);
+
+  self->syncing++;
+  gtk_drop_down_set_selected (self->thread_dropdown, index);
+  self->syncing--;
+
+  refresh_views (self, TRUE);
+}
+
+/* Until the user picks one, show the main thread (its tid is the pid),
+ * else the busiest: workers may register before the main loop does. */
+static void
+auto_pick_thread (M6SessionWindow *self)
+{
+  guint n = m6_session_get_n_threads (self->session);
+  gint pid = m6_session_get_pid (self->session);
+  guint best = G_MAXUINT;
+  guint64 best_events = 0;
+
+  if (self->thread_chosen || n == 0)
+    return;
+
+  for (guint i = 0; i < n && best == G_MAXUINT; i++)
+    if (pid > 0 && m6_session_get_thread (self->session, i)->tid == (guint64) pid)
+      best = i;
+
+  if (best == G_MAXUINT)
+    {
+      M6Thread *current = m6_session_get_thread (self->session, self->thread_index);
+      if (current != NULL && current->frames->len > 0)
+        return;
+      for (guint i = 0; i < n; i++)
+        {
+          M6Thread *thread = m6_session_get_thread (self->session, i);
+          if (best == G_MAXUINT || thread->n_events > best_events)
+            {
+              best = i;
+              best_events = thread->n_events;
+            }
+        }
+    }
+
+  if (best != self->thread_index || m6_flame_graph_get_tree (self->flame_graph) == NULL)
+    show_thread (self, best);
+}
+
+static void
+thread_added_cb (M6Session       *session,
+                 guint            index,
+                 M6SessionWindow *self)
+{
+  sync_thread_names (self);
+  auto_pick_thread (self);
+}
+
+static void
+thread_selected_cb (GtkDropDown     *dropdown,
+                    GParamSpec      *pspec,
+                    M6SessionWindow *self)
+{
+  guint index = gtk_drop_down_get_selected (dropdown);
+
+  if (self->syncing || index == GTK_INVALID_LIST_POSITION || index == self->thread_index)
+    return;
+  self->thread_chosen = TRUE;
+  show_thread (self, index);
+}
+
+/* --- selection, zoom and search ----------------------------------------- */
+
+static void
+flame_selected_cb (M6FlameGraph    *flame_graph,
+                   GParamSpec      *pspec,
+                   M6SessionWindow *self)
+{
+  guint id = m6_flame_graph_get_selected_node (flame_graph);
+
+  if (self->syncing)
+    return;
+  self->syncing++;
+  m6_stats_view_set_selected_node (self->stats_view, id);
+  m6_drift_graph_set_node (self->drift_graph, id);
+  self->syncing--;
+}
+
+static void
+stats_selected_cb (M6StatsView     *stats_view,
+                   GParamSpec      *pspec,
+                   M6SessionWindow *self)
+{
+  guint id = m6_stats_view_get_selected_node (stats_view);
+
+  if (self->syncing)
+    return;
+  self->syncing++;
+  m6_flame_graph_set_selected_node (self->flame_graph, id);
+  m6_drift_graph_set_node (self->drift_graph, id);
+  self->syncing--;
+}
+
+static void
+crumb_clicked_cb (GtkButton       *button,
+                  M6SessionWindow *self)
+{
+  guint id = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "m6-node"));
+  m6_flame_graph_zoom_to (self->flame_graph, id);
+}
+
+static void
+add_crumb (M6SessionWindow *self,
+           const char      *label,
+           guint            id,
+           gboolean         current)
+{
+  GtkWidget *button;
+
+  if (gtk_widget_get_first_child (GTK_WIDGET (self->breadcrumbs)) != NULL)
+    {
+      GtkWidget *sep = gtk_label_new ("›");
+      gtk_widget_add_css_class (sep, "dim-label");
+      gtk_box_append (self->breadcrumbs, sep);
+    }
+
+  if (current)
+    {
+      GtkWidget *here = gtk_label_new (label);
+      gtk_widget_add_css_class (here, "crumb");
+      gtk_widget_add_css_class (here, "heading");
+      gtk_box_append (self->breadcrumbs, here);
+      return;
+    }
+
+  button = gtk_button_new_with_label (label);
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_add_css_class (button, "crumb");
+  g_object_set_data (G_OBJECT (button), "m6-node", GUINT_TO_POINTER (id));
+  g_signal_connect (button, "clicked", G_CALLBACK (crumb_clicked_cb), self);
+  gtk_box_append (self->breadcrumbs, button);
+}
+
+static void
+update_breadcrumbs (M6SessionWindow *self)
+{
+  GtkWidget *child;
+  M6Tree *tree = m6_flame_graph_get_tree (self->flame_graph);
+  guint zoom = m6_flame_graph_get_zoom_node (self->flame_graph);
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->breadcrumbs))) != NULL)
+    gtk_box_remove (self->breadcrumbs, child);
+
+  add_crumb (self, _("All"), 0, zoom == 0);
+  if (tree != NULL && zoom != 0)
+    {
+      g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+      for (M6Node *n = m6_tree_get_node (tree, zoom); n != NULL && n->id != 0; n = n->parent)
+        g_ptr_array_insert (chain, 0, n);
+      for (guint i = 0; i < chain->len; i++)
+        {
+          M6Node *n = g_ptr_array_index (chain, i);
+          g_autofree char *label = m6_payload_label (tree, n);
+          add_crumb (self, label, n->id, n->id == zoom);
+        }
+    }
+
+  GtkWidget *hint = gtk_label_new (zoom == 0 ? _("Click a scope to zoom in")
+                                             : _("Escape zooms out"));
+  gtk_widget_add_css_class (hint, "dim-label");
+  gtk_widget_add_css_class (hint, "caption");
+  gtk_widget_set_hexpand (hint, TRUE);
+  gtk_widget_set_halign (hint, GTK_ALIGN_END);
+  gtk_box_append (self->breadcrumbs, hint);
+}
+
+static void
+zoom_changed_cb (M6FlameGraph    *flame_graph,
+                 GParamSpec      *pspec,
+                 M6SessionWindow *self)
+{
+  update_breadcrumbs (self);
+}
+
+static void
+update_match_label (M6SessionWindow *self)
+{
+  const char *text = m6_flame_graph_get_search_text (self->flame_graph);
+
+  if (text == NULL)
+    {
+      gtk_label_set_text (self->match_label, "");
+      return;
+    }
+
+  guint n = m6_flame_graph_get_n_highlighted (self->flame_graph);
+  g_autofree char *label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u matching scope",
+                                                         "%u matching scopes", n), n);
+  gtk_label_set_text (self->match_label, label);
+}
+
+static void
+search_changed_cb (M6SessionWindow *self,
+                   GtkSearchEntry  *entry)
+{
+  m6_flame_graph_set_search_text (self->flame_graph, gtk_editable_get_text (GTK_EDITABLE (entry)));
+  update_match_label (self);
+}
+
+static void
+search_mode_cb (GtkSearchBar    *search_bar,
+                GParamSpec      *pspec,
+                M6SessionWindow *self)
+{
+  gboolean enabled = gtk_search_bar_get_search_mode (search_bar);
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "search");
+
+  g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (enabled));
+  if (!enabled)
+    m6_flame_graph_set_search_text (self->flame_graph, NULL);
+  else
+    {
+      m6_flame_graph_set_search_text (self->flame_graph,
+                                      gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+      gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+    }
+  update_match_label (self);
+}
+
+/* --- the live loop ------------------------------------------------------ */
+
+/* Once, when the first frame is in: give the flame graph the height it
+ * needs (within reason) and the table and drift graph the rest. */
+static void
+fit_flame_pane (M6SessionWindow *self)
+{
+  int window_height = gtk_widget_get_height (GTK_WIDGET (self));
+  int natural, crumbs, window_width;
+
+  if (window_height <= 0)
+    {
+      gtk_window_get_default_size (GTK_WINDOW (self), &window_width, &window_height);
+      if (window_height <= 0)
+        return;
+    }
+  self->pane_fitted = TRUE;
+  m6_flame_graph_invalidate (self->flame_graph);
+  gtk_widget_measure (GTK_WIDGET (self->flame_graph), GTK_ORIENTATION_VERTICAL, -1, NULL, &natural, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (self->breadcrumbs), GTK_ORIENTATION_VERTICAL, -1, NULL, &crumbs, NULL, NULL);
+  gtk_paned_set_position (self->main_paned,
+                          CLAMP (natural + crumbs + 48, 200, window_height * 45 / 100));
+}
+
+static void
+refresh_views (M6SessionWindow *self,
+               gboolean         force_stats)
+{
+  gint64 now = g_get_monotonic_time ();
+  M6Thread *thread = m6_session_get_thread (self->session, self->thread_index);
+  gboolean has_frames = thread != NULL && m6_tree_get_root (thread->tree)->first_child != NULL;
+
+  self->n_refreshes++;
+  self->shown_serial = self->data_serial;
+  self->last_refresh_us = now;
+
+  gtk_stack_set_visible_child_name (self->flame_stack, has_frames ? "graph" : "waiting");
+  if (has_frames && !self->pane_fitted)
+    fit_flame_pane (self);
+  m6_flame_graph_invalidate (self->flame_graph);
+  m6_drift_graph_invalidate (self->drift_graph);
+
+  /* Numbers that change 60 times a second cannot be read: the table
+   * follows at 10 Hz. */
+  if (force_stats || now - self->last_stats_us >= STATS_INTERVAL_US)
+    {
+      self->last_stats_us = now;
+      self->stats_serial = self->data_serial;
+      m6_stats_view_refresh (self->stats_view);
+      if (m6_flame_graph_get_search_text (self->flame_graph) != NULL)
+        update_match_label (self);
+    }
+}
+
+static gboolean
+tick_cb (GtkWidget     *widget,
+         GdkFrameClock *clock,
+         gpointer       user_data)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  guint rate = app ? m6_application_get_refresh_rate (M6_APPLICATION (app)) : 60;
+  gint64 now = gdk_frame_clock_get_frame_time (clock);
+
+  if (self->paused)
+    return G_SOURCE_CONTINUE;
+
+  if (self->data_serial != self->shown_serial)
+    {
+      /* Half a frame of slack so 60 Hz on a 60 Hz clock is every frame. */
+      if (now - self->last_refresh_us >= (gint64) (G_USEC_PER_SEC / MAX (rate, 1u)) - 4000)
+        {
+          auto_pick_thread (self);
+          refresh_views (self, FALSE);
+          self->last_refresh_us = now;
+        }
+    }
+  else if (self->stats_serial != self->data_serial
+           && g_get_monotonic_time () - self->last_stats_us >= STATS_INTERVAL_US)
+    refresh_views (self, TRUE);
+
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+session_changed_cb (M6Session       *session,
+                    M6SessionWindow *self)
+{
+  self->data_serial++;
+}
+
+static void
+show_ended (M6SessionWindow *self,
+            const char      *message,
+            GtkMessageType   type)
+{
+  gtk_label_set_text (self->ended_label, message);
+  gtk_info_bar_set_message_type (self->ended_bar, type);
+  gtk_info_bar_set_revealed (self->ended_bar, TRUE);
+  update_status (self);
+}
+
+static void
+session_ended_cb (M6Session       *session,
+                  GParamSpec      *pspec,
+                  M6SessionWindow *self)
+{
+  if (!m6_session_get_ended (session) || self->drain_failed)
+    return;
+  show_ended (self, _("The program has exited. The session has ended; everything recorded stays here to browse, search and save."),
+              GTK_MESSAGE_INFO);
+}
+
+static gboolean
+drain_cb (gpointer user_data)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (user_data);
+  g_autoptr (GError) error = NULL;
+  gsize n = 0;
+
+  if (!m6_reader_drain (self->reader, DRAIN_SLICE, &n, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("Reading from the program stopped: %s. The session keeps what it has."),
+                                                  error->message);
+      self->drain_failed = TRUE;
+      self->drain_id = 0;
+      show_ended (self, message, GTK_MESSAGE_WARNING);
+      return G_SOURCE_REMOVE;
+    }
+
+  /* The producer is gone and its rings are empty: nothing more will come. */
+  if (n == 0 && m6_session_get_ended (self->session) && m6_reader_get_pending (self->reader) == 0)
+    {
+      self->drain_id = 0;
+      self->data_serial++;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+update_status (M6SessionWindow *self)
+{
+  gint64 now = g_get_monotonic_time ();
+  guint64 events = m6_session_get_n_events (self->session);
+  guint64 rejected = 0;
+  gboolean live = self->reader != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
+
+  for (guint i = 0; i < m6_session_get_n_threads (self->session); i++)
+    rejected += m6_session_get_thread (self->session, i)->rejected;
+
+  if (self->rate_time_us != 0 && now > self->rate_time_us)
+    self->events_per_second = (double) (events - self->rate_events) * G_USEC_PER_SEC / (double) (now - self->rate_time_us);
+  self->rate_events = events;
+  self->rate_time_us = now;
+  if (!live)
+    self->events_per_second = 0;
+
+  const char *state;
+  const char *state_class;
+  if (self->reader == NULL)
+    state = _("Capture"), state_class = "dim-label";
+  else if (!live)
+    state = _("Ended"), state_class = "dim-label";
+  else if (self->paused)
+    state = _("Paused"), state_class = "warning";
+  else
+    state = _("● Live"), state_class = "success";
+  gtk_label_set_text (self->state_label, state);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->state_label), (const char *[]) { "heading", state_class, NULL });
+
+  g_autofree char *elapsed = m6_format_elapsed (m6_session_get_duration (self->session));
+  g_autofree char *elapsed_text = g_strdup_printf (_("Session %s"), elapsed);
+  gtk_label_set_text (self->elapsed_label, elapsed_text);
+
+  g_autofree char *rate = m6_format_rate (self->events_per_second);
+  g_autofree char *total = m6_format_count (events);
+  g_autofree char *rate_text = g_strdup_printf (_("%s events · %s"), total, rate);
+  gtk_label_set_text (self->rate_label, rate_text);
+  gtk_widget_set_visible (GTK_WIDGET (self->rate_label), TRUE);
+
+  guint64 drops = m6_session_get_drops (self->session);
+  g_autofree char *drops_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s drop", "%s drops", drops),
+                                                 m6_format_count (drops));
+  gtk_label_set_text (self->drops_label, drops_text);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->drops_label),
+                              (const char *[]) { "numeric", drops ? "error" : "dim-label", NULL });
+
+  guint64 unbalanced = m6_session_get_unbalanced (self->session);
+  g_autofree char *unbalanced_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s unbalanced done",
+                                                                   "%s unbalanced dones", unbalanced),
+                                                      m6_format_count (unbalanced));
+  gtk_label_set_text (self->unbalanced_label, unbalanced_text);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->unbalanced_label),
+                              (const char *[]) { "numeric", unbalanced ? "warning" : "dim-label", NULL });
+
+  g_autofree char *rejected_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s rejected", "%s rejected", rejected),
+                                                    m6_format_count (rejected));
+  gtk_label_set_text (self->rejected_label, rejected_text);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->rejected_label),
+                              (const char *[]) { "numeric", rejected ? "error" : "dim-label", NULL });
+
+  const char *memory;
+  switch (m6_session_get_heap_source (self->session))
+    {
+    case M6_HEAP_SOURCE_CALLBACK: memory = _("Memory from the program’s heap callback"); break;
+    case M6_HEAP_SOURCE_HOOKS:    memory = _("Memory from the program’s allocator hooks"); break;
+    case M6_HEAP_SOURCE_SHIM:     memory = _("Memory from the malloc preload shim"); break;
+    case M6_HEAP_SOURCE_NONE:
+    default:                      memory = _("Memory unavailable: the program has no heap source"); break;
+    }
+  gtk_label_set_text (self->memory_label, memory);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->memory_label),
+                              (const char *[]) { m6_session_get_memory_available (self->session) ? "dim-label" : "warning",
+                                                 NULL });
+
+  /* The title: process and pid; the subtitle: what this window is. */
+  const char *name = m6_session_get_process_name (self->session);
+  if (name == NULL || *name == '\0')
+    name = _("Unnamed process");
+  adw_window_title_set_title (self->window_title, name);
+  gtk_window_set_title (GTK_WINDOW (self), name);
+
+  g_autofree char *subtitle = NULL;
+  if (self->reader == NULL)
+    {
+      g_autofree char *base = self->capture_path ? g_path_get_basename (self->capture_path) : g_strdup ("");
+      subtitle = g_strdup_printf (_("pid %d · capture %s"), m6_session_get_pid (self->session), base);
+    }
+  else
+    subtitle = g_strdup_printf (_("pid %d · %s"), m6_session_get_pid (self->session),
+                                live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));
+  adw_window_title_set_subtitle (self->window_title, subtitle);
+
+  sync_thread_names (self);
+}
+
+static gboolean
+status_cb (gpointer user_data)
+{
+  update_status (M6_SESSION_WINDOW (user_data));
+  return G_SOURCE_CONTINUE;
+}
+
+/* --- files -------------------------------------------------------------- */
+
+typedef gboolean (*WriteFunc) (M6SessionWindow *self,
+                               const char      *path,
+                               GError         **error);
+
+typedef enum
+{
+  SAVED_SCREENSHOT,
+  SAVED_JSON,
+  SAVED_CAPTURE,
+} SavedKind;
+
+static char *
+saved_message (SavedKind   kind,
+               const char *shown)
+{
+  switch (kind)
+    {
+    case SAVED_SCREENSHOT: return g_strdup_printf (_("Screenshot saved to %s"), shown);
+    case SAVED_JSON:       return g_strdup_printf (_("Payload exported to %s"), shown);
+    case SAVED_CAPTURE:
+    default:               return g_strdup_printf (_("Capture saved to %s"), shown);
+    }
+}
+
+static char *
+default_path (M6SessionWindow *self,
+              GUserDirectory   directory,
+              const char      *extension)
+{
+  const char *dir = g_get_user_special_dir (directory);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+  g_autofree char *name = g_strdup (m6_session_get_process_name (self->session));
+
+  if (dir == NULL || !g_file_test (dir, G_FILE_TEST_IS_DIR))
+    dir = cwd;
+  g_strdelimit (name, "/ \t\n", '-');
+  if (*name == '\0')
+    {
+      g_free (name);
+      name = g_strdup ("session");
+    }
+
+  g_autofree char *file = g_strdup_printf ("mach6-%s-%s.%s", name, stamp, extension);
+  return g_build_filename (dir, file, NULL);
+}
+
+static gboolean
+write_screenshot (M6SessionWindow *self,
+                  const char      *path,
+                  GError         **error)
+{
+  return m6_widget_save_png (GTK_WIDGET (self), path, error);
+}
+
+static gboolean
+write_json (M6SessionWindow *self,
+            const char      *path,
+            GError         **error)
+{
+  g_autofree char *json = m6_session_window_build_json (self);
+  return g_file_set_contents (path, json, -1, error);
+}
+
+static gboolean
+write_capture (M6SessionWindow *self,
+               const char      *path,
+               GError         **error)
+{
+  if (self->recorder != NULL)
+    return m6_capture_writer_save_copy (self->recorder, path, error);
+
+  if (self->capture_path != NULL)
+    {
+      g_autoptr (GFile) src = g_file_new_for_path (self->capture_path);
+      g_autoptr (GFile) dest = g_file_new_for_path (path);
+      if (g_file_equal (src, dest))
+        return TRUE;
+      return g_file_copy (src, dest, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, error);
+    }
+
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       _("This session was not recorded, so there is no capture to save."));
+  return FALSE;
+}
+
+typedef struct
+{
+  M6SessionWindow *self;
+  WriteFunc        write;
+  SavedKind        kind;
+} SaveRequest;
+
+static void
+write_and_report (M6SessionWindow *self,
+                  WriteFunc        write,
+                  const char      *path,
+                  SavedKind        kind)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *shown = display_path (path);
+
+  if (!write (self, path, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not save “%s”: %s"), shown, error->message);
+      show_toast (self, message);
+      return;
+    }
+
+  g_free (self->last_written);
+  self->last_written = g_strdup (path);
+  g_autofree char *message = saved_message (kind, shown);
+  show_toast (self, message);
+}
+
+static void
+chooser_response_cb (GtkNativeDialog *dialog,
+                     int              response,
+                     SaveRequest     *request)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      if (path != NULL)
+        write_and_report (request->self, request->write, path, request->kind);
+    }
+  g_object_unref (request->self);
+  g_free (request);
+  g_object_unref (dialog);
+}
+
+/* An empty @path asks with a file chooser, starting at the default name. */
+static void
+save_with (M6SessionWindow *self,
+           const char      *path,
+           const char      *title,
+           GUserDirectory   directory,
+           const char      *extension,
+           const char      *filter_name,
+           const char      *mime_type,
+           WriteFunc        write,
+           SavedKind        kind)
+{
+  if (path != NULL && *path != '\0')
+    {
+      write_and_report (self, write, path, kind);
+      return;
+    }
+
+  g_autofree char *suggested = default_path (self, directory, extension);
+  g_autofree char *dir = g_path_get_dirname (suggested);
+  g_autofree char *name = g_path_get_basename (suggested);
+  g_autoptr (GFile) folder = g_file_new_for_path (dir);
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
+                                                               GTK_FILE_CHOOSER_ACTION_SAVE,
+                                                               _("_Save"), _("_Cancel"));
+  GtkFileFilter *filter = gtk_file_filter_new ();
+  SaveRequest *request = g_new0 (SaveRequest, 1);
+
+  gtk_file_filter_set_name (filter, filter_name);
+  gtk_file_filter_add_mime_type (filter, mime_type);
+  gtk_file_filter_add_suffix (filter, extension);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  g_object_unref (filter);
+  gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+
+  request->self = g_object_ref (self);
+  request->write = write;
+  request->kind = kind;
+  g_signal_connect (chooser, "response", G_CALLBACK (chooser_response_cb), request);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+/* --- actions ------------------------------------------------------------ */
+
+static void
+screenshot_action (GSimpleAction *action,
+                   GVariant      *parameter,
+                   gpointer       widget)
+{
+  save_with (M6_SESSION_WINDOW (widget), g_variant_get_string (parameter, NULL),
+             _("Save Screenshot"), G_USER_DIRECTORY_PICTURES, "png", _("PNG images"), "image/png",
+             write_screenshot, SAVED_SCREENSHOT);
+}
+
+static void
+export_json_action (GSimpleAction *action,
+                    GVariant      *parameter,
+                    gpointer       widget)
+{
+  save_with (M6_SESSION_WINDOW (widget), g_variant_get_string (parameter, NULL),
+             _("Export Payload JSON"), G_USER_DIRECTORY_DOCUMENTS, "json", _("JSON files"), "application/json",
+             write_json, SAVED_JSON);
+}
+
+static void
+save_capture_action (GSimpleAction *action,
+                     GVariant      *parameter,
+                     gpointer       widget)
+{
+  save_with (M6_SESSION_WINDOW (widget), g_variant_get_string (parameter, NULL),
+             _("Save Capture"), G_USER_DIRECTORY_DOCUMENTS, "mach6", _("mach6 captures"),
+             "application/x-mach6-capture", write_capture, SAVED_CAPTURE);
+}
+
+static void
+zoom_out_action (GSimpleAction *action,
+                 GVariant      *parameter,
+                 gpointer       widget)
+{
+  m6_flame_graph_zoom_out (M6_SESSION_WINDOW (widget)->flame_graph);
+}
+
+static void
+zoom_reset_action (GSimpleAction *action,
+                   GVariant      *parameter,
+                   gpointer       widget)
+{
+  m6_flame_graph_zoom_to (M6_SESSION_WINDOW (widget)->flame_graph, 0);
+}
+
+static void
+thread_action (GSimpleAction *action,
+               GVariant      *parameter,
+               gpointer       widget)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+  guint index = g_variant_get_uint32 (parameter);
+
+  if (index < m6_session_get_n_threads (self->session))
+    {
+      self->thread_chosen = TRUE;
+      show_thread (self, index);
+    }
+}
+
+static void
+pause_change_state (GSimpleAction *action,
+                    GVariant      *state,
+                    gpointer       user_data)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (user_data);
+
+  self->paused = g_variant_get_boolean (state);
+  g_simple_action_set_state (action, state);
+  gtk_button_set_icon_name (GTK_BUTTON (self->pause_button),
+                            self->paused ? "media-playback-start-symbolic" : "media-playback-pause-symbolic");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->pause_button),
+                               self->paused ? _("Resume the Live View (Space)") : _("Pause the Live View (Space)"));
+  update_status (self);
+  if (!self->paused)
+    refresh_views (self, TRUE);
+}
+
+static void
+search_change_state (GSimpleAction *action,
+                     GVariant      *state,
+                     gpointer       user_data)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (user_data);
+
+  g_simple_action_set_state (action, state);
+  gtk_search_bar_set_search_mode (self->search_bar, g_variant_get_boolean (state));
+}
+
+/* Space pauses and Escape closes the search or zooms out, unless a text
+ * field has the focus and wants the key itself. */
+static gboolean
+focus_is_text (M6SessionWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  return focus != NULL && (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT (focus));
+}
+
+static gboolean
+space_shortcut (GtkWidget *widget,
+                GVariant  *args,
+                gpointer   user_data)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+
+  if (focus_is_text (self))
+    return FALSE;
+  g_action_group_activate_action (G_ACTION_GROUP (self), "pause", NULL);
+  return TRUE;
+}
+
+static gboolean
+escape_shortcut (GtkWidget *widget,
+                 GVariant  *args,
+                 gpointer   user_data)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+
+  if (gtk_search_bar_get_search_mode (self->search_bar))
+    {
+      gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+      return TRUE;
+    }
+  return m6_flame_graph_zoom_out (self->flame_graph);
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
+save_window_state (M6SessionWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  GSettings *settings = app ? m6_application_get_settings (M6_APPLICATION (app)) : NULL;
+  int width, height;
+
+  if (settings == NULL)
+    return;
+  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  g_settings_set_boolean (settings, "window-maximized", gtk_window_is_maximized (GTK_WINDOW (self)));
+  if (!gtk_window_is_maximized (GTK_WINDOW (self)))
+    {
+      g_settings_set_int (settings, "window-width", width);
+      g_settings_set_int (settings, "window-height", height);
+    }
+}
+
+static gboolean
+m6_session_window_close_request (GtkWindow *window)
+{
+  save_window_state (M6_SESSION_WINDOW (window));
+  return GTK_WINDOW_CLASS (m6_session_window_parent_class)->close_request (window);
+}
+
+static void
+stop_live (M6SessionWindow *self)
+{
+  g_clear_handle_id (&self->drain_id, g_source_remove);
+  g_clear_handle_id (&self->status_id, g_source_remove);
+  if (self->tick_id != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->tick_id);
+      self->tick_id = 0;
+    }
+}
+
+static void
+m6_session_window_dispose (GObject *object)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (object);
+
+  stop_live (self);
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  /* The temporary recording goes with the window; Save Capture keeps it. */
+  g_clear_pointer (&self->recorder, m6_capture_writer_free);
+  g_clear_pointer (&self->reader, m6_reader_free);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_SESSION_WINDOW);
+  g_clear_object (&self->session);
+  g_clear_object (&self->thread_names);
+
+  G_OBJECT_CLASS (m6_session_window_parent_class)->dispose (object);
+}
+
+static void
+m6_session_window_finalize (GObject *object)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (object);
+
+  g_free (self->capture_path);
+  g_free (self->last_written);
+  g_free (self->last_message);
+
+  G_OBJECT_CLASS (m6_session_window_parent_class)->finalize (object);
+}
+
+static void
+m6_session_window_class_init (M6SessionWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = m6_session_window_dispose;
+  object_class->finalize = m6_session_window_finalize;
+  window_class->close_request = m6_session_window_close_request;
+
+  g_type_ensure (M6_TYPE_FLAME_GRAPH);
+  g_type_ensure (M6_TYPE_STATS_VIEW);
+  g_type_ensure (M6_TYPE_DRIFT_GRAPH);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-session-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, pause_button);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, thread_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, ended_bar);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, ended_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, match_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, breadcrumbs);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_stack);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, main_paned);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, bottom_paned);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_graph);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, stats_view);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, drift_graph);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, state_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, elapsed_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, rate_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, drops_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, unbalanced_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, rejected_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, memory_label);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
+
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_space, 0, space_shortcut, NULL);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Escape, 0, escape_shortcut, NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Home, GDK_CONTROL_MASK, "win.zoom-reset", NULL);
+}
+
+static void
+m6_session_window_init (M6SessionWindow *self)
+{
+  static const GActionEntry entries[] = {
+    { "screenshot", screenshot_action, "s" },
+    { "export-json", export_json_action, "s" },
+    { "save-capture", save_capture_action, "s" },
+    { "zoom-out", zoom_out_action },
+    { "zoom-reset", zoom_reset_action },
+    { "thread", thread_action, "u" },
+    { "pause", NULL, NULL, "false", pause_change_state },
+    { "search", NULL, NULL, "false", search_change_state },
+  };
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);
+
+  self->thread_names = gtk_string_list_new (NULL);
+  gtk_drop_down_set_model (self->thread_dropdown, G_LIST_MODEL (self->thread_names));
+  gtk_widget_set_visible (GTK_WIDGET (self->thread_dropdown), FALSE);
+  g_signal_connect (self->thread_dropdown, "notify::selected", G_CALLBACK (thread_selected_cb), self);
+
+  gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  g_signal_connect (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
+
+  g_signal_connect (self->flame_graph, "notify::selected-node", G_CALLBACK (flame_selected_cb), self);
+  g_signal_connect (self->flame_graph, "notify::zoom-node", G_CALLBACK (zoom_changed_cb), self);
+  g_signal_connect (self->stats_view, "notify::selected-node", G_CALLBACK (stats_selected_cb), self);
+
+  update_breadcrumbs (self);
+}
+
+static void
+setup_session (M6SessionWindow *self,
+               M6Session       *session)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  GSettings *settings = app ? m6_application_get_settings (M6_APPLICATION (app)) : NULL;
+
+  self->session = g_object_ref (session);
+  g_signal_connect (session, "changed", G_CALLBACK (session_changed_cb), self);
+  g_signal_connect (session, "thread-added", G_CALLBACK (thread_added_cb), self);
+  g_signal_connect (session, "notify::ended", G_CALLBACK (session_ended_cb), self);
+
+  if (app != NULL)
+    g_object_bind_property (app, "color-mode", self->flame_graph, "color-mode", G_BINDING_SYNC_CREATE);
+
+  if (settings != NULL)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (self),
+                                   MAX (g_settings_get_int (settings, "window-width"), 800),
+                                   MAX (g_settings_get_int (settings, "window-height"), 560));
+      if (g_settings_get_boolean (settings, "window-maximized"))
+        gtk_window_maximize (GTK_WINDOW (self));
+    }
+
+  /* The table gets about 60 % of the width; the drift graph the rest. */
+  int width, height;
+  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  gtk_paned_set_position (self->bottom_paned, MAX (width * 60 / 100, 420));
+  gtk_paned_set_position (self->main_paned, MAX (height * 40 / 100, 200));
+
+  sync_thread_names (self);
+  auto_pick_thread (self);
+  refresh_views (self, TRUE);
+  update_status (self);
+}
+
+M6SessionWindow *
+m6_session_window_new_live (GtkApplication *app,
+                            M6Reader       *reader)
+{
+  M6SessionWindow *self = g_object_new (M6_TYPE_SESSION_WINDOW, "application", app, NULL);
+  M6Session *session = m6_reader_get_session (reader);
+  g_autoptr (GError) error = NULL;
+
+  self->reader = reader;
+  setup_session (self, session);
+
+  /* Record from the start, so the whole session can be saved later. */
+  g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+  g_autofree char *file = g_strdup_printf ("live-%d-%s.mach6", m6_reader_get_pid (reader), stamp);
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+
+  if (g_mkdir_with_parents (dir, 0700) != 0
+      || (self->recorder = m6_capture_writer_new (path, session, &error)) == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("This session is not being recorded: %s"),
+                                                  error ? error->message : g_strerror (errno));
+      show_toast (self, message);
+    }
+
+  self->drain_id = g_timeout_add (DRAIN_INTERVAL_MS, drain_cb, self);
+  self->status_id = g_timeout_add (STATUS_INTERVAL_MS, status_cb, self);
+  self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), tick_cb, NULL, NULL);
+  drain_cb (self);
+  update_status (self);
+  return self;
+}
+
+M6SessionWindow *
+m6_session_window_new_for_capture (GtkApplication *app,
+                                   M6Session      *session,
+                                   const char     *path)
+{
+  M6SessionWindow *self = g_object_new (M6_TYPE_SESSION_WINDOW, "application", app, NULL);
+
+  self->capture_path = g_strdup (path);
+  setup_session (self, session);
+  gtk_widget_set_visible (GTK_WIDGET (self->pause_button), FALSE);
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), "pause")), FALSE);
+  return self;
+}
+
+/* --- API ---------------------------------------------------------------- */
+
+M6Session *
+m6_session_window_get_session (M6SessionWindow *self)
+{
+  return self->session;
+}
+
+M6FlameGraph *
+m6_session_window_get_flame_graph (M6SessionWindow *self)
+{
+  return self->flame_graph;
+}
+
+M6StatsView *
+m6_session_window_get_stats_view (M6SessionWindow *self)
+{
+  return self->stats_view;
+}
+
+M6DriftGraph *
+m6_session_window_get_drift_graph (M6SessionWindow *self)
+{
+  return self->drift_graph;
+}
+
+guint
+m6_session_window_get_thread (M6SessionWindow *self)
+{
+  return self->thread_index;
+}
+
+void
+m6_session_window_set_thread (M6SessionWindow *self,
+                              guint            thread_index)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (self), "thread", g_variant_new_uint32 (thread_index));
+}
+
+gint
+m6_session_window_get_pid (M6SessionWindow *self)
+{
+  return m6_session_get_pid (self->session);
+}
+
+gboolean
+m6_session_window_get_live (M6SessionWindow *self)
+{
+  return self->reader != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
+}
+
+gboolean
+m6_session_window_get_paused (M6SessionWindow *self)
+{
+  return self->paused;
+}
+
+gboolean
+m6_session_window_get_ended_shown (M6SessionWindow *self)
+{
+  return gtk_info_bar_get_revealed (self->ended_bar);
+}
+
+guint
+m6_session_window_get_n_refreshes (M6SessionWindow *self)
+{
+  return self->n_refreshes;
+}
+
+const char *
+m6_session_window_get_recording_path (M6SessionWindow *self)
+{
+  return self->recorder ? m6_capture_writer_get_path (self->recorder) : NULL;
+}
+
+const char *
+m6_session_window_get_last_written (M6SessionWindow *self)
+{
+  return self->last_written;
+}
+
+const char *
+m6_session_window_get_last_message (M6SessionWindow *self)
+{
+  return self->last_message;
+}
+
+void
+m6_session_window_show_message (M6SessionWindow *self,
+                                const char      *message)
+{
+  show_toast (self, message);
+}
+
+char *
+m6_session_window_build_json (M6SessionWindow *self)
+{
+  /* The same document as `mach6 export --format json`. */
+  g_autoptr (JsonNode) root = m6_export_session_json (self->session);
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  m6_json_append (out, root, TRUE);
+  g_string_append_c (out, '\n');
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}

@@ -1,0 +1,55 @@
+/* m6-session-window.h — one profiled session: flame graph, stats tree,
+ * drift graph and status, live while attached, browsable after. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "m6-drift-graph.h"
+#include "m6-flame-graph.h"
+#include "m6-reader.h"
+#include "m6-session.h"
+#include "m6-stats-view.h"
+
+G_BEGIN_DECLS
+
+#define M6_TYPE_SESSION_WINDOW (m6_session_window_get_type ())
+G_DECLARE_FINAL_TYPE (M6SessionWindow, m6_session_window, M6, SESSION_WINDOW, AdwApplicationWindow)
+
+/* A live session: the window drains @reader (taken over) and records it to
+ * a temporary capture. */
+M6SessionWindow *m6_session_window_new_live          (GtkApplication  *app,
+                                                      M6Reader        *reader);
+/* A session loaded from @path (a capture file). */
+M6SessionWindow *m6_session_window_new_for_capture   (GtkApplication  *app,
+                                                      M6Session       *session,
+                                                      const char      *path);
+
+M6Session       *m6_session_window_get_session       (M6SessionWindow *self);
+M6FlameGraph    *m6_session_window_get_flame_graph   (M6SessionWindow *self);
+M6StatsView     *m6_session_window_get_stats_view    (M6SessionWindow *self);
+M6DriftGraph    *m6_session_window_get_drift_graph   (M6SessionWindow *self);
+guint            m6_session_window_get_thread        (M6SessionWindow *self);
+void             m6_session_window_set_thread        (M6SessionWindow *self,
+                                                      guint            thread_index);
+gint             m6_session_window_get_pid           (M6SessionWindow *self);
+gboolean         m6_session_window_get_live          (M6SessionWindow *self);
+gboolean         m6_session_window_get_paused        (M6SessionWindow *self);
+/* Is the "program exited" bar shown? */
+gboolean         m6_session_window_get_ended_shown   (M6SessionWindow *self);
+/* Redraws of the live view so far (pausing stops them). */
+guint            m6_session_window_get_n_refreshes   (M6SessionWindow *self);
+/* The temporary recording of a live session, or NULL. */
+const char      *m6_session_window_get_recording_path (M6SessionWindow *self);
+/* The file the last screenshot, export or save wrote, or NULL. */
+const char      *m6_session_window_get_last_written  (M6SessionWindow *self);
+/* The text of the most recent toast (tests read what the user read). */
+const char      *m6_session_window_get_last_message  (M6SessionWindow *self);
+
+/* Show @message (a sentence) in a toast. */
+void             m6_session_window_show_message      (M6SessionWindow *self,
+                                                      const char      *message);
+
+/* The payload JSON of every thread, as `win.export-json` writes it. */
+char            *m6_session_window_build_json        (M6SessionWindow *self);
+
+G_END_DECLS

@@ -1,0 +1,760 @@
+/* m6-stats-view.c — a GtkColumnView over a GtkTreeListModel of M6StatsRow.
+ *
+ * Rows are created once per node and never rebuilt: new nodes are appended
+ * to their parent's child store, and changed values reach only the cells
+ * that are bound, so selection, expansion and scrolling survive live
+ * updates. Sorting re-runs at most once a second while data streams in. */
+#include "m6-stats-view.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "m6-flame-graph.h"
+#include "m6-stats-row.h"
+
+#define RESORT_INTERVAL_US G_USEC_PER_SEC
+
+typedef enum
+{
+  COL_LABEL,
+  COL_COUNT,
+  COL_TIME_AVG,
+  COL_TIME_P50,
+  COL_TIME_P90,
+  COL_TIME_MAX,
+  COL_MEM_DELTA,
+  COL_MEM_NET,
+  COL_MEM_RATE,
+  N_COLUMNS
+} Column;
+
+struct _M6StatsView
+{
+  GtkWidget           parent_instance;
+
+  GtkColumnView      *column_view;
+
+  M6Session          *session;
+  M6Thread           *thread;
+  GPtrArray          *rows;          /* node id -> M6StatsRow* */
+  GArray             *leaf_given;    /* node id -> gboolean: create_func said "no children" */
+  GArray             *expanded_once; /* node id -> gboolean: a top-level row was opened for the user */
+  guint               n_published;   /* rows placed in the model */
+  GListStore         *top;
+  GtkTreeListModel   *tree_model;
+  GtkSortListModel   *sort_model;
+  GtkSingleSelection *selection;
+  gint64              last_resort;
+  guint               syncing;
+};
+
+G_DEFINE_FINAL_TYPE (M6StatsView, m6_stats_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SELECTED_NODE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* --- values ------------------------------------------------------------- */
+
+static double
+frames_of (const M6Node *node)
+{
+  while (node->parent != NULL && node->depth > 1)
+    node = node->parent;
+  return (double) node->count;
+}
+
+static double
+column_value (M6StatsRow *row,
+              Column      column)
+{
+  const M6NodeStats *s = m6_stats_row_get_stats (row);
+
+  switch (column)
+    {
+    case COL_COUNT:     return (double) s->count;
+    case COL_TIME_AVG:  return s->time_avg;
+    case COL_TIME_P50:  return s->time_p50;
+    case COL_TIME_P90:  return s->time_p90;
+    case COL_TIME_MAX:  return s->time_max;
+    case COL_MEM_DELTA: return s->mem_delta_avg;
+    case COL_MEM_NET:   return s->mem_net;
+    case COL_MEM_RATE:
+      {
+        double frames = frames_of (m6_stats_row_get_node (row));
+        return frames > 0 ? s->mem_net / frames : 0.0;
+      }
+    case COL_LABEL:
+    case N_COLUMNS:
+    default:
+      return 0;
+    }
+}
+
+static char *
+column_text (M6StatsRow *row,
+             Column      column)
+{
+  double v = column_value (row, column);
+
+  switch (column)
+    {
+    case COL_COUNT:
+      return g_strdup_printf ("%" G_GUINT64_FORMAT, m6_stats_row_get_stats (row)->count);
+    case COL_TIME_AVG:
+    case COL_TIME_P50:
+    case COL_TIME_P90:
+    case COL_TIME_MAX:
+      return g_strdup_printf ("%.3f", v * 1e3);
+    case COL_MEM_DELTA:
+    case COL_MEM_NET:
+    case COL_MEM_RATE:
+      if (fabs (v) < 0.005)
+        return g_strdup ("0.00");
+      return g_strdup_printf ("%+.2f", v);
+    case COL_LABEL:
+    case N_COLUMNS:
+    default:
+      return g_strdup (m6_stats_row_get_label (row));
+    }
+}
+
+/* --- cells -------------------------------------------------------------- */
+
+typedef struct
+{
+  GtkListItem *item;
+  M6StatsRow  *row;
+  gulong       handler;
+  Column       column;
+} CellBinding;
+
+static GtkWidget *
+cell_text_widget (GtkListItem *item,
+                  Column       column)
+{
+  GtkWidget *child = gtk_list_item_get_child (item);
+
+  if (column != COL_LABEL)
+    return child;
+  /* expander > box > [swatch, inscription] */
+  GtkWidget *box = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (child));
+  return gtk_widget_get_last_child (box);
+}
+
+static void
+cell_update (CellBinding *binding)
+{
+  g_autofree char *text = column_text (binding->row, binding->column);
+  GtkWidget *widget = cell_text_widget (binding->item, binding->column);
+
+  if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), text) != 0)
+    gtk_inscription_set_text (GTK_INSCRIPTION (widget), text);
+}
+
+static void
+row_changed_cb (M6StatsRow  *row,
+                CellBinding *binding)
+{
+  cell_update (binding);
+}
+
+static void
+swatch_draw (GtkDrawingArea *area,
+             cairo_t        *cr,
+             int             width,
+             int             height,
+             gpointer        user_data)
+{
+  const char *label = g_object_get_data (G_OBJECT (area), "m6-label");
+  GdkRGBA fg, color;
+
+  if (label == NULL)
+    return;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  m6_flame_graph_label_color (label, (fg.red + fg.green + fg.blue) / 3 > 0.5, &color);
+
+  double size = MIN (width, height);
+  cairo_rectangle (cr, (width - size) / 2, (height - size) / 2, size, size);
+  gdk_cairo_set_source_rgba (cr, &color);
+  cairo_fill (cr);
+}
+
+static void
+setup_cb (GtkSignalListItemFactory *factory,
+          GtkListItem              *item,
+          gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  GtkWidget *text = gtk_inscription_new (NULL);
+
+  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
+  gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), column == COL_LABEL ? 8 : 6);
+
+  if (column == COL_LABEL)
+    {
+      GtkWidget *expander = gtk_tree_expander_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *swatch = gtk_drawing_area_new ();
+
+      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), 10);
+      gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (swatch), 10);
+      gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
+      gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw, NULL, NULL);
+      gtk_widget_set_hexpand (text, TRUE);
+      gtk_box_append (GTK_BOX (box), swatch);
+      gtk_box_append (GTK_BOX (box), text);
+      gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
+      gtk_list_item_set_child (item, expander);
+    }
+  else
+    {
+      gtk_inscription_set_xalign (GTK_INSCRIPTION (text), 1.0f);
+      gtk_widget_add_css_class (text, "numeric");
+      gtk_list_item_set_child (item, text);
+    }
+}
+
+static void
+bind_cb (GtkSignalListItemFactory *factory,
+         GtkListItem              *item,
+         gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  GtkTreeListRow *list_row = gtk_list_item_get_item (item);
+  M6StatsRow *row = gtk_tree_list_row_get_item (list_row);
+  CellBinding *binding = g_new0 (CellBinding, 1);
+
+  binding->item = item;
+  binding->row = row;   /* owns the ref from get_item */
+  binding->column = column;
+  binding->handler = g_signal_connect (row, "changed", G_CALLBACK (row_changed_cb), binding);
+  m6_stats_row_bind (row);
+  g_object_set_data_full (G_OBJECT (item), "m6-binding", binding, NULL);
+
+  if (column == COL_LABEL)
+    {
+      GtkWidget *expander = gtk_list_item_get_child (item);
+      GtkWidget *box = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (expander));
+      GtkWidget *swatch = gtk_widget_get_first_child (box);
+
+      gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), list_row);
+      g_object_set_data_full (G_OBJECT (swatch), "m6-label",
+                              g_strdup (m6_stats_row_get_label (row)), g_free);
+      gtk_widget_queue_draw (swatch);
+    }
+  cell_update (binding);
+}
+
+static void
+unbind_cb (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  CellBinding *binding = g_object_steal_data (G_OBJECT (item), "m6-binding");
+
+  if (binding != NULL)
+    {
+      g_signal_handler_disconnect (binding->row, binding->handler);
+      m6_stats_row_unbind (binding->row);
+      g_object_unref (binding->row);
+      g_free (binding);
+    }
+  if (column == COL_LABEL)
+    gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (gtk_list_item_get_child (item)), NULL);
+}
+
+/* --- sorting ------------------------------------------------------------ */
+
+static int
+compare_rows (gconstpointer a,
+              gconstpointer b,
+              gpointer      user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  M6StatsRow *ra = M6_STATS_ROW ((gpointer) a);
+  M6StatsRow *rb = M6_STATS_ROW ((gpointer) b);
+
+  if (column == COL_LABEL)
+    {
+      int c = g_utf8_collate (m6_stats_row_get_label (ra), m6_stats_row_get_label (rb));
+      return c < 0 ? GTK_ORDERING_SMALLER : c > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+    }
+
+  double va = column_value (ra, column);
+  double vb = column_value (rb, column);
+  if (va != vb)
+    return va < vb ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
+  /* Ties keep the tree's first-seen order. */
+  guint ia = m6_stats_row_get_node_id (ra), ib = m6_stats_row_get_node_id (rb);
+  return ia < ib ? GTK_ORDERING_SMALLER : ia > ib ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+}
+
+/* --- model -------------------------------------------------------------- */
+
+static M6StatsRow *
+row_for_id (M6StatsView *self,
+            guint        id)
+{
+  return id < self->rows->len ? g_ptr_array_index (self->rows, id) : NULL;
+}
+
+static GListModel *
+create_children_cb (gpointer item,
+                    gpointer user_data)
+{
+  M6StatsView *self = user_data;
+  M6StatsRow *row = item;
+  const M6Node *node = m6_stats_row_get_node (row);
+  guint id = m6_stats_row_get_node_id (row);
+
+  if (node->first_child == NULL || node->first_child->id >= self->n_published)
+    {
+      /* The tree list model remembers a leaf for the row's lifetime; the
+       * row is re-inserted when it gains children. */
+      if (id < self->leaf_given->len)
+        g_array_index (self->leaf_given, gboolean, id) = TRUE;
+      return NULL;
+    }
+
+  if (!m6_stats_row_has_children_store (row))
+    {
+      GListStore *store = m6_stats_row_get_children (row);
+      for (const M6Node *child = node->first_child; child != NULL; child = child->next_sibling)
+        if (child->id < self->n_published)
+          g_list_store_append (store, row_for_id (self, child->id));
+    }
+  return g_object_ref (G_LIST_MODEL (m6_stats_row_get_children (row)));
+}
+
+static GListStore *
+store_of_parent (M6StatsView  *self,
+                 const M6Node *node)
+{
+  if (node->parent == NULL || node->parent->id == 0)
+    return self->top;
+  M6StatsRow *parent = row_for_id (self, node->parent->id);
+  return parent && m6_stats_row_has_children_store (parent) ? m6_stats_row_get_children (parent) : NULL;
+}
+
+/* A row the model took for a leaf gained children: put it back so the
+ * model asks again and shows an expander. */
+static void
+reinsert_row (M6StatsView *self,
+              guint        id)
+{
+  M6StatsRow *row = row_for_id (self, id);
+  GListStore *store = store_of_parent (self, m6_stats_row_get_node (row));
+  guint position;
+
+  g_array_index (self->leaf_given, gboolean, id) = FALSE;
+  if (store != NULL && g_list_store_find (store, row, &position))
+    {
+      gpointer items[1] = { row };
+      g_list_store_splice (store, position, 1, items, 1);
+    }
+}
+
+static gboolean
+expand_top_level (M6StatsView *self,
+                  M6StatsRow  *row)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->tree_model));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GtkTreeListRow) list_row = gtk_tree_list_model_get_row (self->tree_model, i);
+      if (gtk_tree_list_row_get_depth (list_row) != 0)
+        continue;
+      g_autoptr (GObject) item = gtk_tree_list_row_get_item (list_row);
+      if (item == G_OBJECT (row))
+        {
+          gtk_tree_list_row_set_expanded (list_row, TRUE);
+          return gtk_tree_list_row_get_expanded (list_row);
+        }
+    }
+  return FALSE;
+}
+
+static void
+publish_new_rows (M6StatsView *self)
+{
+  M6Tree *tree = self->thread->tree;
+  guint n_nodes = m6_tree_get_n_nodes (tree);
+  guint first_new = self->n_published;
+
+  if (n_nodes <= first_new)
+    return;
+
+  g_ptr_array_set_size (self->rows, n_nodes);
+  g_array_set_size (self->leaf_given, n_nodes);
+  g_array_set_size (self->expanded_once, n_nodes);
+
+  for (guint id = first_new; id < n_nodes; id++)
+    {
+      M6Node *node = m6_tree_get_node (tree, id);
+
+      g_ptr_array_index (self->rows, id) = m6_stats_row_new (self->session, tree, id);
+      g_array_index (self->leaf_given, gboolean, id) = FALSE;
+
+      if (node->parent != NULL && node->parent->id != 0
+          && g_array_index (self->leaf_given, gboolean, node->parent->id))
+        {
+          self->n_published = id + 1;
+          reinsert_row (self, node->parent->id);
+          continue;
+        }
+
+      GListStore *store = store_of_parent (self, node);
+      if (store != NULL)
+        g_list_store_append (store, g_ptr_array_index (self->rows, id));
+      self->n_published = id + 1;
+
+    }
+
+  /* Frames open once, by default, as soon as they have children to show;
+   * after that expansion is the user's. */
+  for (M6Node *top = m6_tree_get_root (tree)->first_child; top != NULL; top = top->next_sibling)
+    if (!g_array_index (self->expanded_once, gboolean, top->id) && top->first_child != NULL
+        && top->first_child->id < self->n_published
+        && expand_top_level (self, g_ptr_array_index (self->rows, top->id)))
+      g_array_index (self->expanded_once, gboolean, top->id) = TRUE;
+}
+
+static void
+clear_model (M6StatsView *self)
+{
+  gtk_column_view_set_model (self->column_view, NULL);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->sort_model);
+  g_clear_object (&self->tree_model);
+  g_clear_object (&self->top);
+  g_ptr_array_set_size (self->rows, 0);
+  g_array_set_size (self->leaf_given, 0);
+  g_array_set_size (self->expanded_once, 0);
+  self->n_published = 1;
+}
+
+static void
+selection_changed_cb (GtkSingleSelection *selection,
+                      GParamSpec         *pspec,
+                      M6StatsView        *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_NODE]);
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
+unref_row (gpointer row)
+{
+  /* Slot 0, the virtual root, stays empty. */
+  if (row != NULL)
+    g_object_unref (row);
+}
+
+static void
+m6_stats_view_dispose (GObject *object)
+{
+  M6StatsView *self = M6_STATS_VIEW (object);
+
+  GtkWidget *child;
+
+  clear_model (self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_STATS_VIEW);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->session);
+  self->thread = NULL;
+
+  G_OBJECT_CLASS (m6_stats_view_parent_class)->dispose (object);
+}
+
+static void
+m6_stats_view_finalize (GObject *object)
+{
+  M6StatsView *self = M6_STATS_VIEW (object);
+
+  g_ptr_array_unref (self->rows);
+  g_array_unref (self->leaf_given);
+  g_array_unref (self->expanded_once);
+
+  G_OBJECT_CLASS (m6_stats_view_parent_class)->finalize (object);
+}
+
+static void
+m6_stats_view_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  M6StatsView *self = M6_STATS_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SELECTED_NODE:
+      g_value_set_uint (value, m6_stats_view_get_selected_node (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_stats_view_set_property (GObject      *object,
+                            guint         prop_id,
+                            const GValue *value,
+                            GParamSpec   *pspec)
+{
+  M6StatsView *self = M6_STATS_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SELECTED_NODE:
+      m6_stats_view_set_selected_node (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_stats_view_class_init (M6StatsViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = m6_stats_view_dispose;
+  object_class->finalize = m6_stats_view_finalize;
+  object_class->get_property = m6_stats_view_get_property;
+  object_class->set_property = m6_stats_view_set_property;
+
+  properties[PROP_SELECTED_NODE] =
+    g_param_spec_uint ("selected-node", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-stats-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, M6StatsView, column_view);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "statsview");
+}
+
+static void
+m6_stats_view_init (M6StatsView *self)
+{
+  static const struct {
+    const char *title;
+    int         width;
+  } columns[N_COLUMNS] = {
+    [COL_LABEL]     = { N_("Scope"), -1 },
+    [COL_COUNT]     = { N_("Calls"), 72 },
+    [COL_TIME_AVG]  = { N_("Avg ms"), 66 },
+    [COL_TIME_P50]  = { N_("p50 ms"), 66 },
+    [COL_TIME_P90]  = { N_("p90 ms"), 66 },
+    [COL_TIME_MAX]  = { N_("Max ms"), 66 },
+    [COL_MEM_DELTA] = { N_("Δ avg KB"), 84 },
+    [COL_MEM_NET]   = { N_("mem.net KB"), 96 },
+    [COL_MEM_RATE]  = { N_("KB/frame"), 80 },
+  };
+
+  self->rows = g_ptr_array_new_with_free_func (unref_row);
+  self->n_published = 1;   /* the virtual root has no row */
+  self->leaf_given = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  self->expanded_once = g_array_new (FALSE, TRUE, sizeof (gboolean));
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  for (guint c = 0; c < N_COLUMNS; c++)
+    {
+      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+      g_autoptr (GtkColumnViewColumn) column = NULL;
+      g_autoptr (GtkSorter) sorter = NULL;
+
+      g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), GUINT_TO_POINTER (c));
+      g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), GUINT_TO_POINTER (c));
+      g_signal_connect (factory, "unbind", G_CALLBACK (unbind_cb), GUINT_TO_POINTER (c));
+
+      column = gtk_column_view_column_new (_(columns[c].title), factory);
+      sorter = GTK_SORTER (gtk_custom_sorter_new (compare_rows, GUINT_TO_POINTER (c), NULL));
+      gtk_column_view_column_set_sorter (column, sorter);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      if (columns[c].width > 0)
+        gtk_column_view_column_set_fixed_width (column, columns[c].width);
+      else
+        gtk_column_view_column_set_expand (column, TRUE);
+      gtk_column_view_append_column (self->column_view, column);
+    }
+}
+
+/* --- API ---------------------------------------------------------------- */
+
+GtkWidget *
+m6_stats_view_new (void)
+{
+  return g_object_new (M6_TYPE_STATS_VIEW, NULL);
+}
+
+void
+m6_stats_view_set_thread (M6StatsView *self,
+                          M6Session   *session,
+                          guint        thread_index)
+{
+  g_return_if_fail (M6_IS_STATS_VIEW (self));
+
+  clear_model (self);
+  g_set_object (&self->session, session);
+  self->thread = session ? m6_session_get_thread (session, thread_index) : NULL;
+  if (self->thread == NULL)
+    return;
+
+  self->top = g_list_store_new (M6_TYPE_STATS_ROW);
+  self->tree_model = gtk_tree_list_model_new (g_object_ref (G_LIST_MODEL (self->top)),
+                                              FALSE, FALSE, create_children_cb, self, NULL);
+  GtkSorter *row_sorter = GTK_SORTER (gtk_tree_list_row_sorter_new (
+      g_object_ref (gtk_column_view_get_sorter (self->column_view))));
+  self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->tree_model)), row_sorter);
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sort_model)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  g_signal_connect (self->selection, "notify::selected", G_CALLBACK (selection_changed_cb), self);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+
+  m6_stats_view_refresh (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_NODE]);
+}
+
+void
+m6_stats_view_refresh (M6StatsView *self)
+{
+  g_return_if_fail (M6_IS_STATS_VIEW (self));
+
+  if (self->thread == NULL)
+    return;
+
+  publish_new_rows (self);
+
+  for (guint id = 1; id < self->rows->len; id++)
+    m6_stats_row_invalidate (g_ptr_array_index (self->rows, id));
+
+  /* Live values move under a sorted column: sort again, but not at frame
+   * rate, so rows hold still long enough to be read and clicked. */
+  GtkSorter *sorter = gtk_column_view_get_sorter (self->column_view);
+  gint64 now = g_get_monotonic_time ();
+  if (sorter != NULL && gtk_sorter_get_order (sorter) != GTK_SORTER_ORDER_NONE
+      && now - self->last_resort >= RESORT_INTERVAL_US)
+    {
+      self->last_resort = now;
+      gtk_sorter_changed (sorter, GTK_SORTER_CHANGE_DIFFERENT);
+    }
+}
+
+guint
+m6_stats_view_get_selected_node (M6StatsView *self)
+{
+  g_return_val_if_fail (M6_IS_STATS_VIEW (self), 0);
+
+  if (self->selection == NULL)
+    return 0;
+
+  GtkTreeListRow *list_row = gtk_single_selection_get_selected_item (self->selection);
+  if (list_row == NULL)
+    return 0;
+
+  g_autoptr (M6StatsRow) row = gtk_tree_list_row_get_item (list_row);
+  return row ? m6_stats_row_get_node_id (row) : 0;
+}
+
+guint
+m6_stats_view_find_node (M6StatsView *self,
+                         guint        node_id)
+{
+  M6StatsRow *row = row_for_id (self, node_id);
+
+  if (self->selection == NULL || row == NULL)
+    return GTK_INVALID_LIST_POSITION;
+
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GtkTreeListRow) list_row = g_list_model_get_item (G_LIST_MODEL (self->sort_model), i);
+      g_autoptr (GObject) item = gtk_tree_list_row_get_item (list_row);
+      if (item == G_OBJECT (row))
+        return i;
+    }
+  return GTK_INVALID_LIST_POSITION;
+}
+
+static GtkWidget *
+find_list_view (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LIST_VIEW (child))
+        return child;
+      GtkWidget *found = find_list_view (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+void
+m6_stats_view_set_selected_node (M6StatsView *self,
+                                 guint        node_id)
+{
+  g_return_if_fail (M6_IS_STATS_VIEW (self));
+
+  if (self->selection == NULL || m6_stats_view_get_selected_node (self) == node_id)
+    return;
+
+  if (node_id == 0 || row_for_id (self, node_id) == NULL)
+    {
+      gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+      return;
+    }
+
+  /* Open every ancestor, top first, so the row exists in the flat model. */
+  const M6Node *node = m6_tree_get_node (self->thread->tree, node_id);
+  g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+  for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
+    g_ptr_array_insert (chain, 0, (gpointer) a);
+
+  for (guint i = 0; i < chain->len; i++)
+    {
+      const M6Node *a = g_ptr_array_index (chain, i);
+      guint position = m6_stats_view_find_node (self, a->id);
+      if (position == GTK_INVALID_LIST_POSITION)
+        break;
+      g_autoptr (GtkTreeListRow) list_row = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
+      gtk_tree_list_row_set_expanded (list_row, TRUE);
+    }
+
+  guint position = m6_stats_view_find_node (self, node_id);
+  gtk_single_selection_set_selected (self->selection, position);
+
+  GtkWidget *list_view = find_list_view (GTK_WIDGET (self->column_view));
+  if (list_view != NULL && position != GTK_INVALID_LIST_POSITION)
+    gtk_widget_activate_action (list_view, "list.scroll-to-item", "u", position);
+}
+
+GtkSingleSelection *
+m6_stats_view_get_selection (M6StatsView *self)
+{
+  return self->selection;
+}
+
+GtkColumnView *
+m6_stats_view_get_column_view (M6StatsView *self)
+{
+  return self->column_view;
+}

@@ -1,0 +1,34 @@
+/* m6-stats-view.h — the sortable stats tree of one thread: every payload
+ * column per scope, updated in place while the data grows. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "m6-session.h"
+
+G_BEGIN_DECLS
+
+#define M6_TYPE_STATS_VIEW (m6_stats_view_get_type ())
+G_DECLARE_FINAL_TYPE (M6StatsView, m6_stats_view, M6, STATS_VIEW, GtkWidget)
+
+GtkWidget          *m6_stats_view_new               (void);
+void                m6_stats_view_set_thread        (M6StatsView *self,
+                                                     M6Session   *session,
+                                                     guint        thread_index);
+/* The tree changed: add rows for new nodes and refresh shown values. */
+void                m6_stats_view_refresh           (M6StatsView *self);
+
+/* Node id of the selected row, 0 when none. Selecting expands the
+ * ancestors and scrolls the row into view. */
+guint               m6_stats_view_get_selected_node (M6StatsView *self);
+void                m6_stats_view_set_selected_node (M6StatsView *self,
+                                                     guint        node_id);
+
+/* For tests: the models behind the view. */
+GtkSingleSelection *m6_stats_view_get_selection     (M6StatsView *self);
+GtkColumnView      *m6_stats_view_get_column_view   (M6StatsView *self);
+/* Position of @node_id among the shown rows, or GTK_INVALID_LIST_POSITION. */
+guint               m6_stats_view_find_node         (M6StatsView *self,
+                                                     guint        node_id);
+
+G_END_DECLS
