@@ -1,0 +1,247 @@
+/* test-cli.c — the built `mach6` binary, run for real: list, report --json,
+ * record then report a file, run a program, and bad arguments. */
+#include "reader-test-util.h"
+
+#include "m6-capture.h"
+
+typedef struct
+{
+  int   status;   /* exit code, or -1 if it did not exit normally */
+  char *out;
+  char *err;
+} CliResult;
+
+static void
+cli_result_clear (CliResult *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliResult, cli_result_clear)
+
+static void
+run_cli_argv (CliResult          *r,
+              const char *const  *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int wait_status;
+
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
+  for (gsize i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL,
+                &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+  g_test_message ("exit %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
+}
+
+static void
+run_cli (CliResult *r,
+         ...)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  va_list ap;
+  const char *arg;
+
+  va_start (ap, r);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  run_cli_argv (r, (const char *const *) args->pdata);
+}
+
+static void
+test_version_and_help (void)
+{
+  g_auto (CliResult) version = { 0 };
+  g_auto (CliResult) help = { 0 };
+  g_auto (CliResult) sub = { 0 };
+
+  run_cli (&version, "--version", NULL);
+  g_assert_cmpint (version.status, ==, 0);
+  g_assert_true (g_str_has_prefix (version.out, "mach6 "));
+
+  run_cli (&help, "--help", NULL);
+  g_assert_cmpint (help.status, ==, 0);
+  g_assert_nonnull (strstr (help.out, "record"));
+
+  run_cli (&sub, "report", "--help", NULL);
+  g_assert_cmpint (sub.status, ==, 0);
+  g_assert_nonnull (strstr (sub.out, "--json"));
+}
+
+static void
+test_bad_arguments (void)
+{
+  struct { const char *args[6]; int status; const char *needle; } cases[] = {
+    { { NULL }, 2, "Usage" },
+    { { "frobnicate", NULL }, 2, "frobnicate" },
+    { { "record", NULL }, 2, "PID" },
+    { { "record", "--duration=soon", "1", NULL }, 2, "soon" },
+    { { "record", "1", "2", NULL }, 2, "one PID" },
+    { { "report", "/nonexistent/capture.mach6", NULL }, 1, "cannot open /nonexistent/capture.mach6" },
+    { { "report", "--thread", "-4", "x.mach6", NULL }, 2, "thread" },
+    { { "report", "--duration", "0", "1", NULL }, 2, "duration" },
+    { { "record", "no-such-process-name", NULL }, 1, "no-such-process-name" },
+    { { "record", "2147483647", NULL }, 1, "2147483647" },
+    { { "clean", "abc", NULL }, 2, "process ids" },
+    { { "list", "extra", NULL }, 2, "no arguments" },
+    { { "report", "nothing-here.mach6", NULL }, 1, "nothing-here.mach6" },
+    { { "run", NULL }, 2, "command" },
+    { { "run", "--", "/nonexistent/program", NULL }, 1, "/nonexistent/program" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (CliResult) r = { 0 };
+
+      run_cli_argv (&r, cases[i].args);
+      g_assert_cmpint (r.status, ==, cases[i].status);
+      if (strstr (r.err, cases[i].needle) == NULL)
+        g_error ("case %zu: stderr “%s” does not mention “%s”", i, r.err, cases[i].needle);
+    }
+}
+
+static void
+test_list_and_report_json (void)
+{
+  const char *args[] = { "--mode", "spin", "--sleep-us", "3000", NULL };
+  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) producer->pid);
+  g_auto (CliResult) list = { 0 };
+  g_auto (CliResult) report = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+
+  /* Wait for the segment through the library, then ask the CLI. */
+  g_autoptr (M6Reader) probe = test_attach (producer->pid, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&probe, m6_reader_free);
+
+  run_cli (&list, "list", NULL);
+  g_assert_cmpint (list.status, ==, 0);
+  g_autofree char *row = g_strdup_printf ("\n%-8s reader-producer", pid);
+  g_assert_nonnull (strstr (list.out, row));
+
+  run_cli (&report, "report", pid, "--json", "--duration", "0.4", NULL);
+  g_assert_cmpint (report.status, ==, 0);
+  json_parser_load_from_data (parser, report.out, -1, &error);
+  g_assert_no_error (error);
+
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "process"), ==, "reader-producer");
+  g_assert_cmpint (json_object_get_int_member (root, "pid"), ==, producer->pid);
+  JsonArray *threads = json_object_get_array_member (root, "threads");
+  g_assert_cmpuint (json_array_get_length (threads), ==, 1);
+  JsonObject *thread = json_array_get_object_element (threads, 0);
+  g_assert_cmpstr (json_object_get_string_member (thread, "name"), ==, "spinner");
+  JsonObject *payload = json_object_get_object_member (thread, "payload");
+  g_assert_cmpstr (json_object_get_string_member (payload, "label"), ==, "root");
+  JsonObject *frame = json_array_get_object_element (json_object_get_array_member (payload, "children"), 0);
+  g_assert_cmpstr (json_object_get_string_member (frame, "label"), ==, "frame");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (frame, "stats"), "count"), >, 0);
+}
+
+static void
+test_record_then_report (void)
+{
+  const char *args[] = { "--mode", "spin", "--sleep-us", "3000", NULL };
+  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "rec.mach6", NULL);
+  g_auto (CliResult) record = { 0 };
+  g_auto (CliResult) table = { 0 };
+  g_auto (CliResult) json = { 0 };
+  g_autoptr (GError) error = NULL;
+
+  g_autoptr (M6Reader) probe = test_attach (producer->pid, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&probe, m6_reader_free);
+
+  /* By name: the only live reader-producer. */
+  run_cli (&record, "record", "reader-producer", "--duration", "0.5", "-o", path, NULL);
+  g_assert_cmpint (record.status, ==, 0);
+  g_assert_nonnull (strstr (record.out, "rec.mach6"));
+
+  run_cli (&table, "report", path, NULL);
+  g_assert_cmpint (table.status, ==, 0);
+  g_assert_nonnull (strstr (table.out, "spinner"));
+  g_assert_nonnull (strstr (table.out, "\n  physics"));
+
+  run_cli (&json, "report", path, "--json", "--thread", "0", NULL);
+  g_assert_cmpint (json.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  json_parser_load_from_data (parser, json.out, -1, &error);
+  g_assert_no_error (error);
+
+  test_rm_dir (dir);
+}
+
+/* `mach6 run` of a deterministic stream: the capture's payload is the one
+ * the program computed in-process. */
+static void
+test_run (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "run.mach6", NULL);
+  g_autofree char *expect = g_build_filename (dir, "expected.json", NULL);
+  g_auto (CliResult) run = { 0 };
+  g_autoptr (GError) error = NULL;
+
+  run_cli (&run, "run", "-o", path, "--", test_producer_path (),
+           "--mode", "stream", "--frames", "40", "--expect", expect, "--wait-attach", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.err, "exited with status 0"));
+
+  M6CaptureInfo info;
+  g_autoptr (M6Session) session = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  g_assert_true (info.finished);
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  json_parser_load_from_file (parser, expect, &error);
+  g_assert_no_error (error);
+  M6Thread *thread = m6_session_get_thread (session, 0);
+  g_assert_nonnull (thread);
+  g_autoptr (JsonNode) got = m6_payload_build (thread->tree, m6_tree_get_root (thread->tree));
+  JsonObject *expected = json_node_get_object (json_parser_get_root (parser));
+  test_assert_payload_equal_but_time (got, json_object_get_member (expected, "stream-0"), "");
+
+  test_rm_dir (dir);
+}
+
+static void
+test_run_without_segment (void)
+{
+  g_auto (CliResult) quick = { 0 };
+  g_auto (CliResult) slow = { 0 };
+
+  run_cli (&quick, "run", "--", "true", NULL);
+  g_assert_cmpint (quick.status, ==, 1);
+  g_assert_nonnull (strstr (quick.err, "libmach6"));
+
+  run_cli (&slow, "run", "--wait", "0.3", "--", "sleep", "20", NULL);
+  g_assert_cmpint (slow.status, ==, 1);
+  g_assert_nonnull (strstr (slow.err, "did not create a mach6 segment within 0.3 s"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/reader/cli/version-and-help", test_version_and_help);
+  g_test_add_func ("/reader/cli/bad-arguments", test_bad_arguments);
+  g_test_add_func ("/reader/cli/list-and-report-json", test_list_and_report_json);
+  g_test_add_func ("/reader/cli/record-then-report", test_record_then_report);
+  g_test_add_func ("/reader/cli/run", test_run);
+  g_test_add_func ("/reader/cli/run-without-segment", test_run_without_segment);
+
+  return g_test_run ();
+}
