@@ -348,7 +348,7 @@ cmd_list (int    argc,
                       entries, FALSE, &argc, &argv, &status))
     return status;
   if (argc > 1)
-    return usage_error ("list", _("takes no arguments"));
+    return usage_error ("list", _("expected no arguments"));
 
   list = m6_reader_list (&error);
   if (list == NULL)
@@ -605,14 +605,17 @@ cmd_report (int    argc,
                       _("Print the scope tree of a capture file, or of a process recorded for a while."),
                       entries, FALSE, &argc, &argv, &status))
     return status;
-  if (argc != 2)
-    return usage_error ("report", _("expected one capture file, PID or process name"));
   if (seconds <= 0)
     return usage_error ("report", _("the duration must be positive"));
   if (only_thread < -1)
     return usage_error ("report", _("the thread index cannot be negative"));
+  if (argc != 2)
+    return usage_error ("report", _("expected one capture file, PID or process name"));
 
-  if (g_file_test (argv[1], G_FILE_TEST_EXISTS))
+  /* A file if it exists or looks like one; else a pid or a name. */
+  if (g_file_test (argv[1], G_FILE_TEST_EXISTS)
+      || strchr (argv[1], '/') != NULL
+      || g_str_has_suffix (argv[1], ".mach6"))
     {
       M6CaptureInfo info;
 
