@@ -6,6 +6,11 @@
  * POSIX, libc only; the library never aborts, blocks or prints in its host:
  * anything that fails degrades to a no-op or a counted drop.
  */
+/* Vendored builds compile this file on its own: ask for fallocate and gettid. */
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE
+#endif
+
 #include "mach6.h"
 
 #include <dlfcn.h>
