@@ -5,6 +5,10 @@
  * The heap reading comes from libmach6-heap.so when it is preloaded;
  * otherwise the game feeds mach6_heap_alloc/free from its own allocations.
  */
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE
+#endif
+
 #include <dlfcn.h>
 #include <getopt.h>
 #include <malloc.h>
