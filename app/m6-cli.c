@@ -348,7 +348,7 @@ cmd_list (int    argc,
                       entries, FALSE, &argc, &argv, &status))
     return status;
   if (argc > 1)
-    return usage_error ("list", _("expected no arguments"));
+    return usage_error ("list", _("takes no arguments"));
 
   list = m6_reader_list (&error);
   if (list == NULL)
