@@ -822,27 +822,29 @@ write_temp (const char   *dir,
 }
 
 /* Every prefix: shorter than the header is an error; longer loads what is
- * complete, unfinished, never more than the whole. */
+ * complete, unfinished, never more than the whole. The file is cut in
+ * place, from the longest prefix down. */
 static void
 test_capture_truncated (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("mach6-capture-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "small.mach6", NULL);
-  g_autofree guint8 *data = NULL;
-  gsize length;
-  guint64 prev_events = 0;
+  struct stat st;
+  guint64 next_events = G_MAXUINT64;
 
   g_autoptr (M6Session) recorded = build_recorded_session (path, 6, 7);
-  g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
-  g_test_message ("%zu bytes", length);
+  int fd = open (path, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
+  g_test_message ("%lld bytes", (long long) st.st_size);
 
-  for (gsize cut = 0; cut < length; cut++)
+  for (off_t cut = st.st_size - 1; cut >= 0; cut--)
     {
-      g_autofree char *damaged = write_temp (dir, data, cut);
       g_autoptr (GError) error = NULL;
       M6CaptureInfo info;
-      g_autoptr (M6Session) loaded = m6_capture_load_full (damaged, &info, &error);
 
+      g_assert_cmpint (ftruncate (fd, cut), ==, 0);
+      g_autoptr (M6Session) loaded = m6_capture_load_full (path, &info, &error);
       if (cut < M6_CAPTURE_HEADER_SIZE)
         {
           g_assert_null (loaded);
@@ -852,43 +854,47 @@ test_capture_truncated (void)
       g_assert_no_error (error);
       g_assert_false (info.finished);
       g_assert_cmpuint (info.n_events, <=, m6_session_get_n_events (recorded));
-      g_assert_cmpuint (info.n_events, >=, prev_events);   /* a prefix holds a prefix */
-      g_assert_cmpuint (info.ignored_bytes, <, cut);
-      prev_events = info.n_events;
-      g_unlink (damaged);
+      g_assert_cmpuint (info.n_events, <=, next_events);   /* a prefix holds a prefix */
+      g_assert_cmpuint (info.ignored_bytes, <, (guint64) cut);
+      next_events = info.n_events;
     }
+  close (fd);
   g_unlink (path);
   g_rmdir (dir);
 }
 
 /* Flipped bits: an error, or (a length that now runs past the end) a
- * partial load marked unfinished; the checksums catch the rest. */
+ * partial load marked unfinished; the checksums catch the rest. The file
+ * is damaged in place and repaired after each load. */
 static void
 test_capture_bit_flips (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("mach6-capture-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "small.mach6", NULL);
-  g_autofree guint8 *data = NULL;
-  gsize length;
+  struct stat st;
   guint32 seed = g_test_rand_int ();
   GRand *rand = g_rand_new_with_seed (seed);
   guint errors = 0, partial = 0;
 
   g_test_message ("seed %u", seed);
   g_autoptr (M6Session) recorded = build_recorded_session (path, 6, 11);
-  g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
+  int fd = open (path, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
 
   for (int round = 0; round < 1500; round++)
     {
-      gsize at = (gsize) g_rand_int_range (rand, 0, (gint32) length);
+      off_t at = g_rand_int_range (rand, 0, (gint32) st.st_size);
       guint8 bit = (guint8) (1u << g_rand_int_range (rand, 0, 8));
+      guint8 byte, flipped;
       g_autoptr (GError) error = NULL;
       M6CaptureInfo info;
 
-      data[at] ^= bit;
-      g_autofree char *damaged = write_temp (dir, data, length);
-      g_autoptr (M6Session) loaded = m6_capture_load_full (damaged, &info, &error);
-      data[at] ^= bit;
+      g_assert_cmpint (pread (fd, &byte, 1, at), ==, 1);
+      flipped = byte ^ bit;
+      g_assert_cmpint (pwrite (fd, &flipped, 1, at), ==, 1);
+      g_autoptr (M6Session) loaded = m6_capture_load_full (path, &info, &error);
+      g_assert_cmpint (pwrite (fd, &byte, 1, at), ==, 1);
 
       if (loaded == NULL)
         {
@@ -898,13 +904,13 @@ test_capture_bit_flips (void)
       else
         {
           if (info.finished)
-            g_error ("byte %zu bit 0x%02x: a damaged capture loaded as complete", at, bit);
+            g_error ("byte %lld bit 0x%02x: a damaged capture loaded as complete", (long long) at, bit);
           g_assert_cmpuint (info.n_events, <=, m6_session_get_n_events (recorded));
           partial++;
         }
-      g_unlink (damaged);
     }
   g_test_message ("%u errors, %u partial loads", errors, partial);
+  close (fd);
   g_rand_free (rand);
   g_unlink (path);
   g_rmdir (dir);
