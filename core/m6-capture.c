@@ -29,9 +29,9 @@
 
 G_DEFINE_QUARK (m6-capture-error-quark, m6_capture_error)
 
-/* --- CRC-32 (IEEE 802.3, as zlib) --------------------------------------- */
+/* --- CRC-32 (IEEE 802.3, as zlib), sliced by 8 ----------------------- */
 
-static guint32 crc_table[256];
+static guint32 crc_table[8][256];
 
 static void
 crc_init (void)
@@ -45,8 +45,11 @@ crc_init (void)
           guint32 c = n;
           for (int k = 0; k < 8; k++)
             c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-          crc_table[n] = c;
+          crc_table[0][n] = c;
         }
+      for (guint32 n = 0; n < 256; n++)
+        for (int t = 1; t < 8; t++)
+          crc_table[t][n] = (crc_table[t - 1][n] >> 8) ^ crc_table[0][crc_table[t - 1][n] & 0xff];
       g_once_init_leave (&done, 1);
     }
 }
@@ -59,8 +62,20 @@ crc_update (guint32      crc,
   const guint8 *p = data;
 
   crc = ~crc;
-  for (gsize i = 0; i < length; i++)
-    crc = crc_table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  for (; length >= 8; length -= 8, p += 8)
+    {
+      guint32 lo, hi;
+      memcpy (&lo, p, 4);
+      memcpy (&hi, p + 4, 4);
+      lo = GUINT32_FROM_LE (lo) ^ crc;
+      hi = GUINT32_FROM_LE (hi);
+      crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff]
+          ^ crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24]
+          ^ crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff]
+          ^ crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
+    }
+  for (; length > 0; length--, p++)
+    crc = crc_table[0][(crc ^ *p) & 0xff] ^ (crc >> 8);
   return ~crc;
 }
 
@@ -383,12 +398,19 @@ on_events (M6Session     *session,
 
       put_u32 (self->buf, thread->index);
       put_u32 (self->buf, n);
-      for (guint32 i = 0; i < n; i++)
+      gsize at = self->buf->len;
+      g_byte_array_set_size (self->buf, (guint) (at + (gsize) n * EVENT_SIZE));
+      guint8 *p = self->buf->data + at;
+      for (guint32 i = 0; i < n; i++, p += EVENT_SIZE)
         {
-          put_u64 (self->buf, (guint64) events[i].t_ns);
-          put_u64 (self->buf, (guint64) events[i].heap);
-          put_u32 (self->buf, events[i].label);
-          put_u32 (self->buf, events[i].depth);
+          guint64 t = GUINT64_TO_LE ((guint64) events[i].t_ns);
+          guint64 heap = GUINT64_TO_LE ((guint64) events[i].heap);
+          guint32 label = GUINT32_TO_LE (events[i].label);
+          guint32 depth = GUINT32_TO_LE (events[i].depth);
+          memcpy (p, &t, 8);
+          memcpy (p + 8, &heap, 8);
+          memcpy (p + 16, &label, 4);
+          memcpy (p + 20, &depth, 4);
         }
       record_end (self, start);
       self->n_events += n;
