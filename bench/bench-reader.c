@@ -1,0 +1,154 @@
+/* bench-reader.c — what the viewer side costs: m6_reader_drain() into a
+ * session (with and without a capture being written), and loading a
+ * capture. Prints JSON lines; figures, not verdicts.
+ *
+ * The producer is a thread of this process on libmach6; the reader
+ * attaches to our own pid as it would to a game's.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "mach6.h"
+#include "m6-capture.h"
+#include "m6-reader.h"
+
+#define RUN_NS      300000000ll   /* each run lasts about this long */
+#define BUDGET      65536u        /* events per drain call */
+
+static volatile int producing;
+static gint64 heap;
+
+static gint64
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A frame of 1 + 2 × (1 + 2 × 2) = 11 scopes, 22 events; the heap moves. */
+static void *
+produce (void *data)
+{
+  mach6_thread_name ("bench");
+  while (__atomic_load_n (&producing, __ATOMIC_RELAXED))
+    {
+      MACH6_BEGIN ("frame");
+      for (int i = 0; i < 2; i++)
+        {
+          MACH6_BEGIN ("system");
+          __atomic_fetch_add (&heap, 16, __ATOMIC_RELAXED);
+          for (int j = 0; j < 2; j++)
+            {
+              MACH6_BEGIN ("job");
+              __atomic_fetch_sub (&heap, 8, __ATOMIC_RELAXED);
+              MACH6_END ();
+            }
+          MACH6_END ();
+        }
+      MACH6_END ();
+    }
+  return NULL;
+}
+
+static int64_t
+read_heap (void *data)
+{
+  return __atomic_load_n (&heap, __ATOMIC_RELAXED);
+}
+
+static void
+bench_drain (gboolean record)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("mach6-bench-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bench.mach6", NULL);
+  M6Reader *reader = m6_reader_attach (getpid (), &error);
+  M6CaptureWriter *writer = NULL;
+  pthread_t thread;
+  gint64 in_drain = 0, events = 0;
+
+  if (reader == NULL)
+    {
+      fprintf (stderr, "bench-reader: %s\n", error->message);
+      exit (1);
+    }
+  if (record)
+    writer = m6_capture_writer_new (path, m6_reader_get_session (reader), &error);
+
+  __atomic_store_n (&producing, 1, __ATOMIC_RELAXED);
+  pthread_create (&thread, NULL, produce, NULL);
+  gint64 start = now_ns ();
+  while (now_ns () - start < RUN_NS)
+    {
+      gsize n = 0;
+      gint64 t0 = now_ns ();
+      if (!m6_reader_drain (reader, BUDGET, &n, &error))
+        {
+          fprintf (stderr, "bench-reader: %s\n", error->message);
+          exit (1);
+        }
+      in_drain += now_ns () - t0;
+      events += (gint64) n;
+      if (n < 1024)
+        g_usleep (50);
+    }
+  __atomic_store_n (&producing, 0, __ATOMIC_RELAXED);
+  pthread_join (thread, NULL);
+
+  M6Session *session = m6_reader_get_session (reader);
+  guint64 size = 0;
+  if (writer != NULL)
+    {
+      m6_capture_writer_finish (writer, NULL);
+      m6_capture_writer_free (writer);
+      GStatBuf st;
+      if (g_stat (path, &st) == 0)
+        size = (guint64) st.st_size;
+    }
+  printf ("{\"bench\": \"reader_drain%s\", \"events\": %" G_GINT64_FORMAT ", \"drops\": %" G_GUINT64_FORMAT
+          ", \"drain_ns_per_event\": %.1f, \"events_per_s\": %.0f, \"drain_share\": %.3f",
+          record ? "_recording" : "", events, m6_session_get_drops (session),
+          events ? (double) in_drain / (double) events : 0.0,
+          in_drain ? (double) events / ((double) in_drain / 1e9) : 0.0,
+          (double) in_drain / (double) RUN_NS);
+  if (record)
+    printf (", \"capture_bytes_per_event\": %.2f", events ? (double) size / (double) events : 0.0);
+  printf ("}\n");
+  fflush (stdout);
+  m6_reader_free (reader);
+
+  if (record)
+    {
+      M6CaptureInfo info;
+      gint64 t0 = now_ns ();
+      g_autoptr (M6Session) loaded = m6_capture_load_full (path, &info, &error);
+      gint64 dt = now_ns () - t0;
+      if (loaded != NULL)
+        printf ("{\"bench\": \"capture_load\", \"events\": %" G_GUINT64_FORMAT ", \"bytes\": %" G_GUINT64_FORMAT
+                ", \"ns_per_event\": %.1f, \"mb_per_s\": %.1f}\n",
+                info.n_events, info.file_size, info.n_events ? (double) dt / (double) info.n_events : 0.0,
+                (double) info.file_size / 1e6 / ((double) dt / 1e9));
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  /* Room for a whole drain interval; before the segment exists. */
+  g_setenv ("MACH6_RING_EVENTS", "1048576", TRUE);
+  mach6_set_heap_source (read_heap, NULL);
+
+  bench_drain (FALSE);
+  bench_drain (TRUE);
+  return 0;
+}
