@@ -1232,10 +1232,15 @@ m6_reader_detach (M6Reader *self)
   if (!self->claimed || self->control == NULL)
     return;
 
+  /* Only while the claim is ours: nobody can take it from a live holder,
+   * so the generation we clear is not another viewer's. */
   gint32 me = (gint32) getpid ();
-  store_release (&self->control->attach_generation, 0u);
-  __atomic_compare_exchange_n (&self->control->attached_pid, &me, 0, FALSE,
-                               __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+  if (load_acquire (&self->control->attached_pid) == me)
+    {
+      store_release (&self->control->attach_generation, 0u);
+      __atomic_compare_exchange_n (&self->control->attached_pid, &me, 0, FALSE,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    }
   self->claimed = FALSE;
 }
 

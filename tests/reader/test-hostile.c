@@ -180,6 +180,8 @@ assert_attach_fails (Fixture    *f,
 
 /* --- the valid segment -------------------------------------------------- */
 
+static M6Reader *attach_ok (void);
+
 static void
 test_valid_segment (Fixture       *f,
                     gconstpointer  data)
@@ -240,6 +242,22 @@ test_valid_segment (Fixture       *f,
   /* Detached: nothing more is taken from the rings. */
   g_assert_true (m6_reader_drain (reader, 0, &n, &error));
   g_assert_cmpuint (n, ==, 0);
+}
+
+/* A claim that is no longer ours (taken over, or overwritten) is left
+ * alone on detach, generation included. */
+static void
+test_detach_keeps_other_claim (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr (M6Reader) reader = attach_ok ();
+  gint32 other = (gint32) getppid ();
+
+  f->seg.c->attached_pid = other;
+  guint32 generation = f->seg.c->attach_generation;
+  m6_reader_detach (reader);
+  g_assert_cmpint (f->seg.c->attached_pid, ==, other);
+  g_assert_cmpuint (f->seg.c->attach_generation, ==, generation);
 }
 
 static void
@@ -998,6 +1016,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add ("/reader/hostile/valid-segment", Fixture, NULL, fixture_setup, test_valid_segment, fixture_teardown);
+  g_test_add ("/reader/hostile/detach-keeps-other-claim", Fixture, NULL, fixture_setup, test_detach_keeps_other_claim, fixture_teardown);
   g_test_add ("/reader/hostile/list-shows-unreadable", Fixture, NULL, fixture_setup, test_list_shows_unreadable, fixture_teardown);
   for (gsize i = 0; i < G_N_ELEMENTS (control_cases); i++)
     {
