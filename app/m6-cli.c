@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "m6-capture.h"
+#include "m6-diff.h"
+#include "m6-export.h"
 #include "m6-json.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
@@ -927,11 +929,200 @@ typedef struct
   const char *summary;
 } Command;
 
+/* --- export ------------------------------------------------------------- */
+
+/* Load a capture, warning about an unfinished one; @log (optional) collects
+ * the raw events for the exporters that need time. */
+static M6Session *
+load_capture (const char  *path,
+              M6EventLog  *log,
+              GError     **error)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  M6CaptureInfo info;
+
+  if (log != NULL)
+    m6_session_set_recorder (session, m6_event_log_record, log);
+  if (!m6_capture_load_into (path, session, &info, error))
+    return NULL;
+  m6_session_set_recorder (session, NULL, NULL);
+  if (!info.finished)
+    g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
+                path, (unsigned long long) info.ignored_bytes);
+  return g_steal_pointer (&session);
+}
+
+static int
+cmd_export (int    argc,
+            char **argv)
+{
+  g_autofree char *format_name = NULL;
+  g_autofree char *output = NULL;
+  double interval = 1.0;
+  const GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+      N_("json, ndjson, csv, folded or chrome"), "F" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write to OUT (default: the capture’s name with the format’s extension)"), "OUT" },
+    { "interval", 'i', 0, G_OPTION_ARG_DOUBLE, &interval, N_("ndjson: seconds per line (default 1)"), "S" },
+    { NULL }
+  };
+  g_autoptr (M6EventLog) log = m6_event_log_new ();
+  g_autoptr (M6Session) session = NULL;
+  g_autoptr (GError) error = NULL;
+  M6ExportFormat format;
+  int status;
+
+  if (!parse_options ("export", "FILE",
+                      _("Export a capture for other tools: the payload JSON (json), one payload per interval (ndjson), "
+                        "the stats table (csv), folded stacks for flamegraph.pl, inferno and speedscope (folded), "
+                        "or a Chrome trace for Perfetto and speedscope (chrome)."),
+                      entries, FALSE, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return usage_error ("export", _("expected one capture file"));
+  if (format_name == NULL)
+    return usage_error ("export", _("--format is required: json, ndjson, csv, folded or chrome"));
+  if (!m6_export_format_parse (format_name, &format))
+    {
+      g_autofree char *message = g_strdup_printf (_("unknown format “%s”: use json, ndjson, csv, folded or chrome"),
+                                                  format_name);
+      return usage_error ("export", message);
+    }
+  if (interval <= 0)
+    return usage_error ("export", _("the interval must be positive"));
+
+  session = load_capture (argv[1], log, &error);
+  if (session == NULL)
+    {
+      print_error (error->message);
+      return EXIT_FAILURE;
+    }
+
+  if (output == NULL)
+    {
+      g_autofree char *base = g_str_has_suffix (argv[1], ".mach6")
+        ? g_strndup (argv[1], strlen (argv[1]) - strlen (".mach6")) : g_strdup (argv[1]);
+      output = g_strdup_printf ("%s.%s", base, m6_export_format_extension (format));
+    }
+
+  M6ExportOptions options = { interval };
+  if (!m6_export_session (session, log, format, &options, output, &error))
+    {
+      print_error (error->message);
+      return EXIT_FAILURE;
+    }
+  g_printerr (_("mach6: wrote %s\n"), output);
+  return EXIT_SUCCESS;
+}
+
+/* --- diff --------------------------------------------------------------- */
+
+static void
+format_change (GString *out,
+               double   change,
+               gboolean present)
+{
+  if (!present)
+    g_string_append_printf (out, " %8s", "-");
+  else
+    g_string_append_printf (out, " %+7.1f%%", change * 100);
+}
+
+static void
+print_diff_table (M6Session *a,
+                  M6Session *b)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  for (guint i = 0; i < m6_session_get_n_threads (a); i++)
+    {
+      M6Thread *ta = m6_session_get_thread (a, i);
+      M6Thread *tb = m6_diff_match_thread (b, ta);
+      guint significant = 0;
+
+      if (tb == NULL)
+        continue;
+      g_autoptr (GPtrArray) rows = m6_diff_trees (ta->tree, tb->tree);
+
+      g_string_append_printf (out, _("thread %u “%s”\n"), i, ta->name);
+      g_string_append_printf (out, "  %-36s %8s %8s %9s %9s %9s %9s %11s %9s\n",
+                              _("scope"), _("count A"), _("count B"), _("avg A ms"),
+                              _("avg Δ"), _("p50 Δ"), _("p90 Δ"), _("mem.rate Δ KB"), _("p"));
+      for (guint r = 0; r < rows->len; r++)
+        {
+          M6DiffRow *row = g_ptr_array_index (rows, r);
+          gboolean both = row->in_a && row->in_b;
+          g_autofree char *indented = g_strdup_printf ("%*s%s", (int) (row->depth - 1) * 2, "", row->label);
+
+          g_string_append_printf (out, "%c %-36.36s %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %9.3f",
+                                  row->significant ? '!' : ' ', indented, row->a.count, row->b.count,
+                                  row->a.time_avg * 1e3);
+          format_change (out, row->time_avg_change, both);
+          format_change (out, row->time_p50_change, both);
+          format_change (out, row->time_p90_change, both);
+          if (both)
+            g_string_append_printf (out, " %+11.2f", row->mem_rate_delta);
+          else
+            g_string_append_printf (out, " %11s", row->in_a ? _("only in A") : _("only in B"));
+          if (row->tested)
+            g_string_append_printf (out, " %9.2g\n", row->p_value);
+          else
+            g_string_append_printf (out, " %9s\n", "-");
+          significant += row->significant;
+        }
+      g_string_append_printf (out, _("  %u of %u scopes changed significantly (! = Mann–Whitney U, p < %.2g)\n\n"),
+                              significant, rows->len, M6_DIFF_ALPHA);
+    }
+  fputs (out->str, stdout);
+}
+
+static int
+cmd_diff (int    argc,
+          char **argv)
+{
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the comparison as JSON"), NULL },
+    { NULL }
+  };
+  g_autoptr (M6Session) a = NULL;
+  g_autoptr (M6Session) b = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  if (!parse_options ("diff", "A.mach6 B.mach6",
+                      _("Compare two captures scope by scope: the change of time avg/p50/p90 and of memory per call, "
+                        "with a Mann–Whitney U test on the time samples marking the significant changes."),
+                      entries, FALSE, &argc, &argv, &status))
+    return status;
+  if (argc != 3)
+    return usage_error ("diff", _("expected two capture files"));
+
+  if ((a = load_capture (argv[1], NULL, &error)) == NULL
+      || (b = load_capture (argv[2], NULL, &error)) == NULL)
+    {
+      print_error (error->message);
+      return EXIT_FAILURE;
+    }
+
+  if (json)
+    {
+      g_autoptr (JsonNode) root = m6_diff_sessions_json (a, b, argv[1], argv[2]);
+      g_autofree char *text = m6_json_to_string (root, TRUE);
+      g_print ("%s\n", text);
+    }
+  else
+    print_diff_table (a, b);
+  return EXIT_SUCCESS;
+}
+
 static const Command commands[] = {
   { "list",   cmd_list,   N_("List the processes that run with libmach6") },
   { "record", cmd_record, N_("Record a process into a capture file") },
   { "report", cmd_report, N_("Print the scope tree of a capture or a process") },
   { "run",    cmd_run,    N_("Run a command under the profiler and record it") },
+  { "export", cmd_export, N_("Export a capture as json, ndjson, csv, folded stacks or a Chrome trace") },
+  { "diff",   cmd_diff,   N_("Compare two captures scope by scope") },
   { "clean",  cmd_clean,  N_("Remove the segments of processes that are gone") },
 };
 

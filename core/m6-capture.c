@@ -1002,8 +1002,21 @@ m6_capture_load_full (const char     *path,
                       M6CaptureInfo  *info,
                       GError        **error)
 {
+  g_autoptr (M6Session) session = m6_session_new ();
+
+  if (!m6_capture_load_into (path, session, info, error))
+    return NULL;
+  return g_steal_pointer (&session);
+}
+
+gboolean
+m6_capture_load_into (const char     *path,
+                      M6Session      *target,
+                      M6CaptureInfo  *info,
+                      GError        **error)
+{
   g_autofree char *display = NULL;
-  g_autoptr (M6Session) session = NULL;
+  M6Session *session = target;
   g_autofree guint8 *payload = NULL;
   M6CaptureInfo local_info;
   Loader ld = { 0 };
@@ -1012,7 +1025,8 @@ m6_capture_load_full (const char     *path,
   gboolean ok = FALSE;
   int fd;
 
-  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (M6_IS_SESSION (target), FALSE);
 
   crc_init ();
   if (info == NULL)
@@ -1026,19 +1040,18 @@ m6_capture_load_full (const char     *path,
       int saved = errno;
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
                    _("cannot open %s: %s"), display, g_strerror (saved));
-      return NULL;
+      return FALSE;
     }
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
                    _("%s is not a regular file"), display);
       close (fd);
-      return NULL;
+      return FALSE;
     }
 
   guint64 size = (guint64) st.st_size;
   info->file_size = size;
-  session = m6_session_new ();
   if (!load_header (fd, size, display, session, info, error))
     goto out;
 
@@ -1123,7 +1136,7 @@ m6_capture_load_full (const char     *path,
 out:
   close (fd);
   g_free (ld.events);
-  return ok ? g_steal_pointer (&session) : NULL;
+  return ok;
 }
 
 M6Session *

@@ -92,6 +92,13 @@ M6Session        *m6_capture_load_full         (const char       *path,
                                                 M6CaptureInfo    *info,
                                                 GError          **error);
 
+/* Replay @path into @session, which should be new; a recorder installed on
+ * it first sees every event (the exporters collect them this way). */
+gboolean          m6_capture_load_into         (const char       *path,
+                                                M6Session        *session,
+                                                M6CaptureInfo    *info,
+                                                GError          **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6CaptureWriter, m6_capture_writer_free)
 
 G_END_DECLS
