@@ -389,10 +389,11 @@ m6_session_add_thread (M6Session  *self,
                        guint64     tid,
                        const char *name)
 {
-  M6Thread *thread = g_new0 (M6Thread, 1);
+  M6Thread *thread;
 
   g_return_val_if_fail (M6_IS_SESSION (self), NULL);
 
+  thread = g_new0 (M6Thread, 1);
   thread->index = self->threads->len;
   thread->tid = tid;
   thread->name = g_utf8_make_valid (name ? name : "", -1);
