@@ -717,6 +717,9 @@ m6_stats_view_set_selected_node (M6StatsView *self,
   if (self->selection == NULL || m6_stats_view_get_selected_node (self) == node_id)
     return;
 
+  /* The node may be newer than the last refresh. */
+  publish_new_rows (self);
+
   if (node_id == 0 || row_for_id (self, node_id) == NULL)
     {
       gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);

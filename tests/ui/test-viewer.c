@@ -1,0 +1,707 @@
+/* test-viewer.c — the viewer against the real demo game, in real windows
+ * (under Xvfb when there is no display), driven through its actions. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "m6-application.h"
+#include "m6-picker-window.h"
+#include "m6-reader.h"
+#include "m6-session-window.h"
+#include "m6-ui.h"
+
+static M6Application *app;
+
+/* --- helpers ------------------------------------------------------------ */
+
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+typedef gboolean (*Condition) (gpointer data);
+
+/* Run the main loop until @cond holds or @seconds pass; returns @cond. */
+static gboolean
+wait_for (Condition cond,
+          gpointer  data,
+          double    seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+  guint wake = g_timeout_add (10, wake_cb, NULL);
+  gboolean ok;
+
+  while (!(ok = cond (data)) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (wake);
+  return ok;
+}
+
+static void
+spin (double seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+  guint wake = g_timeout_add (10, wake_cb, NULL);
+
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (wake);
+}
+
+/* The game must not outlive a test that aborts. */
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static GPid
+start_game (const char *leak_kb)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_get_environ ();
+  const char *argv[] = { DEMO_GAME, "--fps", "60", "--leak-kb", leak_kb, NULL };
+  GPid pid = 0;
+
+  env = g_environ_setenv (env, "LD_PRELOAD", HEAP_SHIM, TRUE);
+  g_spawn_async (NULL, (char **) argv, env,
+                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                 die_with_parent, NULL, &pid, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
+static void
+stop_game (GPid pid,
+           int  sig)
+{
+  int status;
+
+  if (pid <= 0)
+    return;
+  kill (pid, sig);
+  waitpid (pid, &status, 0);
+  g_spawn_close_pid (pid);
+}
+
+static gboolean
+is_listed (gpointer data)
+{
+  gint pid = GPOINTER_TO_INT (data);
+  g_autoptr (GPtrArray) infos = m6_reader_list (NULL);
+
+  for (guint i = 0; infos != NULL && i < infos->len; i++)
+    {
+      M6ProcessInfo *info = g_ptr_array_index (infos, i);
+      if (info->pid == pid && info->alive)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static M6SessionWindow *
+find_session_window (gint pid)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_pid (l->data) == pid)
+      return l->data;
+  return NULL;
+}
+
+static M6Node *
+node_at (M6SessionWindow *window,
+         const char      *path)
+{
+  M6Tree *tree = m6_flame_graph_get_tree (m6_session_window_get_flame_graph (window));
+  return tree ? m6_tree_find_path (tree, path) : NULL;
+}
+
+/* --- a live session per test -------------------------------------------- */
+
+typedef struct
+{
+  GPid             game;
+  M6SessionWindow *window;
+  char            *tmpdir;
+} Fixture;
+
+static gboolean
+tree_is_drawn (gpointer data)
+{
+  Fixture *f = data;
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
+  const char *paths[] = { "frame", "frame/physics", "frame/render", "frame/ai" };
+  graphene_rect_t rect;
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      M6Node *node = node_at (f->window, paths[i]);
+      if (node == NULL || node->count == 0 || !m6_flame_graph_get_node_rect (flame, node->id, &rect))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  leak_kb)
+{
+  f->tmpdir = g_dir_make_tmp ("mach6-ui-XXXXXX", NULL);
+  f->game = start_game (leak_kb ? leak_kb : "2");
+  g_assert_true (wait_for (is_listed, GINT_TO_POINTER (f->game), 5));
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (f->game));
+  f->window = find_session_window (f->game);
+  g_assert_nonnull (f->window);
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+
+  if (!wait_for (tree_is_drawn, f, 10))
+    g_error ("the flame graph did not show frame → physics/render/ai within 10 s");
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  stop_game (f->game, SIGKILL);
+  if (f->window != NULL)
+    gtk_window_destroy (GTK_WINDOW (f->window));
+  spin (0.05);
+  g_assert_null (f->window);
+  if (f->tmpdir != NULL)
+    {
+      g_autoptr (GDir) dir = g_dir_open (f->tmpdir, 0, NULL);
+      const char *name;
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (f->tmpdir, name, NULL);
+          g_unlink (path);
+        }
+      g_rmdir (f->tmpdir);
+      g_free (f->tmpdir);
+    }
+}
+
+/* --- tests -------------------------------------------------------------- */
+
+typedef struct
+{
+  Fixture *f;
+  guint64  count;
+  guint    builds;
+} Growth;
+
+static gboolean
+counts_grew (gpointer data)
+{
+  Growth *g = data;
+  M6Node *frame = node_at (g->f->window, "frame");
+  M6Node *physics = node_at (g->f->window, "frame/physics");
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (g->f->window);
+
+  return frame->count >= g->count + 30 && physics->count >= g->count + 30
+         && m6_flame_graph_get_n_builds (flame) > g->builds;
+}
+
+static void
+test_live_tree (Fixture       *f,
+                gconstpointer  data)
+{
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
+  M6Node *frame = node_at (f->window, "frame");
+  Growth growth = { f, frame->count, m6_flame_graph_get_n_builds (flame) };
+  graphene_rect_t frame_rect, physics_rect;
+
+  g_assert_true (m6_session_window_get_live (f->window));
+  g_assert_cmpuint (m6_flame_graph_get_n_rects (flame), >=, 4);
+
+  /* Icicle: frame on the top row, its children below and inside it. */
+  g_assert_true (m6_flame_graph_get_node_rect (flame, frame->id, &frame_rect));
+  g_assert_true (m6_flame_graph_get_node_rect (flame, node_at (f->window, "frame/physics")->id, &physics_rect));
+  g_assert_cmpfloat (frame_rect.origin.y, <, physics_rect.origin.y);
+  g_assert_cmpfloat (physics_rect.size.width, <=, frame_rect.size.width);
+  g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, frame->id), ==, 1.0);
+
+  if (!wait_for (counts_grew, &growth, 5))
+    g_error ("frame count stayed at %" G_GUINT64_FORMAT " (from %" G_GUINT64_FORMAT ") or the flame graph was not redrawn",
+             node_at (f->window, "frame")->count, growth.count);
+}
+
+typedef struct
+{
+  M6StatsView *stats;
+  guint        node;
+} RowWait;
+
+static gboolean
+row_shown (gpointer data)
+{
+  RowWait *w = data;
+  return m6_stats_view_find_node (w->stats, w->node) != GTK_INVALID_LIST_POSITION;
+}
+
+static void
+test_selection_sync (Fixture       *f,
+                     gconstpointer  data)
+{
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
+  M6StatsView *stats = m6_session_window_get_stats_view (f->window);
+  M6DriftGraph *drift = m6_session_window_get_drift_graph (f->window);
+  GtkSingleSelection *selection = m6_stats_view_get_selection (stats);
+  guint physics = node_at (f->window, "frame/physics")->id;
+  guint render = node_at (f->window, "frame/render")->id;
+
+  /* A row picked in the table, as a click would. The frame row opens by
+   * itself, so its children are rows. */
+  RowWait w = { stats, physics };
+  g_assert_true (wait_for (row_shown, &w, 2));
+  guint position = m6_stats_view_find_node (stats, physics);
+  g_assert_cmpuint (position, !=, GTK_INVALID_LIST_POSITION);
+  gtk_selection_model_select_item (GTK_SELECTION_MODEL (selection), position, TRUE);
+  g_assert_cmpuint (m6_stats_view_get_selected_node (stats), ==, physics);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, physics);
+  g_assert_cmpuint (m6_drift_graph_get_shown_node (drift), ==, physics);
+
+  /* A scope picked in the flame graph selects its row. */
+  m6_flame_graph_set_selected_node (flame, render);
+  g_assert_cmpuint (m6_stats_view_get_selected_node (stats), ==, render);
+  g_assert_cmpuint (gtk_single_selection_get_selected (selection), ==, m6_stats_view_find_node (stats, render));
+  g_assert_cmpuint (m6_drift_graph_get_shown_node (drift), ==, render);
+
+  /* Live updates keep the selection. */
+  spin (0.5);
+  g_assert_cmpuint (m6_stats_view_get_selected_node (stats), ==, render);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, render);
+}
+
+typedef struct
+{
+  M6FlameGraph *flame;
+  const char   *text;
+} SearchWait;
+
+static gboolean
+search_applied (gpointer data)
+{
+  SearchWait *w = data;
+  return g_strcmp0 (m6_flame_graph_get_search_text (w->flame), w->text) == 0;
+}
+
+static void
+test_search (Fixture       *f,
+             gconstpointer  data)
+{
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
+  M6Tree *tree = m6_flame_graph_get_tree (flame);
+  GtkWidget *entry = NULL;
+  SearchWait w = { flame, "physics" };
+
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "search", NULL);
+  entry = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_true (GTK_IS_EDITABLE (entry) || GTK_IS_TEXT (entry));
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "physics");
+  g_assert_true (wait_for (search_applied, &w, 2));
+  /* "physics" names one scope of the demo; everything else is dimmed. */
+  g_assert_cmpuint (m6_flame_graph_get_n_highlighted (flame), ==, 1);
+  g_assert_cmpuint (m6_tree_get_n_nodes (tree), >, 2);
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "PHASE");
+  w.text = "PHASE";
+  g_assert_true (wait_for (search_applied, &w, 2));
+  /* Case-insensitive: broadphase and narrowphase. */
+  g_assert_cmpuint (m6_flame_graph_get_n_highlighted (flame), >=, 2);
+
+  /* Closing the search bar clears the highlight. */
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "search", NULL);
+  g_assert_null (m6_flame_graph_get_search_text (flame));
+  g_assert_cmpuint (m6_flame_graph_get_n_highlighted (flame), ==, 0);
+}
+
+static void
+test_zoom (Fixture       *f,
+           gconstpointer  data)
+{
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
+  guint frame = node_at (f->window, "frame")->id;
+  guint physics = node_at (f->window, "frame/physics")->id;
+  guint render = node_at (f->window, "frame/render")->id;
+  graphene_rect_t rect;
+
+  g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, physics), <, 1.0);
+
+  m6_flame_graph_zoom_to (flame, physics);
+  spin (0.1);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, physics);
+  g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, physics), ==, 1.0);
+  /* Its ancestor stays as a full-width breadcrumb; its siblings go. */
+  g_assert_true (m6_flame_graph_get_node_rect (flame, frame, &rect));
+  g_assert_false (m6_flame_graph_get_node_rect (flame, render, &rect));
+
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "zoom-out", NULL);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, frame);
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "zoom-out", NULL);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, 0);
+  spin (0.1);
+  g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, physics), <, 1.0);
+  g_assert_true (m6_flame_graph_get_node_rect (flame, render, &rect));
+}
+
+static void
+test_screenshot (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->tmpdir, "shot.png", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  int width = gtk_widget_get_width (GTK_WIDGET (f->window));
+  int height = gtk_widget_get_height (GTK_WIDGET (f->window));
+
+  spin (0.3);
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "screenshot", g_variant_new_string (path));
+  g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, path);
+  g_assert_nonnull (strstr (m6_session_window_get_last_message (f->window), "shot.png"));
+
+  texture = gdk_texture_new_from_filename (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, width);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, height);
+
+  /* Not blank: the luminance varies (text, bars, graphs). */
+  gsize stride = (gsize) width * 4;
+  g_autofree guchar *pixels = g_malloc (stride * height);
+  gdk_texture_download (texture, pixels, stride);
+  double sum = 0, sum2 = 0;
+  gsize n = (gsize) width * height;
+  for (gsize i = 0; i < n; i++)
+    {
+      const guchar *p = pixels + i * 4;
+      double y = 0.299 * p[2] + 0.587 * p[1] + 0.114 * p[0];
+      sum += y;
+      sum2 += y * y;
+    }
+  double variance = sum2 / n - (sum / n) * (sum / n);
+  g_test_message ("screenshot %dx%d, luminance variance %.1f", width, height, variance);
+  g_assert_cmpfloat (variance, >, 50.0);
+}
+
+static JsonNode *
+parse_json (const char *text)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  return json_node_ref (json_parser_get_root (parser));
+}
+
+/* Every key of @expected is in @actual. */
+static void
+assert_has_keys (JsonObject *actual,
+                 JsonObject *expected,
+                 const char *where)
+{
+  g_autoptr (GList) keys = json_object_get_members (expected);
+
+  for (GList *l = keys; l; l = l->next)
+    if (!json_object_has_member (actual, l->data))
+      g_error ("%s: the export lacks \"%s\", which mach6 report --json has", where, (char *) l->data);
+}
+
+/* Same labels, same stats keys, same children, all the way down. */
+static void
+assert_same_tree (JsonObject *a,
+                  JsonObject *b,
+                  const char *path)
+{
+  g_autofree char *here = g_strdup_printf ("%s/%s", path, json_object_get_string_member (a, "label"));
+  JsonObject *sa = json_object_get_object_member (a, "stats");
+  JsonObject *sb = json_object_get_object_member (b, "stats");
+  JsonArray *ca = json_object_get_array_member (a, "children");
+  JsonArray *cb = json_object_get_array_member (b, "children");
+
+  g_assert_cmpstr (json_object_get_string_member (a, "label"), ==, json_object_get_string_member (b, "label"));
+  g_assert_cmpuint (json_object_get_size (sa), ==, json_object_get_size (sb));
+  assert_has_keys (sa, sb, here);
+  if (json_object_get_int_member (sa, "count") != json_object_get_int_member (sb, "count"))
+    g_error ("%s: count %" G_GINT64_FORMAT " in the export, %" G_GINT64_FORMAT " in the report", here,
+             json_object_get_int_member (sa, "count"), json_object_get_int_member (sb, "count"));
+  g_assert_cmpuint (json_array_get_length (ca), ==, json_array_get_length (cb));
+  for (guint i = 0; i < json_array_get_length (ca); i++)
+    assert_same_tree (json_array_get_object_element (ca, i), json_array_get_object_element (cb, i), here);
+}
+
+static void
+test_export_json (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *json_path = g_build_filename (f->tmpdir, "export.json", NULL);
+  g_autofree char *capture_path = g_build_filename (f->tmpdir, "session.mach6", NULL);
+  g_autofree char *exported = NULL;
+  g_autofree char *report = NULL;
+  g_autofree char *report_err = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  /* Back to back, with no drain between: the same stream. */
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-json", g_variant_new_string (json_path));
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (capture_path));
+  g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, capture_path);
+
+  g_file_get_contents (json_path, &exported, NULL, &error);
+  g_assert_no_error (error);
+
+  const char *argv[] = { MACH6_CLI, "report", "--json", capture_path, NULL };
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &report, &report_err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("mach6 report --json failed: %s", report_err);
+
+  g_autoptr (JsonNode) a = parse_json (exported);
+  g_autoptr (JsonNode) b = parse_json (report);
+  JsonObject *oa = json_node_get_object (a);
+  JsonObject *ob = json_node_get_object (b);
+
+  assert_has_keys (oa, ob, "top level");
+  g_assert_cmpstr (json_object_get_string_member (oa, "process"), ==, json_object_get_string_member (ob, "process"));
+  g_assert_cmpint (json_object_get_int_member (oa, "pid"), ==, f->game);
+
+  JsonArray *ta = json_object_get_array_member (oa, "threads");
+  JsonArray *tb = json_object_get_array_member (ob, "threads");
+  g_assert_cmpuint (json_array_get_length (ta), ==, json_array_get_length (tb));
+  g_assert_cmpuint (json_array_get_length (ta), >=, 1);
+  for (guint i = 0; i < json_array_get_length (ta); i++)
+    {
+      JsonObject *xa = json_array_get_object_element (ta, i);
+      JsonObject *xb = json_array_get_object_element (tb, i);
+      assert_has_keys (xa, xb, "thread");
+      assert_same_tree (json_object_get_object_member (xa, "payload"),
+                        json_object_get_object_member (xb, "payload"), "");
+    }
+}
+
+static gboolean
+ended_shown (gpointer data)
+{
+  Fixture *f = data;
+  return m6_session_window_get_ended_shown (f->window);
+}
+
+static void
+test_game_exit (Fixture       *f,
+                gconstpointer  data)
+{
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
+  M6StatsView *stats = m6_session_window_get_stats_view (f->window);
+  M6Session *session = m6_session_window_get_session (f->window);
+
+  stop_game (f->game, SIGKILL);
+  f->game = 0;
+
+  g_assert_true (wait_for (ended_shown, f, 5));
+  g_assert_true (m6_session_get_ended (session));
+  g_assert_false (m6_session_window_get_live (f->window));
+
+  /* Everything stays browsable. */
+  guint64 frames = node_at (f->window, "frame")->count;
+  g_assert_cmpuint (frames, >, 0);
+  g_assert_cmpuint (m6_flame_graph_get_n_rects (flame), >=, 4);
+  guint ai = node_at (f->window, "frame/ai")->id;
+  m6_stats_view_set_selected_node (stats, ai);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, ai);
+  spin (0.3);
+  g_assert_cmpuint (node_at (f->window, "frame")->count, ==, frames);
+}
+
+typedef struct
+{
+  M6SessionWindow *window;
+  guint64          events;
+} EventsWait;
+
+static gboolean
+events_grew (gpointer data)
+{
+  EventsWait *w = data;
+  return m6_session_get_n_events (m6_session_window_get_session (w->window)) > w->events + 100;
+}
+
+static gboolean
+refreshed (gpointer data)
+{
+  EventsWait *w = data;
+  return m6_session_window_get_n_refreshes (w->window) > w->events;
+}
+
+static void
+test_pause (Fixture       *f,
+            gconstpointer  data)
+{
+  M6Session *session = m6_session_window_get_session (f->window);
+
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "pause", NULL);
+  g_assert_true (m6_session_window_get_paused (f->window));
+  spin (0.05);
+
+  /* Paused: events keep arriving, the view holds still. */
+  guint refreshes = m6_session_window_get_n_refreshes (f->window);
+  EventsWait w = { f->window, m6_session_get_n_events (session) };
+  g_assert_true (wait_for (events_grew, &w, 5));
+  g_assert_cmpuint (m6_session_window_get_n_refreshes (f->window), ==, refreshes);
+
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "pause", NULL);
+  g_assert_false (m6_session_window_get_paused (f->window));
+  w.events = refreshes + 1;
+  g_assert_true (wait_for (refreshed, &w, 2));
+}
+
+static void
+test_open_capture (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *capture_path = g_build_filename (f->tmpdir, "reopen.mach6", NULL);
+  guint64 frames;
+
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (capture_path));
+  frames = 0;
+  {
+    /* The frame count the capture holds is what the live tree had then. */
+    M6Node *frame = node_at (f->window, "frame");
+    frames = frame->count;
+  }
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (capture_path));
+
+  M6SessionWindow *opened = NULL;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data) && l->data != f->window)
+      opened = l->data;
+  g_assert_nonnull (opened);
+  g_assert_false (m6_session_window_get_live (opened));
+
+  M6Node *frame = node_at (opened, "frame");
+  g_assert_nonnull (frame);
+  g_assert_cmpuint (frame->count, ==, frames);
+  g_assert_nonnull (node_at (opened, "frame/physics"));
+  gtk_window_destroy (GTK_WINDOW (opened));
+}
+
+/* --- the picker ---------------------------------------------------------- */
+
+typedef struct
+{
+  M6ProcessPicker *picker;
+  gint             pid;
+} PickerWait;
+
+static gboolean
+picker_lists (gpointer data)
+{
+  PickerWait *w = data;
+  M6ProcessItem *item = m6_process_picker_find (w->picker, w->pid);
+  return item != NULL && m6_process_item_get_alive (item);
+}
+
+static gboolean
+picker_dropped (gpointer data)
+{
+  PickerWait *w = data;
+  M6ProcessItem *item = m6_process_picker_find (w->picker, w->pid);
+  return item == NULL || m6_process_item_get_ended (item);
+}
+
+static void
+test_picker_lists (void)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (app), "picker", NULL);
+  GtkWindow *window = m6_application_get_picker (app);
+  g_assert_true (M6_IS_PICKER_WINDOW (window));
+  M6ProcessPicker *picker = m6_picker_window_get_picker (M6_PICKER_WINDOW (window));
+  spin (0.2);
+
+  GPid game = start_game ("0");
+  PickerWait w = { picker, game };
+  gint64 start = g_get_monotonic_time ();
+  gboolean listed = wait_for (picker_lists, &w, 2.0);
+  g_test_message ("listed after %.2f s", (g_get_monotonic_time () - start) / 1e6);
+  if (!listed)
+    {
+      stop_game (game, SIGKILL);
+      g_error ("the picker did not list pid %d within 2 s", game);
+    }
+  M6ProcessItem *item = m6_process_picker_find (picker, game);
+  g_assert_cmpstr (m6_process_item_get_name (item), ==, "demo-game");
+
+  stop_game (game, SIGKILL);
+  g_assert_true (wait_for (picker_dropped, &w, 3.0));
+  gtk_window_destroy (window);
+  g_assert_null (m6_application_get_picker (app));
+}
+
+static void
+test_attach_error (void)
+{
+  g_autoptr (GError) expected = NULL;
+  /* A pid that cannot be a producer: the error reaches the user verbatim. */
+  gint pid = 0x3ffffff0;
+  M6Reader *reader = m6_reader_attach (pid, &expected);
+
+  g_assert_null (reader);
+  g_assert_nonnull (expected);
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (pid));
+  GtkWindow *window = m6_application_get_picker (app);
+  g_assert_true (M6_IS_PICKER_WINDOW (window));
+  const char *message = m6_picker_window_get_last_message (M6_PICKER_WINDOW (window));
+  g_assert_nonnull (message);
+  if (strstr (message, expected->message) == NULL)
+    g_error ("the toast says \"%s\", not the reader's \"%s\"", message, expected->message);
+  gtk_window_destroy (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+
+  if (!gtk_init_check ())
+    {
+      g_test_skip ("no display: run under xvfb-run (make test does)");
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+
+  m6_ui_init ();
+  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  g_application_hold (G_APPLICATION (app));
+
+  g_test_add_func ("/ui/picker/lists-and-drops", test_picker_lists);
+  g_test_add_func ("/ui/app/attach-error", test_attach_error);
+  g_test_add ("/ui/session/live-tree", Fixture, NULL, fixture_setup, test_live_tree, fixture_teardown);
+  g_test_add ("/ui/session/selection-sync", Fixture, NULL, fixture_setup, test_selection_sync, fixture_teardown);
+  g_test_add ("/ui/session/search", Fixture, NULL, fixture_setup, test_search, fixture_teardown);
+  g_test_add ("/ui/session/zoom", Fixture, NULL, fixture_setup, test_zoom, fixture_teardown);
+  g_test_add ("/ui/session/screenshot", Fixture, NULL, fixture_setup, test_screenshot, fixture_teardown);
+  g_test_add ("/ui/session/export-json", Fixture, NULL, fixture_setup, test_export_json, fixture_teardown);
+  g_test_add ("/ui/session/pause", Fixture, NULL, fixture_setup, test_pause, fixture_teardown);
+  g_test_add ("/ui/session/open-capture", Fixture, NULL, fixture_setup, test_open_capture, fixture_teardown);
+  g_test_add ("/ui/session/game-exit", Fixture, NULL, fixture_setup, test_game_exit, fixture_teardown);
+
+  status = g_test_run ();
+  g_application_release (G_APPLICATION (app));
+  g_clear_object (&app);
+  return status;
+}
