@@ -438,7 +438,7 @@ m6_application_startup (GApplication *app)
     { "attach", attach_action, "i" },
     { "open", open_action, "s" },
     { "picker", picker_action },
-    { "color-mode", NULL, NULL, "'label'", color_mode_change_state },
+    { "color-mode", NULL, "s", "'label'", color_mode_change_state },
   };
   static const struct { const char *action; const char *accels[3]; } accels[] = {
     { "app.quit", { "<Control>q", NULL } },

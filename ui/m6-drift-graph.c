@@ -286,7 +286,18 @@ draw_memory (M6DriftGraph  *self,
       g_autofree char *pf = m6_format_kb (per_frame / M6_BYTES_PER_KB, TRUE);
       g_autofree char *pm = m6_format_kb (per_second * 60.0 / M6_BYTES_PER_KB, TRUE);
       g_autofree char *rate = g_strdup_printf (_("leak rate %s/frame · %s/min"), pf, pm);
-      draw_text (self, cr, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, w - title_w - 12);
+      int rate_w, rate_h;
+
+      text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
+      if (title_w + 12 + rate_w <= w)
+        draw_text (self, cr, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
+      else
+        {
+          /* Too narrow for one line: the rate goes under the title. */
+          draw_text (self, cr, rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
+          y += th + 2;
+          h -= th + 2;
+        }
     }
 
   /* The value range, in bytes, padded and including zero. */

@@ -35,7 +35,7 @@ typedef struct
   guint16 flags;
   float   x;
   float   w;
-  float   rate;   /* mem.net per call, bytes (colour by memory) */
+  float   rate;   /* mem.net per frame, KB (colour by memory) */
 } Rect;
 
 typedef struct
@@ -71,7 +71,6 @@ struct _M6FlameGraph
   gboolean       layout_dirty;
   guint          n_rows;
   guint          tree_rows;
-  float          max_rate;
 
   GskRenderNode *cached;         /* rectangles and labels */
   float          cached_width;
@@ -139,20 +138,19 @@ m6_flame_graph_label_color (const char *label,
   hsl_to_rgba (hue, sat, light, color);
 }
 
+/* mem.net per frame in KB on a fixed log scale, so a colour means the same
+ * in every session: 0.1 KB/frame is a tint, 4 KB/frame clearly red, 100
+ * KB/frame and more full red (green the same way for shrinking). */
 static void
-memory_color (float    rate,
-              float    max_rate,
+memory_color (float    kb_per_frame,
               gboolean dark,
               GdkRGBA *color)
 {
-  /* Neutral grey at zero, towards green for shrink and red for growth; the
-   * square root keeps small drifts visible next to a big leak. */
-  float t = max_rate > 0 ? CLAMP (rate / max_rate, -1.0f, 1.0f) : 0.0f;
-  float k = sqrtf (fabsf (t));
-  GdkRGBA neutral = dark ? (GdkRGBA) { 0.33f, 0.33f, 0.35f, 1 } : (GdkRGBA) { 0.82f, 0.82f, 0.84f, 1 };
-  GdkRGBA grow = dark ? (GdkRGBA) { 0.75f, 0.20f, 0.18f, 1 } : (GdkRGBA) { 0.96f, 0.45f, 0.40f, 1 };
-  GdkRGBA shrink = dark ? (GdkRGBA) { 0.18f, 0.55f, 0.30f, 1 } : (GdkRGBA) { 0.50f, 0.85f, 0.55f, 1 };
-  const GdkRGBA *to = t >= 0 ? &grow : &shrink;
+  float k = CLAMP (log10f (1.0f + fabsf (kb_per_frame) * 10.0f) / 3.0f, 0.0f, 1.0f);
+  GdkRGBA neutral = dark ? (GdkRGBA) { 0.33f, 0.33f, 0.35f, 1 } : (GdkRGBA) { 0.84f, 0.84f, 0.86f, 1 };
+  GdkRGBA grow = dark ? (GdkRGBA) { 0.78f, 0.16f, 0.14f, 1 } : (GdkRGBA) { 0.93f, 0.30f, 0.26f, 1 };
+  GdkRGBA shrink = dark ? (GdkRGBA) { 0.15f, 0.58f, 0.30f, 1 } : (GdkRGBA) { 0.36f, 0.80f, 0.45f, 1 };
+  const GdkRGBA *to = kb_per_frame >= 0 ? &grow : &shrink;
 
   color->red = neutral.red + (to->red - neutral.red) * k;
   color->green = neutral.green + (to->green - neutral.green) * k;
@@ -311,6 +309,15 @@ typedef struct
   float         w;
 } WalkItem;
 
+/* Frames seen: the count of the node's top-level ancestor. */
+static double
+frames_of (const M6Node *node)
+{
+  while (node->parent != NULL && node->depth > 1)
+    node = node->parent;
+  return (double) node->count;
+}
+
 static void
 add_rect (M6FlameGraph *self,
           const M6Node *node,
@@ -318,19 +325,18 @@ add_rect (M6FlameGraph *self,
           float         w,
           guint16       flags)
 {
+  double frames = frames_of (node);
   Rect rect = {
     .id = node->id,
     .row = (guint16) MIN (node->depth - 1, G_MAXUINT16),
     .flags = flags,
     .x = x,
     .w = w,
-    .rate = node->count ? (float) ((double) m6_node_mem_net (node) / (double) node->count) : 0.0f,
+    .rate = frames > 0 ? (float) ((double) m6_node_mem_net (node) / frames / 1024.0) : 0.0f,
   };
 
   if (label_matches (self, node))
     rect.flags |= RECT_MATCH;
-  if ((flags & RECT_ANCESTOR) == 0)
-    self->max_rate = MAX (self->max_rate, fabsf (rect.rate));
   g_array_append_val (self->rects, rect);
   g_hash_table_insert (self->rect_index, GUINT_TO_POINTER (node->id),
                        GUINT_TO_POINTER (self->rects->len));
@@ -376,7 +382,6 @@ ensure_layout (M6FlameGraph *self,
 
   self->layout_dirty = FALSE;
   self->layout_width = width;
-  self->max_rate = 0;
   g_array_set_size (self->rects, 0);
   g_hash_table_remove_all (self->rect_index);
 
@@ -455,7 +460,7 @@ rect_color (M6FlameGraph *self,
             GdkRGBA      *color)
 {
   if (self->color_mode == M6_COLOR_MODE_MEMORY)
-    memory_color (rect->rate, self->max_rate, self->dark, color);
+    memory_color (rect->rate, self->dark, color);
   else
     m6_flame_graph_label_color (node_label (self, node), self->dark, color);
 
@@ -696,7 +701,8 @@ query_tooltip_cb (GtkWidget    *widget,
   g_autofree char *count = m6_format_count (stats.count);
   g_autofree char *delta = m6_format_kb (stats.mem_delta_avg, TRUE);
   g_autofree char *net = m6_format_kb (stats.mem_net, TRUE);
-  g_autofree char *rate = m6_format_kb (stats.mem_rate, TRUE);
+  double frames = frames_of (node);
+  g_autofree char *rate = m6_format_kb (frames > 0 ? stats.mem_net / frames : 0.0, TRUE);
   g_autofree char *markup = NULL;
 
   markup = g_markup_printf_escaped ("<b>%s</b>\n"
@@ -712,7 +718,7 @@ query_tooltip_cb (GtkWidget    *widget,
                                     _("Time avg"), avg, _("p50"), p50,
                                     _("p90"), p90, _("max"), max,
                                     _("Mem Δ avg"), delta,
-                                    _("mem.net"), net, _("per call"), rate);
+                                    _("mem.net"), net, _("per frame"), rate);
   gtk_tooltip_set_markup (tooltip, markup);
   return TRUE;
 }

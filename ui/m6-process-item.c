@@ -39,6 +39,10 @@ static GParamSpec *properties[N_PROPS];
 static char *
 details_text (M6ProcessItem *self)
 {
+  /* Rings are claimed as threads first mark: none yet says nothing. */
+  if (self->n_threads == 0)
+    return g_strdup_printf (_("pid %d"), self->pid);
+
   /* Translators: a process in the list: "pid 1234 · 3 threads" */
   return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "pid %d · %u thread", "pid %d · %u threads",
                                        self->n_threads),

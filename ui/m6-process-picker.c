@@ -15,6 +15,8 @@ struct _M6ProcessPicker
   GtkStack    *stack;
   GtkListView *list_view;
   GtkLabel    *error_label;
+  GtkWidget   *clean_bar;
+  GtkLabel    *clean_label;
 
   GListStore  *store;
   guint        refresh_id;
@@ -38,6 +40,38 @@ activate_cb (GtkListView     *list_view,
 
   if (item != NULL)
     g_signal_emit (self, signals[PROCESS_ACTIVATED], 0, m6_process_item_get_pid (item));
+}
+
+/* Running programs first, then the ended ones; by pid within each. */
+static int
+compare_items (gconstpointer a,
+               gconstpointer b,
+               gpointer      user_data)
+{
+  M6ProcessItem *ia = M6_PROCESS_ITEM ((gpointer) a);
+  M6ProcessItem *ib = M6_PROCESS_ITEM ((gpointer) b);
+  gboolean ea = m6_process_item_get_ended (ia), eb = m6_process_item_get_ended (ib);
+  gint pa = m6_process_item_get_pid (ia), pb = m6_process_item_get_pid (ib);
+
+  if (ea != eb)
+    return ea ? 1 : -1;
+  return (pa > pb) - (pa < pb);
+}
+
+static void
+clean_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  M6ProcessPicker *self = M6_PROCESS_PICKER (widget);
+  g_autoptr (GError) error = NULL;
+
+  if (m6_reader_clean (&error) < 0)
+    {
+      gtk_label_set_text (self->error_label, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+    }
+  m6_process_picker_refresh (self);
 }
 
 static gboolean
@@ -77,6 +111,9 @@ m6_process_picker_class_init (M6ProcessPickerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, stack);
   gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, list_view);
   gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, error_label);
+  gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, clean_bar);
+  gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, clean_label);
+  gtk_widget_class_install_action (widget_class, "picker.clean", NULL, clean_action);
   gtk_widget_class_bind_template_callback (widget_class, activate_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "processpicker");
@@ -152,21 +189,39 @@ m6_process_picker_refresh (M6ProcessPicker *self)
   for (guint i = 0; i < infos->len; i++)
     {
       const M6ProcessInfo *info = g_ptr_array_index (infos, i);
-      guint n, position = 0;
 
       if (!g_hash_table_contains (by_pid, GINT_TO_POINTER (info->pid)))
         continue;
-
-      n = g_list_model_get_n_items (G_LIST_MODEL (self->store));
-      while (position < n)
-        {
-          g_autoptr (M6ProcessItem) other = g_list_model_get_item (G_LIST_MODEL (self->store), position);
-          if (m6_process_item_get_pid (other) > info->pid)
-            break;
-          position++;
-        }
       g_autoptr (M6ProcessItem) item = m6_process_item_new (info);
-      g_list_store_insert (self->store, position, item);
+      g_list_store_insert_sorted (self->store, item, compare_items, NULL);
+    }
+
+  /* A program that ended moves down to the others that did. */
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->store));
+  guint n_ended = 0;
+  gboolean sorted = TRUE;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (M6ProcessItem) item = g_list_model_get_item (G_LIST_MODEL (self->store), i);
+      n_ended += m6_process_item_get_ended (item);
+      if (i + 1 < n)
+        {
+          g_autoptr (M6ProcessItem) next = g_list_model_get_item (G_LIST_MODEL (self->store), i + 1);
+          if (compare_items (item, next, NULL) > 0)
+            sorted = FALSE;
+        }
+    }
+  if (!sorted)
+    g_list_store_sort (self->store, compare_items, NULL);
+
+  gtk_widget_set_visible (self->clean_bar, n_ended > 0);
+  if (n_ended > 0)
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "%u ended program left its recording behind.",
+                                                            "%u ended programs left their recordings behind.",
+                                                            n_ended), n_ended);
+      gtk_label_set_text (self->clean_label, text);
     }
 
   gtk_stack_set_visible_child_name (self->stack,

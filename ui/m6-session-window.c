@@ -320,8 +320,14 @@ update_breadcrumbs (M6SessionWindow *self)
         }
     }
 
-  GtkWidget *hint = gtk_label_new (zoom == 0 ? _("Click a scope to zoom in")
-                                             : _("Escape zooms out"));
+  const char *hint_text;
+  if (m6_flame_graph_get_color_mode (self->flame_graph) == M6_COLOR_MODE_MEMORY)
+    hint_text = _("Colored by mem.net per frame: red grows, green shrinks");
+  else if (zoom == 0)
+    hint_text = _("Click a scope to zoom in");
+  else
+    hint_text = _("Escape zooms out");
+  GtkWidget *hint = gtk_label_new (hint_text);
   gtk_widget_add_css_class (hint, "dim-label");
   gtk_widget_add_css_class (hint, "caption");
   gtk_widget_set_hexpand (hint, TRUE);
@@ -403,7 +409,7 @@ fit_flame_pane (M6SessionWindow *self)
   gtk_widget_measure (GTK_WIDGET (self->flame_graph), GTK_ORIENTATION_VERTICAL, -1, NULL, &natural, NULL, NULL);
   gtk_widget_measure (GTK_WIDGET (self->breadcrumbs), GTK_ORIENTATION_VERTICAL, -1, NULL, &crumbs, NULL, NULL);
   gtk_paned_set_position (self->main_paned,
-                          CLAMP (natural + crumbs + 48, 200, window_height * 45 / 100));
+                          CLAMP (natural + crumbs + 48, 160, window_height * 45 / 100));
 }
 
 static void
@@ -559,9 +565,10 @@ update_status (M6SessionWindow *self)
 
   g_autofree char *rate = m6_format_rate (self->events_per_second);
   g_autofree char *total = m6_format_count (events);
-  g_autofree char *rate_text = g_strdup_printf (_("%s events · %s"), total, rate);
+  g_autofree char *rate_text = live ? g_strdup_printf (_("%s events · %s"), total, rate)
+                                    : g_strdup_printf (_("%s events"), total);
   gtk_label_set_text (self->rate_label, rate_text);
-  gtk_widget_set_visible (GTK_WIDGET (self->rate_label), TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->pause_button), live);
 
   guint64 drops = m6_session_get_drops (self->session);
   g_autofree char *drops_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s drop", "%s drops", drops),
@@ -1077,6 +1084,7 @@ m6_session_window_init (M6SessionWindow *self)
 
   g_signal_connect (self->flame_graph, "notify::selected-node", G_CALLBACK (flame_selected_cb), self);
   g_signal_connect (self->flame_graph, "notify::zoom-node", G_CALLBACK (zoom_changed_cb), self);
+  g_signal_connect (self->flame_graph, "notify::color-mode", G_CALLBACK (zoom_changed_cb), self);
   g_signal_connect (self->stats_view, "notify::selected-node", G_CALLBACK (stats_selected_cb), self);
 
   update_breadcrumbs (self);

@@ -13,6 +13,7 @@
 #include "m6-stats-row.h"
 
 #define RESORT_INTERVAL_US G_USEC_PER_SEC
+#define AUTO_EXPAND_ROWS   40   /* open second-level scopes while fewer rows show */
 
 typedef enum
 {
@@ -364,16 +365,14 @@ reinsert_row (M6StatsView *self,
 }
 
 static gboolean
-expand_top_level (M6StatsView *self,
-                  M6StatsRow  *row)
+expand_row (M6StatsView *self,
+            M6StatsRow  *row)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->tree_model));
 
   for (guint i = 0; i < n; i++)
     {
       g_autoptr (GtkTreeListRow) list_row = gtk_tree_list_model_get_row (self->tree_model, i);
-      if (gtk_tree_list_row_get_depth (list_row) != 0)
-        continue;
       g_autoptr (GObject) item = gtk_tree_list_row_get_item (list_row);
       if (item == G_OBJECT (row))
         {
@@ -382,6 +381,30 @@ expand_top_level (M6StatsView *self,
         }
     }
   return FALSE;
+}
+
+/* Open frames, and their children while the table stays short, once each
+ * as soon as they have children to show; after that expansion is the
+ * user's. */
+static void
+auto_expand (M6StatsView *self)
+{
+  M6Tree *tree = self->thread->tree;
+
+  for (guint id = 1; id < self->n_published; id++)
+    {
+      M6Node *node = m6_tree_get_node (tree, id);
+      gboolean *done = &g_array_index (self->expanded_once, gboolean, id);
+
+      if (*done || node->depth > 2 || node->first_child == NULL || node->first_child->id >= self->n_published)
+        continue;
+      if (node->depth == 2
+          && (!g_array_index (self->expanded_once, gboolean, node->parent->id)
+              || g_list_model_get_n_items (G_LIST_MODEL (self->tree_model)) >= AUTO_EXPAND_ROWS))
+        continue;
+      if (expand_row (self, g_ptr_array_index (self->rows, id)))
+        *done = TRUE;
+    }
 }
 
 static void
@@ -419,14 +442,6 @@ publish_new_rows (M6StatsView *self)
       self->n_published = id + 1;
 
     }
-
-  /* Frames open once, by default, as soon as they have children to show;
-   * after that expansion is the user's. */
-  for (M6Node *top = m6_tree_get_root (tree)->first_child; top != NULL; top = top->next_sibling)
-    if (!g_array_index (self->expanded_once, gboolean, top->id) && top->first_child != NULL
-        && top->first_child->id < self->n_published
-        && expand_top_level (self, g_ptr_array_index (self->rows, top->id)))
-      g_array_index (self->expanded_once, gboolean, top->id) = TRUE;
 }
 
 static void
@@ -642,6 +657,7 @@ m6_stats_view_refresh (M6StatsView *self)
     return;
 
   publish_new_rows (self);
+  auto_expand (self);
 
   for (guint id = 1; id < self->rows->len; id++)
     m6_stats_row_invalidate (g_ptr_array_index (self->rows, id));

@@ -86,6 +86,8 @@ stop_game (GPid pid,
   kill (pid, sig);
   waitpid (pid, &status, 0);
   g_spawn_close_pid (pid);
+  /* A killed producer leaves its segment behind; do not litter. */
+  m6_reader_clean_pid (pid, NULL);
 }
 
 static gboolean
@@ -637,8 +639,9 @@ test_picker_lists (void)
   M6ProcessItem *item = m6_process_picker_find (picker, game);
   g_assert_cmpstr (m6_process_item_get_name (item), ==, "demo-game");
 
-  stop_game (game, SIGKILL);
+  kill (game, SIGKILL);
   g_assert_true (wait_for (picker_dropped, &w, 3.0));
+  stop_game (game, SIGKILL);
   gtk_window_destroy (window);
   g_assert_null (m6_application_get_picker (app));
 }
@@ -671,7 +674,12 @@ main (int   argc,
   g_autoptr (GError) error = NULL;
   int status;
 
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  /* Not G_TEST_OPTION_ISOLATE_DIRS: that hides the MIME database, and
+   * then the app's SVG icons cannot load. The temporary recordings go to
+   * a cache of our own instead. */
+  g_autofree char *cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_test_init (&argc, &argv, NULL);
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GTK_A11Y", "none", TRUE);
 
@@ -703,5 +711,9 @@ main (int   argc,
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
   g_clear_object (&app);
+
+  g_autofree char *recordings = g_build_filename (cache, "mach6", NULL);
+  g_rmdir (recordings);
+  g_rmdir (cache);
   return status;
 }
