@@ -27,6 +27,7 @@ struct _M6Application
   char           *screenshot_path;
   guint           quit_id;
   int             exit_status;
+  char           *last_error;
 };
 
 G_DEFINE_FINAL_TYPE (M6Application, m6_application, ADW_TYPE_APPLICATION)
@@ -84,14 +85,26 @@ m6_application_show_picker (M6Application *self)
 
 void
 m6_application_show_error (M6Application *self,
+                           const char    *heading,
                            const char    *message)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  GtkWidget *dialog;
 
-  if (M6_IS_SESSION_WINDOW (window))
-    m6_session_window_show_message (M6_SESSION_WINDOW (window), message);
-  else
-    m6_picker_window_show_error (M6_PICKER_WINDOW (m6_application_show_picker (self)), message);
+  g_free (self->last_error);
+  self->last_error = g_strdup (message);
+
+  if (window == NULL)
+    window = m6_application_show_picker (self);
+  dialog = adw_message_dialog_new (window, heading, message);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+const char *
+m6_application_get_last_error (M6Application *self)
+{
+  return self->last_error;
 }
 
 static void
@@ -110,8 +123,8 @@ attach (M6Application *self,
   M6Reader *reader = m6_reader_attach (pid, &error);
   if (reader == NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("Could not attach to process %d: %s"), pid, error->message);
-      m6_application_show_error (self, message);
+      g_autofree char *heading = g_strdup_printf (_("Could Not Attach to Process %d"), pid);
+      m6_application_show_error (self, heading, error->message);
       return;
     }
 
@@ -132,8 +145,8 @@ open_capture (M6Application *self,
   if (session == NULL)
     {
       g_autofree char *display = g_filename_display_basename (path);
-      g_autofree char *message = g_strdup_printf (_("Could not open “%s”: %s"), display, error->message);
-      m6_application_show_error (self, message);
+      g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), display);
+      m6_application_show_error (self, heading, error->message);
       return;
     }
 
@@ -484,6 +497,7 @@ static void
 m6_application_finalize (GObject *object)
 {
   g_free (M6_APPLICATION (object)->screenshot_path);
+  g_free (M6_APPLICATION (object)->last_error);
   G_OBJECT_CLASS (m6_application_parent_class)->finalize (object);
 }
 

@@ -24,10 +24,13 @@ M6ColorMode    m6_application_get_color_mode   (M6Application     *self);
 /* The windows, for the actions and tests. */
 GtkWindow     *m6_application_get_picker       (M6Application     *self);
 GtkWindow     *m6_application_show_picker      (M6Application     *self);
-/* Show @message (a sentence) where the user is looking: a toast in the
- * active window, or the picker's. */
+/* Tell the user what went wrong: a dialog over the active window (the
+ * picker's if none) with @heading and @message, a sentence. */
 void           m6_application_show_error       (M6Application     *self,
+                                                const char        *heading,
                                                 const char        *message);
+/* The message of the last error shown, or NULL (tests read what the user read). */
+const char    *m6_application_get_last_error   (M6Application     *self);
 
 /* Non-zero when a scripted step (--screenshot) failed. */
 int            m6_application_get_exit_status  (M6Application     *self);

@@ -13,8 +13,5 @@ G_DECLARE_FINAL_TYPE (M6PickerWindow, m6_picker_window, M6, PICKER_WINDOW, AdwAp
 
 M6PickerWindow  *m6_picker_window_new          (GtkApplication *app);
 M6ProcessPicker *m6_picker_window_get_picker   (M6PickerWindow *self);
-void             m6_picker_window_show_error   (M6PickerWindow *self,
-                                                const char     *message);
-const char      *m6_picker_window_get_last_message (M6PickerWindow *self);
 
 G_END_DECLS

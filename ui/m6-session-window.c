@@ -740,8 +740,13 @@ write_and_report (M6SessionWindow *self,
 
   if (!write (self, path, &error))
     {
-      g_autofree char *message = g_strdup_printf (_("Could not save “%s”: %s"), shown, error->message);
-      show_toast (self, message);
+      GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+      g_autofree char *heading = g_strdup_printf (_("Could Not Save “%s”"), shown);
+
+      g_free (self->last_message);
+      self->last_message = g_strdup (error->message);
+      if (app != NULL)
+        m6_application_show_error (M6_APPLICATION (app), heading, error->message);
       return;
     }
 

@@ -131,3 +131,9 @@ m6_stats_row_unbind (M6StatsRow *self)
   g_return_if_fail (self->n_bound > 0);
   self->n_bound--;
 }
+
+gboolean
+m6_stats_row_get_memory_available (M6StatsRow *self)
+{
+  return m6_session_get_memory_available (self->session);
+}

@@ -20,6 +20,8 @@ guint              m6_stats_row_get_node_id    (M6StatsRow *self);
 const M6Node      *m6_stats_row_get_node       (M6StatsRow *self);
 const char        *m6_stats_row_get_label      (M6StatsRow *self);
 const M6NodeStats *m6_stats_row_get_stats      (M6StatsRow *self);
+/* Does the session have heap readings at all? */
+gboolean           m6_stats_row_get_memory_available (M6StatsRow *self);
 
 /* Children rows, created on first use (the tree list model asks when the
  * row is shown with an expander). */

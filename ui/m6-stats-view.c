@@ -114,6 +114,9 @@ column_text (M6StatsRow *row,
     case COL_MEM_DELTA:
     case COL_MEM_NET:
     case COL_MEM_RATE:
+      /* Zeros would claim there is no drift; there is no reading at all. */
+      if (!m6_stats_row_get_memory_available (row))
+        return g_strdup ("—");
       if (fabs (v) < 0.005)
         return g_strdup ("0.00");
       return g_strdup_printf ("%+.2f", v);

@@ -658,12 +658,27 @@ test_attach_error (void)
   g_assert_nonnull (expected);
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (pid));
-  GtkWindow *window = m6_application_get_picker (app);
-  g_assert_true (M6_IS_PICKER_WINDOW (window));
-  const char *message = m6_picker_window_get_last_message (M6_PICKER_WINDOW (window));
+  const char *message = m6_application_get_last_error (app);
   g_assert_nonnull (message);
   if (strstr (message, expected->message) == NULL)
-    g_error ("the toast says \"%s\", not the reader's \"%s\"", message, expected->message);
+    g_error ("the dialog says \"%s\", not the reader's \"%s\"", message, expected->message);
+
+  /* It is shown over the picker, there being no other window. */
+  GtkWindow *window = m6_application_get_picker (app);
+  g_assert_true (M6_IS_PICKER_WINDOW (window));
+  gboolean dialog_shown = FALSE;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, i);
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_window_get_transient_for (w) == window)
+        {
+          dialog_shown = TRUE;
+          gtk_window_destroy (w);
+          break;
+        }
+    }
+  g_assert_true (dialog_shown);
   gtk_window_destroy (window);
 }
 
