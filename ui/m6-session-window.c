@@ -118,9 +118,13 @@ display_path (const char *path)
 static char *
 thread_title (M6Thread *thread)
 {
+  /* The tid as text first: a format macro inside _() breaks xgettext. */
+  g_autofree char *tid = g_strdup_printf ("%" G_GUINT64_FORMAT, thread->tid);
+
   if (thread->name != NULL && *thread->name)
-    return g_strdup_printf (_("%s (tid %" G_GUINT64_FORMAT ")"), thread->name, thread->tid);
-  return g_strdup_printf (_("Thread %u (tid %" G_GUINT64_FORMAT ")"), thread->index + 1, thread->tid);
+    /* Translators: a thread in the thread menu: its name and id */
+    return g_strdup_printf (_("%s (tid %s)"), thread->name, tid);
+  return g_strdup_printf (_("Thread %u (tid %s)"), thread->index + 1, tid);
 }
 
 static void
