@@ -47,7 +47,7 @@ static const GOptionEntry option_entries[] = {
   { "dark", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Use the dark style"), NULL },
   { "light", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Use the light style"), NULL },
   { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
-  { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, NULL, N_("[FILE.mach6…]") },
+  { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, NULL, NULL },
   { NULL }
 };
 

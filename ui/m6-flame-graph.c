@@ -663,6 +663,65 @@ click_released_cb (GtkGestureClick *gesture,
   m6_flame_graph_zoom_to (self, id);
 }
 
+/* Arrows walk the tree from the selection (up: parent, down: first child,
+ * left/right: siblings); Enter zooms into it. */
+static gboolean
+key_pressed_cb (GtkEventControllerKey *key,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                M6FlameGraph          *self)
+{
+  M6Node *node;
+  M6Node *next = NULL;
+
+  if (self->tree == NULL || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return FALSE;
+
+  if (self->selected == 0)
+    {
+      if (keyval != GDK_KEY_Down && keyval != GDK_KEY_Right)
+        return FALSE;
+      next = self->zoom ? m6_tree_get_node (self->tree, self->zoom)
+                        : m6_tree_get_root (self->tree)->first_child;
+    }
+  else
+    {
+      node = m6_tree_get_node (self->tree, self->selected);
+      switch (keyval)
+        {
+        case GDK_KEY_Up:
+        case GDK_KEY_KP_Up:
+          next = node->parent && node->parent->id != 0 ? node->parent : NULL;
+          break;
+        case GDK_KEY_Down:
+        case GDK_KEY_KP_Down:
+          next = node->first_child;
+          break;
+        case GDK_KEY_Right:
+        case GDK_KEY_KP_Right:
+          next = node->next_sibling;
+          break;
+        case GDK_KEY_Left:
+        case GDK_KEY_KP_Left:
+          for (M6Node *s = node->parent ? node->parent->first_child : NULL; s && s != node; s = s->next_sibling)
+            next = s;
+          break;
+        case GDK_KEY_Return:
+        case GDK_KEY_KP_Enter:
+        case GDK_KEY_ISO_Enter:
+          m6_flame_graph_zoom_to (self, self->selected);
+          return TRUE;
+        default:
+          return FALSE;
+        }
+    }
+
+  if (next != NULL)
+    m6_flame_graph_set_selected_node (self, next->id);
+  return TRUE;
+}
+
 static gboolean
 query_tooltip_cb (GtkWidget    *widget,
                   int           x,
@@ -846,6 +905,7 @@ static void
 m6_flame_graph_init (M6FlameGraph *self)
 {
   GtkEventController *motion;
+  GtkEventController *key;
   GtkGesture *click;
 
   self->rects = g_array_new (FALSE, FALSE, sizeof (Rect));
@@ -864,6 +924,10 @@ m6_flame_graph_init (M6FlameGraph *self)
   g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
   g_signal_connect (motion, "leave", G_CALLBACK (leave_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
+
+  key = gtk_event_controller_key_new ();
+  g_signal_connect (key, "key-pressed", G_CALLBACK (key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), key);
 
   click = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
