@@ -456,6 +456,14 @@ tick_cb (GtkWidget     *widget,
   guint rate = app ? m6_application_get_refresh_rate (M6_APPLICATION (app)) : 60;
   gint64 now = gdk_frame_clock_get_frame_time (clock);
 
+  /* Nothing will change any more once the last data is shown. */
+  if (self->drain_id == 0 && self->shown_serial == self->data_serial
+      && self->stats_serial == self->data_serial)
+    {
+      self->tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+
   if (self->paused)
     return G_SOURCE_CONTINUE;
 
@@ -501,6 +509,10 @@ session_ended_cb (M6Session       *session,
 {
   if (!m6_session_get_ended (session) || self->drain_failed)
     return;
+  /* A paused view of a session that cannot change any more would hide its
+   * last frames. */
+  if (self->paused)
+    g_action_group_change_action_state (G_ACTION_GROUP (self), "pause", g_variant_new_boolean (FALSE));
   show_ended (self, _("The program has exited. The session has ended; everything recorded stays here to browse, search and save."),
               GTK_MESSAGE_INFO);
 }
@@ -518,6 +530,8 @@ drain_cb (gpointer user_data)
                                                   error->message);
       self->drain_failed = TRUE;
       self->drain_id = 0;
+      self->data_serial++;
+      g_clear_handle_id (&self->status_id, g_source_remove);
       show_ended (self, message, GTK_MESSAGE_WARNING);
       return G_SOURCE_REMOVE;
     }
@@ -527,6 +541,8 @@ drain_cb (gpointer user_data)
     {
       self->drain_id = 0;
       self->data_serial++;
+      g_clear_handle_id (&self->status_id, g_source_remove);
+      update_status (self);
       return G_SOURCE_REMOVE;
     }
   return G_SOURCE_CONTINUE;
