@@ -233,7 +233,12 @@ draw_x_axis (M6DriftGraph  *self,
       cairo_move_to (cr, x, p->y + p->h);
       cairo_line_to (cr, x, p->y + p->h + 4);
       cairo_stroke (cr);
-      draw_text (self, cr, label, x, p->y + p->h + 5, 0.5, &pal->dim, TRUE, FALSE, 0);
+
+      /* Centred under the tick, but never past the plot's right edge. */
+      int lw, lh;
+      text_size (self, label, TRUE, &lw, &lh);
+      double lx = MIN (x, p->x + p->w + 4 - lw / 2.0);
+      draw_text (self, cr, label, lx, p->y + p->h + 5, 0.5, &pal->dim, TRUE, FALSE, 0);
     }
 }
 
@@ -496,14 +501,18 @@ draw_frame_lane (M6DriftGraph  *self,
   cairo_clip (cr);
 
   double bw = p.w / n;
+
+  /* The worst frame of each bucket as a whisker above p90. */
+  cairo_set_line_width (cr, MAX (bw - 1.0, 1.0));
   gdk_cairo_set_source_rgba (cr, &pal->max);
   for (guint b = 0; b < n; b++)
-    if (max[b] > 0)
+    if (max[b] > p90[b])
       {
-        double top = plot_y (&p, max[b] / 1e6);
-        cairo_rectangle (cr, p.x + b * bw, top, MAX (bw - 0.5, 0.5), p.y + p.h - top);
+        double px = p.x + (b + 0.5) * bw;
+        cairo_move_to (cr, px, plot_y (&p, p90[b] / 1e6));
+        cairo_line_to (cr, px, plot_y (&p, max[b] / 1e6));
       }
-  cairo_fill (cr);
+  cairo_stroke (cr);
 
   const GdkRGBA *colors[2] = { &pal->p90, &pal->p50 };
   double *series[2] = { p90, p50 };
@@ -570,7 +579,7 @@ get_palette (M6DriftGraph *self,
       pal->fit = (GdkRGBA) { 1.00f, 0.64f, 0.28f, 1 };
       pal->p50 = (GdkRGBA) { 0.56f, 0.94f, 0.64f, 1 };
       pal->p90 = (GdkRGBA) { 0.97f, 0.83f, 0.40f, 1 };
-      pal->max = (GdkRGBA) { 0.96f, 0.38f, 0.32f, 0.45f };
+      pal->max = (GdkRGBA) { 0.96f, 0.38f, 0.32f, 0.85f };
     }
   else
     {
@@ -578,7 +587,7 @@ get_palette (M6DriftGraph *self,
       pal->fit = (GdkRGBA) { 0.90f, 0.38f, 0.00f, 1 };
       pal->p50 = (GdkRGBA) { 0.15f, 0.64f, 0.41f, 1 };
       pal->p90 = (GdkRGBA) { 0.80f, 0.55f, 0.00f, 1 };
-      pal->max = (GdkRGBA) { 0.88f, 0.11f, 0.14f, 0.35f };
+      pal->max = (GdkRGBA) { 0.88f, 0.11f, 0.14f, 0.75f };
     }
 }
 
