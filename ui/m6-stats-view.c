@@ -46,7 +46,6 @@ struct _M6StatsView
   GtkSortListModel   *sort_model;
   GtkSingleSelection *selection;
   gint64              last_resort;
-  guint               syncing;
 };
 
 G_DEFINE_FINAL_TYPE (M6StatsView, m6_stats_view, GTK_TYPE_WIDGET)
