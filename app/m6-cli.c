@@ -545,43 +545,10 @@ static void
 print_json (M6Session *session,
             gint       only_thread)
 {
-  g_autoptr (JsonBuilder) builder = json_builder_new ();
-  g_autoptr (JsonNode) root = NULL;
-  g_autofree char *text = NULL;
+  /* The document the viewer's JSON export writes, so the two agree. */
+  g_autoptr (JsonNode) root = m6_export_session_json_thread (session, only_thread);
+  g_autofree char *text = m6_json_to_string (root, TRUE);
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "process");
-  json_builder_add_string_value (builder, m6_session_get_process_name (session));
-  json_builder_set_member_name (builder, "pid");
-  json_builder_add_int_value (builder, m6_session_get_pid (session));
-  json_builder_set_member_name (builder, "memory_available");
-  json_builder_add_boolean_value (builder, m6_session_get_memory_available (session));
-  json_builder_set_member_name (builder, "threads");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
-    {
-      M6Thread *thread = m6_session_get_thread (session, i);
-
-      if (only_thread >= 0 && (guint) only_thread != i)
-        continue;
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "index");
-      json_builder_add_int_value (builder, i);
-      json_builder_set_member_name (builder, "tid");
-      json_builder_add_int_value (builder, (gint64) thread->tid);
-      json_builder_set_member_name (builder, "name");
-      json_builder_add_string_value (builder, thread->name);
-      json_builder_set_member_name (builder, "drops");
-      json_builder_add_int_value (builder, (gint64) thread->drops);
-      json_builder_set_member_name (builder, "payload");
-      json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  text = m6_json_to_string (root, TRUE);
   g_print ("%s\n", text);
 }
 

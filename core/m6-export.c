@@ -302,8 +302,13 @@ add_session_metadata (JsonBuilder *builder,
 
 static void
 add_thread (JsonBuilder *builder,
+            M6Session   *session,
             M6Thread    *thread)
 {
+  /* When the process is gone, so are its threads, whatever the last ring
+   * state said (the main thread never marks itself exited). */
+  M6ThreadState state = m6_session_get_ended (session) ? M6_THREAD_STATE_EXITED : thread->state;
+
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "index");
   json_builder_add_int_value (builder, thread->index);
@@ -312,7 +317,7 @@ add_thread (JsonBuilder *builder,
   json_builder_set_member_name (builder, "name");
   json_builder_add_string_value (builder, thread->name);
   json_builder_set_member_name (builder, "state");
-  json_builder_add_string_value (builder, thread_state_name (thread->state));
+  json_builder_add_string_value (builder, thread_state_name (state));
   json_builder_set_member_name (builder, "drops");
   json_builder_add_int_value (builder, (gint64) thread->drops);
   json_builder_set_member_name (builder, "payload");
@@ -323,6 +328,13 @@ add_thread (JsonBuilder *builder,
 JsonNode *
 m6_export_session_json (M6Session *session)
 {
+  return m6_export_session_json_thread (session, -1);
+}
+
+JsonNode *
+m6_export_session_json_thread (M6Session *session,
+                               gint       only_thread)
+{
   g_autoptr (JsonBuilder) builder = json_builder_new_immutable ();
 
   json_builder_begin_object (builder);
@@ -330,7 +342,8 @@ m6_export_session_json (M6Session *session)
   json_builder_set_member_name (builder, "threads");
   json_builder_begin_array (builder);
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
-    add_thread (builder, m6_session_get_thread (session, i));
+    if (only_thread < 0 || (guint) only_thread == i)
+      add_thread (builder, session, m6_session_get_thread (session, i));
   json_builder_end_array (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);

@@ -68,6 +68,9 @@ gboolean    m6_export_session            (M6Session             *session,
 
 /* The json export as a node (also used by the viewer's JSON export). */
 JsonNode   *m6_export_session_json       (M6Session             *session);
+/* The same with only thread @only_thread (-1: all); `mach6 report --json`. */
+JsonNode   *m6_export_session_json_thread (M6Session            *session,
+                                           gint                  only_thread);
 
 /* Write @contents to @path through a temporary file in the same folder,
  * then rename; on any error nothing is left behind. */
