@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # Renders each icon with rsvg-convert and checks the result is a PNG of the asked size
-# with something drawn in it.
+# with something drawn in it; symbolic icons must use the one colour GTK recolours.
 #
 #   check-icons.py RSVG_CONVERT ICON.svg...
 
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -56,9 +57,22 @@ def png_pixels(path):
     return width, height, drawn
 
 
+def symbolic_colors(path):
+    """Colours a symbolic icon uses other than the #2e3436 GTK recolours."""
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    found = set(c.lower() for c in re.findall(r'#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b', text))
+    return sorted(found - {'#2e3436'})
+
+
 def main():
     rsvg, icons = sys.argv[1], sys.argv[2:]
     failed = False
+    for icon in icons:
+        if icon.endswith('-symbolic.svg') and symbolic_colors(icon):
+            print(f'{icon}: a symbolic icon must be drawn in #2e3436 only, '
+                  f'found {", ".join(symbolic_colors(icon))}', file=sys.stderr)
+            failed = True
     with tempfile.TemporaryDirectory() as tmp:
         for icon in icons:
             for size in (16, 32, 128):
