@@ -121,6 +121,17 @@ attach (M6Application *self,
     }
 
   M6Reader *reader = m6_reader_attach (pid, &error);
+
+  /* A game that has just started may still be creating its segment: give
+   * it a moment (up to 2 s) before saying anything. */
+  for (guint tries = 0; reader == NULL && tries < 40
+       && g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY); tries++)
+    {
+      g_clear_error (&error);
+      g_usleep (50 * 1000);
+      reader = m6_reader_attach (pid, &error);
+    }
+
   if (reader == NULL)
     {
       g_autofree char *heading = g_strdup_printf (_("Could Not Attach to Process %d"), pid);

@@ -99,7 +99,8 @@ is_listed (gpointer data)
   for (guint i = 0; infos != NULL && i < infos->len; i++)
     {
       M6ProcessInfo *info = g_ptr_array_index (infos, i);
-      if (info->pid == pid && info->alive)
+      /* Listed and readable: a segment still being created has an error. */
+      if (info->pid == pid && info->alive && info->error == NULL)
         return TRUE;
     }
   return FALSE;
@@ -158,7 +159,9 @@ fixture_setup (Fixture       *f,
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (f->game));
   f->window = find_session_window (f->game);
-  g_assert_nonnull (f->window);
+  if (f->window == NULL)
+    g_error ("attaching to the game (pid %d) failed: %s", f->game,
+             m6_application_get_last_error (app) ? m6_application_get_last_error (app) : "no error recorded");
   g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
 
   if (!wait_for (tree_is_drawn, f, 10))
