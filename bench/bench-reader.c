@@ -22,6 +22,17 @@
 #define RUN_NS      300000000ll   /* each run lasts about this long */
 #define BUDGET      65536u        /* events per drain call */
 
+
+static void
+emit (const char *metric,
+      double      value,
+      const char *unit)
+{
+  printf ("{\"bench\": \"reader\", \"metric\": \"%s\", \"value\": %.4g, \"unit\": \"%s\"}\n",
+          metric, value, unit);
+  fflush (stdout);
+}
+
 static volatile int producing;
 static gint64 heap;
 
@@ -113,15 +124,19 @@ bench_drain (gboolean record)
       if (g_stat (path, &st) == 0)
         size = (guint64) st.st_size;
     }
-  printf ("{\"bench\": \"reader_drain%s\", \"events\": %" G_GINT64_FORMAT ", \"drops\": %" G_GUINT64_FORMAT
-          ", \"drain_ns_per_event\": %.1f, \"events_per_s\": %.0f, \"drain_share\": %.3f",
-          record ? "_recording" : "", events, m6_session_get_drops (session),
-          events ? (double) in_drain / (double) events : 0.0,
-          in_drain ? (double) events / ((double) in_drain / 1e9) : 0.0,
-          (double) in_drain / (double) RUN_NS);
-  if (record)
-    printf (", \"capture_bytes_per_event\": %.2f", events ? (double) size / (double) events : 0.0);
-  printf ("}\n");
+  {
+    const char *suffix = record ? "_recording" : "";
+    char metric[64];
+
+    g_snprintf (metric, sizeof metric, "drain%s_ns_per_event", suffix);
+    emit (metric, events ? (double) in_drain / (double) events : 0.0, "ns");
+    g_snprintf (metric, sizeof metric, "drain%s_rate", suffix);
+    emit (metric, in_drain ? (double) events / ((double) in_drain / 1e9) : 0.0, "events/s");
+    g_snprintf (metric, sizeof metric, "drain%s_drops", suffix);
+    emit (metric, (double) m6_session_get_drops (session), "scopes");
+    if (record)
+      emit ("capture_bytes_per_event", events ? (double) size / (double) events : 0.0, "bytes");
+  }
   fflush (stdout);
   m6_reader_free (reader);
 
@@ -132,10 +147,10 @@ bench_drain (gboolean record)
       g_autoptr (M6Session) loaded = m6_capture_load_full (path, &info, &error);
       gint64 dt = now_ns () - t0;
       if (loaded != NULL)
-        printf ("{\"bench\": \"capture_load\", \"events\": %" G_GUINT64_FORMAT ", \"bytes\": %" G_GUINT64_FORMAT
-                ", \"ns_per_event\": %.1f, \"mb_per_s\": %.1f}\n",
-                info.n_events, info.file_size, info.n_events ? (double) dt / (double) info.n_events : 0.0,
-                (double) info.file_size / 1e6 / ((double) dt / 1e9));
+        {
+          emit ("capture_load_ns_per_event", info.n_events ? (double) dt / (double) info.n_events : 0.0, "ns");
+          emit ("capture_load_rate", (double) info.file_size / 1e6 / ((double) dt / 1e9), "MB/s");
+        }
     }
   g_unlink (path);
   g_rmdir (dir);
