@@ -163,32 +163,34 @@ open_node (JsonBuilder  *builder,
   json_builder_begin_array (builder);
 }
 
-/* Iterative depth-first walk: a recursive chain can be deeper than the
- * C stack. */
+/* Depth-first walk without recursion (a recursive chain can be deeper
+ * than the C stack): @enter is called on the way down, in first-seen
+ * order, @leave once a node's children are done. */
+typedef void (*NodeFunc) (const M6Node *node,
+                          gpointer      data);
+
 static void
-build_node (JsonBuilder  *builder,
-            M6Tree       *tree,
-            const M6Node *top)
+walk (const M6Node *top,
+      NodeFunc      enter,
+      NodeFunc      leave,
+      gpointer      data)
 {
   const M6Node *node = top;
 
-  open_node (builder, tree, node);
+  enter (node, data);
   node = top->first_child;
-
   while (node != NULL)
     {
-      open_node (builder, tree, node);
+      enter (node, data);
       if (node->first_child != NULL)
         {
           node = node->first_child;
           continue;
         }
-
-      /* Close this node and every ancestor whose children are done. */
+      /* Leave this node and every ancestor whose children are done. */
       for (;;)
         {
-          json_builder_end_array (builder);
-          json_builder_end_object (builder);
+          leave (node, data);
           if (node->next_sibling != NULL)
             {
               node = node->next_sibling;
@@ -202,9 +204,39 @@ build_node (JsonBuilder  *builder,
             }
         }
     }
+  leave (top, data);
+}
 
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
+typedef struct
+{
+  JsonBuilder *builder;
+  M6Tree      *tree;
+} BuildWalk;
+
+static void
+build_enter (const M6Node *node,
+             gpointer      data)
+{
+  BuildWalk *w = data;
+  open_node (w->builder, w->tree, node);
+}
+
+static void
+build_leave (const M6Node *node,
+             gpointer      data)
+{
+  BuildWalk *w = data;
+  json_builder_end_array (w->builder);
+  json_builder_end_object (w->builder);
+}
+
+static void
+build_node (JsonBuilder  *builder,
+            M6Tree       *tree,
+            const M6Node *top)
+{
+  BuildWalk w = { builder, tree };
+  walk (top, build_enter, build_leave, &w);
 }
 
 JsonNode *
@@ -220,8 +252,8 @@ m6_payload_build (M6Tree       *tree,
   return json_builder_get_root (builder);
 }
 
-/* Writes the text directly, without building JsonNodes: a 10,000-node
- * payload is written in a few milliseconds. Same walk as build_node(). */
+/* Writes the text directly, without building JsonNodes (several times
+ * faster); the same walk as build_node(). */
 static void
 append_open (GString      *out,
              M6Tree       *tree,
@@ -238,41 +270,40 @@ append_open (GString      *out,
   g_string_append (out, ",\"children\":[");
 }
 
+typedef struct
+{
+  GString      *out;
+  M6Tree       *tree;
+  const M6Node *top;
+} TextWalk;
+
+static void
+text_enter (const M6Node *node,
+            gpointer      data)
+{
+  TextWalk *w = data;
+
+  /* Every node but the first child of its parent follows a sibling. */
+  if (node != w->top && node->parent->first_child != node)
+    g_string_append_c (w->out, ',');
+  append_open (w->out, w->tree, node);
+}
+
+static void
+text_leave (const M6Node *node,
+            gpointer      data)
+{
+  TextWalk *w = data;
+  g_string_append (w->out, "]}");
+}
+
 void
 m6_payload_append (GString      *out,
                    M6Tree       *tree,
                    const M6Node *top)
 {
-  const M6Node *node;
-
-  append_open (out, tree, top);
-  node = top->first_child;
-  while (node != NULL)
-    {
-      append_open (out, tree, node);
-      if (node->first_child != NULL)
-        {
-          node = node->first_child;
-          continue;
-        }
-      for (;;)
-        {
-          g_string_append (out, "]}");
-          if (node->next_sibling != NULL)
-            {
-              g_string_append_c (out, ',');
-              node = node->next_sibling;
-              break;
-            }
-          node = node->parent;
-          if (node == top)
-            {
-              node = NULL;
-              break;
-            }
-        }
-    }
-  g_string_append (out, "]}");
+  TextWalk w = { out, tree, top };
+  walk (top, text_enter, text_leave, &w);
 }
 
 char *

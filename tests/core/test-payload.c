@@ -210,6 +210,31 @@ test_deep_chain (void)
   g_assert_cmpuint (strlen (json), >, (gsize) depth * 10);
 }
 
+/* The direct text writer and the JsonNode builder give the same document. */
+static void
+test_text_equals_builder (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+  static const char *labels[] = { "a", "b", "c", "d" };
+  guint32 seed = g_test_rand_int ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+
+  g_test_message ("seed %u", seed);
+  for (guint e = 0; e < 3000; e++)
+    {
+      if (m6_tree_get_depth (tree) == 0 || g_rand_int_range (rand, 0, 100) < 50)
+        m6_tree_mark_label (tree, labels[g_rand_int_range (rand, 0, 4)], e * 10, g_rand_int_range (rand, 0, 1 << 20));
+      else
+        m6_tree_done (tree, e * 10 + 5, g_rand_int_range (rand, 0, 1 << 20), NULL);
+    }
+
+  g_autofree char *text = m6_payload_to_string (tree, m6_tree_get_root (tree), FALSE);
+  g_autoptr (JsonNode) parsed = parse (text);
+  g_autoptr (JsonNode) built = m6_payload_build (tree, m6_tree_get_root (tree));
+  if (!json_node_equal (parsed, built))
+    g_error ("text payload differs from the built one (seed %u)", seed);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -221,6 +246,7 @@ main (int   argc,
   g_test_add_func ("/core/payload/labels-valid-json", test_labels_valid_json);
   g_test_add_func ("/core/payload/empty-tree", test_empty_tree);
   g_test_add_func ("/core/payload/deep-chain", test_deep_chain);
+  g_test_add_func ("/core/payload/text-equals-builder", test_text_equals_builder);
   g_test_add_func ("/core/profiler/sources", test_profiler_sources);
 
   return g_test_run ();
