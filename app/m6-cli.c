@@ -552,6 +552,27 @@ print_json (M6Session *session,
   g_print ("%s\n", text);
 }
 
+/* Load a capture, warning about an unfinished one; @log (optional) collects
+ * the raw events for the exporters that need time. */
+static M6Session *
+load_capture (const char  *path,
+              M6EventLog  *log,
+              GError     **error)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  M6CaptureInfo info;
+
+  if (log != NULL)
+    m6_session_set_recorder (session, m6_event_log_record, log);
+  if (!m6_capture_load_into (path, session, &info, error))
+    return NULL;
+  m6_session_set_recorder (session, NULL, NULL);
+  if (!info.finished)
+    g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
+                path, (unsigned long long) info.ignored_bytes);
+  return g_steal_pointer (&session);
+}
+
 static int
 cmd_report (int    argc,
             char **argv)
@@ -586,17 +607,12 @@ cmd_report (int    argc,
       || strchr (argv[1], '/') != NULL
       || g_str_has_suffix (argv[1], ".mach6"))
     {
-      M6CaptureInfo info;
-
-      session = m6_capture_load_full (argv[1], &info, &error);
+      session = load_capture (argv[1], NULL, &error);
       if (session == NULL)
         {
           print_error (error->message);
           return EXIT_FAILURE;
         }
-      if (!info.finished)
-        g_printerr (_("mach6: warning: the capture was not finished; %llu bytes at the end ignored\n"),
-                    (unsigned long long) info.ignored_bytes);
     }
   else
     {
@@ -897,27 +913,6 @@ typedef struct
 } Command;
 
 /* --- export ------------------------------------------------------------- */
-
-/* Load a capture, warning about an unfinished one; @log (optional) collects
- * the raw events for the exporters that need time. */
-static M6Session *
-load_capture (const char  *path,
-              M6EventLog  *log,
-              GError     **error)
-{
-  g_autoptr (M6Session) session = m6_session_new ();
-  M6CaptureInfo info;
-
-  if (log != NULL)
-    m6_session_set_recorder (session, m6_event_log_record, log);
-  if (!m6_capture_load_into (path, session, &info, error))
-    return NULL;
-  m6_session_set_recorder (session, NULL, NULL);
-  if (!info.finished)
-    g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
-                path, (unsigned long long) info.ignored_bytes);
-  return g_steal_pointer (&session);
-}
 
 static int
 cmd_export (int    argc,
