@@ -2,14 +2,16 @@
  * the selected scope with its least-squares slope, the clean top-level
  * inverse-delta lane as text, and frame times (p50, p90, max) below.
  *
- * Drawn with cairo so the same code can later write SVG/PDF; the result is
- * recorded into a render node that is kept until the data or size change. */
+ * One routine, draw_graph(), draws it all through an M6Painter: into a
+ * render node on screen (kept until the data or the size change) and into
+ * cairo for SVG, PDF and PNG exports. */
 #include "m6-drift-graph.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
 
 #include "m6-format.h"
+#include "m6-painter.h"
 #include "m6-payload.h"
 
 #define PAD            8.0
@@ -95,7 +97,7 @@ make_layout (M6DriftGraph *self,
 /* Draw @text with its top-left (xalign 0), right (1) or centre (0.5) at x. */
 static double
 draw_text (M6DriftGraph  *self,
-           cairo_t       *cr,
+           M6Painter     *painter,
            const char    *text,
            double         x,
            double         y,
@@ -114,9 +116,7 @@ draw_text (M6DriftGraph  *self,
       pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
     }
   pango_layout_get_pixel_size (layout, &w, &h);
-  cairo_move_to (cr, round (x - w * xalign), round (y));
-  gdk_cairo_set_source_rgba (cr, color);
-  pango_cairo_show_layout (cr, layout);
+  m6_painter_draw_layout (painter, layout, (float) round (x - w * xalign), (float) round (y), color);
   return h;
 }
 
@@ -139,8 +139,7 @@ text_size (M6DriftGraph *self,
            int          *width,
            int          *height)
 {
-  g_autoptr (PangoLayout) layout = make_layout (self, text, small, FALSE);
-  pango_layout_get_pixel_size (layout, width, height);
+  text_size_full (self, text, small, FALSE, width, height);
 }
 
 /* --- axes --------------------------------------------------------------- */
@@ -170,7 +169,7 @@ plot_y (const Plot *p,
  * light grid and the axis lines. */
 static void
 draw_y_axis (M6DriftGraph  *self,
-             cairo_t       *cr,
+             M6Painter     *painter,
              const Plot    *p,
              const Palette *pal,
              double         unit_div,
@@ -180,7 +179,6 @@ draw_y_axis (M6DriftGraph  *self,
   double step = m6_format_nice_step (hi - lo, 4);
   int digits = step >= 1 ? 0 : (int) ceil (-log10 (step));
 
-  cairo_set_line_width (cr, 1.0);
   for (double u = ceil (lo / step) * step; u <= hi + step * 1e-6; u += step)
     {
       double y = floor (plot_y (p, u * unit_div)) + 0.5;
@@ -188,25 +186,18 @@ draw_y_axis (M6DriftGraph  *self,
       g_autofree char *label = g_strdup_printf ("%.*f %s", digits, shown, unit);
       int tw, th;
 
-      gdk_cairo_set_source_rgba (cr, &pal->grid);
-      cairo_move_to (cr, p->x, y);
-      cairo_line_to (cr, p->x + p->w, y);
-      cairo_stroke (cr);
-
+      m6_painter_stroke_line (painter, p->x, y, p->x + p->w, y, 1.0f, &pal->grid, NULL, 0);
       text_size (self, label, TRUE, &tw, &th);
-      draw_text (self, cr, label, p->x - 6, y - th / 2.0, 1.0, &pal->dim, TRUE, FALSE, 0);
+      draw_text (self, painter, label, p->x - 6, y - th / 2.0, 1.0, &pal->dim, TRUE, FALSE, 0);
     }
 
-  gdk_cairo_set_source_rgba (cr, &pal->dim);
-  cairo_move_to (cr, p->x + 0.5, p->y);
-  cairo_line_to (cr, p->x + 0.5, p->y + p->h + 0.5);
-  cairo_line_to (cr, p->x + p->w, p->y + p->h + 0.5);
-  cairo_stroke (cr);
+  m6_painter_stroke_line (painter, p->x + 0.5, p->y, p->x + 0.5, p->y + p->h + 1, 1.0f, &pal->dim, NULL, 0);
+  m6_painter_stroke_line (painter, p->x, p->y + p->h + 0.5, p->x + p->w, p->y + p->h + 0.5, 1.0f, &pal->dim, NULL, 0);
 }
 
 static void
 draw_x_axis (M6DriftGraph  *self,
-             cairo_t       *cr,
+             M6Painter     *painter,
              const Plot    *p,
              const Palette *pal)
 {
@@ -218,7 +209,6 @@ draw_x_axis (M6DriftGraph  *self,
   double step = m6_format_nice_step (range, n_ticks);
   double first = ceil (p->t0 / step) * step;
 
-  cairo_set_line_width (cr, 1.0);
   for (double t = first; t <= p->t1 + step * 1e-6; t += step)
     {
       double x = floor (plot_x (p, t)) + 0.5;
@@ -229,16 +219,13 @@ draw_x_axis (M6DriftGraph  *self,
       else
         label = g_strdup_printf (step < 1 ? "%.1f s" : "%.0f s", t);
 
-      gdk_cairo_set_source_rgba (cr, &pal->dim);
-      cairo_move_to (cr, x, p->y + p->h);
-      cairo_line_to (cr, x, p->y + p->h + 4);
-      cairo_stroke (cr);
+      m6_painter_stroke_line (painter, x, p->y + p->h, x, p->y + p->h + 4, 1.0f, &pal->dim, NULL, 0);
 
       /* Centred under the tick, but never past the plot's right edge. */
       int lw, lh;
       text_size (self, label, TRUE, &lw, &lh);
       double lx = MIN (x, p->x + p->w + 4 - lw / 2.0);
-      draw_text (self, cr, label, lx, p->y + p->h + 5, 0.5, &pal->dim, TRUE, FALSE, 0);
+      draw_text (self, painter, label, lx, p->y + p->h + 5, 0.5, &pal->dim, TRUE, FALSE, 0);
     }
 }
 
@@ -246,7 +233,7 @@ draw_x_axis (M6DriftGraph  *self,
 
 static double
 draw_memory (M6DriftGraph  *self,
-             cairo_t       *cr,
+             M6Painter     *painter,
              M6Thread      *thread,
              const M6Node  *node,
              double         x,
@@ -266,13 +253,13 @@ draw_memory (M6DriftGraph  *self,
   text_size (self, "0", FALSE, &tw, &th);
   text_size_full (self, title, FALSE, TRUE, &title_w, &th);
   title_w = MIN (title_w + 2, (int) (w * 0.45));
-  draw_text (self, cr, title, x, y, 0, &pal->fg, FALSE, TRUE, title_w);
+  draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, title_w);
 
   if (!m6_session_get_memory_available (self->session))
     {
-      draw_text (self, cr, _("Memory unavailable: this program reports no heap readings."),
+      draw_text (self, painter, _("Memory unavailable: this program reports no heap readings."),
                  x + w / 2, y + h / 2 - th, 0.5, &pal->dim, FALSE, FALSE, w);
-      draw_text (self, cr, _("Run it with “mach6 run”, or call mach6_set_heap_source()."),
+      draw_text (self, painter, _("Run it with “mach6 run”, or call mach6_set_heap_source()."),
                  x + w / 2, y + h / 2 + 2, 0.5, &pal->dim, TRUE, FALSE, w);
       return th;
     }
@@ -295,11 +282,11 @@ draw_memory (M6DriftGraph  *self,
 
       text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
       if (title_w + 12 + rate_w <= w)
-        draw_text (self, cr, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
+        draw_text (self, painter, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
       else
         {
           /* Too narrow for one line: the rate goes under the title. */
-          draw_text (self, cr, rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
+          draw_text (self, painter, rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
           y += th + 2;
           h -= th + 2;
         }
@@ -340,47 +327,34 @@ draw_memory (M6DriftGraph  *self,
   if (p.w < 20 || p.h < 20)
     return th;
 
-  draw_y_axis (self, cr, &p, pal, unit_div, unit);
-  draw_x_axis (self, cr, &p, pal);
+  draw_y_axis (self, painter, &p, pal, unit_div, unit);
+  draw_x_axis (self, painter, &p, pal);
 
   if (n == 0)
     {
-      draw_text (self, cr, _("Waiting for data…"), p.x + p.w / 2, p.y + p.h / 2 - lh / 2.0,
+      draw_text (self, painter, _("Waiting for data…"), p.x + p.w / 2, p.y + p.h / 2 - lh / 2.0,
                  0.5, &pal->dim, TRUE, FALSE, p.w);
       return th;
     }
 
   /* The series, with a soft fill under it. */
-  cairo_save (cr);
-  cairo_rectangle (cr, p.x, p.y, p.w, p.h + 1);
-  cairo_clip (cr);
-
-  cairo_move_to (cr, plot_x (&p, ts[0] / 1e9), plot_y (&p, 0));
+  g_autofree graphene_point_t *points = g_new (graphene_point_t, n + 2);
   for (gsize k = 0; k < n; k++)
-    cairo_line_to (cr, plot_x (&p, ts[k] / 1e9), plot_y (&p, (double) net[k]));
-  cairo_line_to (cr, plot_x (&p, ts[n - 1] / 1e9), plot_y (&p, 0));
-  cairo_close_path (cr);
+    points[k + 1] = GRAPHENE_POINT_INIT ((float) plot_x (&p, ts[k] / 1e9), (float) plot_y (&p, (double) net[k]));
+  points[0] = GRAPHENE_POINT_INIT (points[1].x, (float) plot_y (&p, 0));
+  points[n + 1] = GRAPHENE_POINT_INIT (points[n].x, (float) plot_y (&p, 0));
+
+  m6_painter_push_clip (painter, &GRAPHENE_RECT_INIT (p.x, p.y, p.w, p.h + 1));
+
   GdkRGBA fill = pal->series;
   fill.alpha = 0.15f;
-  gdk_cairo_set_source_rgba (cr, &fill);
-  cairo_fill (cr);
-
-  cairo_set_line_width (cr, 2.0);
-  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-  for (gsize k = 0; k < n; k++)
-    {
-      double px = plot_x (&p, ts[k] / 1e9), py = plot_y (&p, (double) net[k]);
-      if (k == 0)
-        cairo_move_to (cr, px, py);
-      else
-        cairo_line_to (cr, px, py);
-    }
-  gdk_cairo_set_source_rgba (cr, &pal->series);
-  cairo_stroke (cr);
+  m6_painter_fill_polygon (painter, points, n + 2, &fill);
+  m6_painter_stroke_polyline (painter, points + 1, n, 2.0f, &pal->series);
 
   /* The fitted line through the centroid, dashed. */
   if (have_rate && n >= 2)
     {
+      static const double dashes[] = { 6.0, 4.0 };
       double mt = 0, mv = 0;
       for (gsize k = 0; k < n; k++)
         {
@@ -390,22 +364,18 @@ draw_memory (M6DriftGraph  *self,
       mt /= n;
       mv /= n;
       double ta = ts[0] / 1e9, tb = ts[n - 1] / 1e9;
-      double dashes[] = { 6.0, 4.0 };
-      cairo_set_dash (cr, dashes, 2, 0);
-      cairo_set_line_width (cr, 1.5);
-      cairo_move_to (cr, plot_x (&p, ta), plot_y (&p, mv + per_second * (ta - mt)));
-      cairo_line_to (cr, plot_x (&p, tb), plot_y (&p, mv + per_second * (tb - mt)));
-      gdk_cairo_set_source_rgba (cr, &pal->fit);
-      cairo_stroke (cr);
-      cairo_set_dash (cr, NULL, 0, 0);
+      m6_painter_stroke_line (painter,
+                              plot_x (&p, ta), plot_y (&p, mv + per_second * (ta - mt)),
+                              plot_x (&p, tb), plot_y (&p, mv + per_second * (tb - mt)),
+                              1.5f, &pal->fit, dashes, G_N_ELEMENTS (dashes));
     }
-  cairo_restore (cr);
+  m6_painter_pop (painter);
   return th;
 }
 
 static void
 draw_inverse_lane (M6DriftGraph  *self,
-                   cairo_t       *cr,
+                   M6Painter     *painter,
                    const M6Node  *node,
                    double         x,
                    double         y,
@@ -423,15 +393,40 @@ draw_inverse_lane (M6DriftGraph  *self,
   g_autofree char *total = m6_format_kb (stats.inverse_mem_total, TRUE);
   g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): %s avg, %s total"),
                                            avg, total);
-  double h = draw_text (self, cr, line, x, y, 0, &pal->fg, TRUE, FALSE, w);
-  draw_text (self, cr,
+  double h = draw_text (self, painter, line, x, y, 0, &pal->fg, TRUE, FALSE, w);
+  draw_text (self, painter,
              _("Only the top-level lane is clean; children’s inverse deltas are noisy."),
              x, y + h + 1, 0, &pal->dim, TRUE, FALSE, w);
 }
 
+/* One frame-time series as polylines, broken where a bucket is empty. */
+static void
+draw_lane_series (M6Painter     *painter,
+                  const Plot    *p,
+                  const double  *values,
+                  guint          n,
+                  const GdkRGBA *color)
+{
+  g_autofree graphene_point_t *points = g_new (graphene_point_t, n);
+  double bw = p->w / n;
+  guint run = 0;
+
+  for (guint b = 0; b <= n; b++)
+    {
+      if (b < n && values[b] > 0)
+        {
+          points[run++] = GRAPHENE_POINT_INIT ((float) (p->x + (b + 0.5) * bw), (float) plot_y (p, values[b] / 1e6));
+          continue;
+        }
+      if (run >= 2)
+        m6_painter_stroke_polyline (painter, points, run, 1.5f, color);
+      run = 0;
+    }
+}
+
 static void
 draw_frame_lane (M6DriftGraph  *self,
-                 cairo_t       *cr,
+                 M6Painter     *painter,
                  M6Thread      *thread,
                  double         x,
                  double         y,
@@ -445,7 +440,7 @@ draw_frame_lane (M6DriftGraph  *self,
   int tw, th;
 
   text_size (self, "0", FALSE, &tw, &th);
-  draw_text (self, cr, _("Frame time"), x, y, 0, &pal->fg, FALSE, TRUE, 0);
+  draw_text (self, painter, _("Frame time"), x, y, 0, &pal->fg, FALSE, TRUE, 0);
 
   /* The legend, right-aligned on the title line. */
   struct { const char *name; const GdkRGBA *color; } legend[] = {
@@ -457,11 +452,9 @@ draw_frame_lane (M6DriftGraph  *self,
       int lw, lh;
       text_size (self, _(legend[i].name), TRUE, &lw, &lh);
       lx -= lw;
-      draw_text (self, cr, _(legend[i].name), lx, y + 1, 0, &pal->dim, TRUE, FALSE, 0);
+      draw_text (self, painter, _(legend[i].name), lx, y + 1, 0, &pal->dim, TRUE, FALSE, 0);
       lx -= 14;
-      cairo_rectangle (cr, lx, y + 1 + lh / 2.0 - 4, 10, 8);
-      gdk_cairo_set_source_rgba (cr, legend[i].color);
-      cairo_fill (cr);
+      m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (lx, y + 1 + lh / 2.0 - 4, 10, 8), legend[i].color);
       lx -= 12;
     }
 
@@ -475,7 +468,10 @@ draw_frame_lane (M6DriftGraph  *self,
   if (p.w < 20 || p.h < 16)
     return;
 
-  guint n = MAX (1u, (guint) (p.w / 3));
+  /* Buckets of 3 px, but at least two frames to a bucket on average: an
+   * empty bucket breaks the lines, and a wide graph of a short session
+   * would be all breaks. */
+  guint n = MAX (1u, MIN ((guint) (p.w / 3), thread->frames->len / 2));
   g_autofree double *p50 = g_new0 (double, n);
   g_autofree double *p90 = g_new0 (double, n);
   g_autofree double *max = g_new0 (double, n);
@@ -493,71 +489,39 @@ draw_frame_lane (M6DriftGraph  *self,
     peak = MAX (peak, 16.667e6 * 1.2);
   p.v1 = peak / 1e6;
 
-  draw_y_axis (self, cr, &p, pal, 1.0, _("ms"));
-  draw_x_axis (self, cr, &p, pal);
+  draw_y_axis (self, painter, &p, pal, 1.0, _("ms"));
+  draw_x_axis (self, painter, &p, pal);
 
-  cairo_save (cr);
-  cairo_rectangle (cr, p.x, p.y, p.w, p.h);
-  cairo_clip (cr);
-
-  double bw = p.w / n;
+  m6_painter_push_clip (painter, &GRAPHENE_RECT_INIT (p.x, p.y, p.w, p.h));
 
   /* The worst frame of each bucket as a whisker above p90. */
-  cairo_set_line_width (cr, MAX (bw - 1.0, 1.0));
-  gdk_cairo_set_source_rgba (cr, &pal->max);
+  double bw = p.w / n;
+  float whisker = (float) MAX (bw - 1.0, 1.0);
   for (guint b = 0; b < n; b++)
     if (max[b] > p90[b])
       {
         double px = p.x + (b + 0.5) * bw;
-        cairo_move_to (cr, px, plot_y (&p, p90[b] / 1e6));
-        cairo_line_to (cr, px, plot_y (&p, max[b] / 1e6));
+        double top = plot_y (&p, max[b] / 1e6), bottom = plot_y (&p, p90[b] / 1e6);
+        m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (px - whisker / 2, top, whisker, bottom - top), &pal->max);
       }
-  cairo_stroke (cr);
 
-  const GdkRGBA *colors[2] = { &pal->p90, &pal->p50 };
-  double *series[2] = { p90, p50 };
-  cairo_set_line_width (cr, 1.5);
-  for (guint s = 0; s < 2; s++)
-    {
-      gboolean open = FALSE;
-      for (guint b = 0; b < n; b++)
-        {
-          if (series[s][b] <= 0)
-            {
-              open = FALSE;
-              continue;
-            }
-          double px = p.x + (b + 0.5) * bw, py = plot_y (&p, series[s][b] / 1e6);
-          if (!open)
-            cairo_move_to (cr, px, py);
-          else
-            cairo_line_to (cr, px, py);
-          open = TRUE;
-        }
-      gdk_cairo_set_source_rgba (cr, colors[s]);
-      cairo_stroke (cr);
-    }
+  draw_lane_series (painter, &p, p90, n, &pal->p90);
+  draw_lane_series (painter, &p, p50, n, &pal->p50);
 
   if (!show_budget)
     {
-      cairo_restore (cr);
-      draw_text (self, cr, _("60 fps budget (16.7 ms) is above this scale"), p.x + p.w - 2, p.y,
+      m6_painter_pop (painter);
+      draw_text (self, painter, _("60 fps budget (16.7 ms) is above this scale"), p.x + p.w - 2, p.y,
                  1.0, &pal->dim, TRUE, FALSE, p.w);
       return;
     }
 
   /* 60 fps budget. */
+  static const double dashes[] = { 2.0, 3.0 };
   double y60 = floor (plot_y (&p, 16.667)) + 0.5;
-  double dashes[] = { 2.0, 3.0 };
-  cairo_set_dash (cr, dashes, 2, 0);
-  cairo_set_line_width (cr, 1.0);
-  gdk_cairo_set_source_rgba (cr, &pal->dim);
-  cairo_move_to (cr, p.x, y60);
-  cairo_line_to (cr, p.x + p.w, y60);
-  cairo_stroke (cr);
-  cairo_set_dash (cr, NULL, 0, 0);
-  cairo_restore (cr);
-  draw_text (self, cr, _("60 fps"), p.x + p.w - 2, y60 - lh - 1, 1.0, &pal->dim, TRUE, FALSE, 0);
+  m6_painter_stroke_line (painter, p.x, y60, p.x + p.w, y60, 1.0f, &pal->dim, dashes, G_N_ELEMENTS (dashes));
+  m6_painter_pop (painter);
+  draw_text (self, painter, _("60 fps"), p.x + p.w - 2, y60 - lh - 1, 1.0, &pal->dim, TRUE, FALSE, 0);
 }
 
 static void
@@ -591,26 +555,22 @@ get_palette (M6DriftGraph *self,
     }
 }
 
-static GskRenderNode *
-build_node (M6DriftGraph *self,
+/* The whole graph in @width × @height. */
+static void
+draw_graph (M6DriftGraph *self,
+            M6Painter    *painter,
             int           width,
             int           height)
 {
-  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
   M6Thread *thread = get_thread (self);
   const M6Node *node = shown_node (self);
   Palette pal;
-  cairo_t *cr;
 
   get_palette (self, &pal);
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   self->n_points = 0;
 
   if (thread == NULL)
-    {
-      cairo_destroy (cr);
-      return gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-    }
+    return;
 
   /* Session time range shared by both plots, in seconds. */
   double t1 = thread->last_t_ns / 1e9;
@@ -635,17 +595,28 @@ build_node (M6DriftGraph *self,
   double x = PAD, y = PAD, w = width - 2 * PAD;
 
   double left = 0;
-  draw_memory (self, cr, thread, node, x, y, w, mem_h, t0, t1, &pal, &left);
+  draw_memory (self, painter, thread, node, x, y, w, mem_h, t0, t1, &pal, &left);
   y += mem_h + GAP;
   if (inverse_h > 0)
     {
-      draw_inverse_lane (self, cr, node, x, y, w, &pal);
+      draw_inverse_lane (self, painter, node, x, y, w, &pal);
       y += inverse_h + GAP;
     }
-  draw_frame_lane (self, cr, thread, x, y, w, lane_h, t0, t1, left, &pal);
+  draw_frame_lane (self, painter, thread, x, y, w, lane_h, t0, t1, left, &pal);
+}
 
-  cairo_destroy (cr);
-  return gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+static GskRenderNode *
+build_node (M6DriftGraph *self,
+            int           width,
+            int           height)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  M6Painter painter;
+
+  m6_painter_init_for_snapshot (&painter, snapshot);
+  draw_graph (self, &painter, width, height);
+  m6_painter_clear (&painter);
+  return gtk_snapshot_free_to_node (snapshot);
 }
 
 static void
@@ -806,4 +777,36 @@ m6_drift_graph_get_n_points (M6DriftGraph *self)
   const M6Node *node = shown_node (self);
 
   return thread && node ? (guint) m6_history_get_points (thread, node, NULL, NULL, 0) : 0;
+}
+
+static void
+paint_export (M6Painter *painter,
+              int        width,
+              int        height,
+              gpointer   user_data)
+{
+  M6DriftGraph *self = user_data;
+  GdkRGBA background;
+
+  m6_painter_get_background (GTK_WIDGET (self), &background);
+  m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (0, 0, width, height), &background);
+  draw_graph (self, painter, width, height);
+}
+
+gboolean
+m6_drift_graph_export (M6DriftGraph  *self,
+                       const char    *path,
+                       int            width,
+                       int            height,
+                       GError       **error)
+{
+  g_return_val_if_fail (M6_IS_DRIFT_GRAPH (self), FALSE);
+
+  if (get_thread (self) == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The drift graph has no data yet, so there is nothing to export."));
+      return FALSE;
+    }
+  return m6_painter_write_file (path, width, height, paint_export, self, error);
 }

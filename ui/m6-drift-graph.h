@@ -30,4 +30,12 @@ gboolean   m6_drift_graph_get_leak_rate  (M6DriftGraph *self,
                                           double       *kb_per_minute);
 guint      m6_drift_graph_get_n_points   (M6DriftGraph *self);
 
+/* Write the graph to @path, a .svg, .pdf or .png of @width × @height,
+ * atomically. */
+gboolean   m6_drift_graph_export         (M6DriftGraph *self,
+                                          const char   *path,
+                                          int           width,
+                                          int           height,
+                                          GError      **error);
+
 G_END_DECLS

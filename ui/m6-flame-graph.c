@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "m6-format.h"
+#include "m6-painter.h"
 #include "m6-payload.h"
 
 #define ROW_HEIGHT      22.0f
@@ -57,6 +58,7 @@ struct _M6FlameGraph
   guint          zoom;
   guint          hover;
   M6ColorMode    color_mode;
+  GArray        *changes;        /* M6NodeChange by node id, or NULL */
 
   char          *search;         /* casefolded, NULL when not searching */
   char          *search_text;    /* as typed */
@@ -156,6 +158,30 @@ memory_color (float    kb_per_frame,
   color->green = neutral.green + (to->green - neutral.green) * k;
   color->blue = neutral.blue + (to->blue - neutral.blue) * k;
   color->alpha = 1.0f;
+}
+
+/* A significant change is red (slower) or green (faster), stronger the
+ * larger it is: +5 % is a tint, +50 % and more full colour. Everything
+ * else is the neutral grey. */
+static void
+compare_color (const M6NodeChange *change,
+               gboolean            dark,
+               GdkRGBA            *color)
+{
+  GdkRGBA neutral = dark ? (GdkRGBA) { 0.33f, 0.33f, 0.35f, 1 } : (GdkRGBA) { 0.84f, 0.84f, 0.86f, 1 };
+  GdkRGBA slower = dark ? (GdkRGBA) { 0.78f, 0.16f, 0.14f, 1 } : (GdkRGBA) { 0.93f, 0.30f, 0.26f, 1 };
+  GdkRGBA faster = dark ? (GdkRGBA) { 0.15f, 0.58f, 0.30f, 1 } : (GdkRGBA) { 0.36f, 0.80f, 0.45f, 1 };
+  const GdkRGBA *to;
+
+  *color = neutral;
+  if (change == NULL || (change->kind != M6_CHANGE_SLOWER && change->kind != M6_CHANGE_FASTER))
+    return;
+
+  to = change->kind == M6_CHANGE_SLOWER ? &slower : &faster;
+  float k = CLAMP (0.35f + fabsf (change->time_avg) * 1.3f, 0.35f, 1.0f);
+  color->red = neutral.red + (to->red - neutral.red) * k;
+  color->green = neutral.green + (to->green - neutral.green) * k;
+  color->blue = neutral.blue + (to->blue - neutral.blue) * k;
 }
 
 /* --- labels ------------------------------------------------------------- */
@@ -461,6 +487,10 @@ rect_color (M6FlameGraph *self,
 {
   if (self->color_mode == M6_COLOR_MODE_MEMORY)
     memory_color (rect->rate, self->dark, color);
+  else if (self->color_mode == M6_COLOR_MODE_COMPARE)
+    compare_color (self->changes != NULL && rect->id < self->changes->len
+                   ? &g_array_index (self->changes, M6NodeChange, rect->id) : NULL,
+                   self->dark, color);
   else
     m6_flame_graph_label_color (node_label (self, node), self->dark, color);
 
@@ -470,20 +500,17 @@ rect_color (M6FlameGraph *self,
     color->alpha *= 0.25f;
 }
 
-static GskRenderNode *
-build_node (M6FlameGraph *self,
-            float         width)
+/* Rectangles and labels: what the cached render node holds on screen, and
+ * what an exported picture shows. */
+static void
+draw_graph (M6FlameGraph *self,
+            M6Painter    *painter)
 {
-  update_style (self);
-
-  GtkSnapshot *snapshot;
   GdkRGBA text = self->dark ? (GdkRGBA) { 1, 1, 1, 0.92f } : (GdkRGBA) { 0, 0, 0, 0.85f };
   GdkRGBA match_text = text;
   GdkRGBA dim_text = text;
 
   dim_text.alpha *= 0.35f;
-  self->n_builds++;
-  snapshot = gtk_snapshot_new ();
 
   for (guint i = 0; i < self->rects->len; i++)
     {
@@ -494,9 +521,9 @@ build_node (M6FlameGraph *self,
 
       rect_color (self, rect, node, &color);
       /* A 1 px gap on the right and bottom separates neighbours. */
-      gtk_snapshot_append_color (snapshot, &color,
-                                 &GRAPHENE_RECT_INIT (rect->x, y,
-                                                      MAX (rect->w - 1.0f, 0.35f), ROW_HEIGHT - 1.0f));
+      m6_painter_fill_rect (painter,
+                            &GRAPHENE_RECT_INIT (rect->x, y, MAX (rect->w - 1.0f, 0.35f), ROW_HEIGHT - 1.0f),
+                            &color);
 
       float avail = rect->w - 2 * LABEL_PAD;
       if (avail < MIN_LABEL_WIDTH)
@@ -510,34 +537,51 @@ build_node (M6FlameGraph *self,
       if (self->search != NULL)
         ink = (rect->flags & RECT_MATCH) ? &match_text : &dim_text;
 
-      gtk_snapshot_save (snapshot);
-      gtk_snapshot_translate (snapshot,
-                              &GRAPHENE_POINT_INIT (rect->x + LABEL_PAD,
-                                                    y + floorf ((ROW_HEIGHT - 1.0f - ll->height) / 2.0f)));
-      gtk_snapshot_append_layout (snapshot, ll->layout, ink);
-      gtk_snapshot_restore (snapshot);
+      m6_painter_draw_layout (painter, ll->layout, rect->x + LABEL_PAD,
+                              y + floorf ((ROW_HEIGHT - 1.0f - ll->height) / 2.0f), ink);
     }
-
-  return gtk_snapshot_free_to_node (snapshot);
 }
 
+/* Hover and selection, on top of the cached node (screen only). */
 static void
-append_outline (GtkSnapshot   *snapshot,
-                const Rect    *rect,
-                const GdkRGBA *color,
-                float          thickness)
+draw_overlay (M6FlameGraph *self,
+              M6Painter    *painter)
 {
-  GskRoundedRect outline;
-  float y = rect->row * ROW_HEIGHT;
-  GdkRGBA colors[4] = { *color, *color, *color, *color };
-  float widths[4] = { thickness, thickness, thickness, thickness };
+  const Rect *hover = self->hover ? rect_for_node (self, self->hover) : NULL;
+  const Rect *selected = self->selected ? rect_for_node (self, self->selected) : NULL;
 
-  gsk_rounded_rect_init_from_rect (&outline,
-                                   &GRAPHENE_RECT_INIT (rect->x, y,
-                                                        MAX (rect->w - 1.0f, thickness * 2),
-                                                        ROW_HEIGHT - 1.0f),
-                                   0);
-  gtk_snapshot_append_border (snapshot, &outline, widths, colors);
+  if (hover != NULL && self->hover != self->selected)
+    {
+      GdkRGBA color = self->fg;
+      color.alpha = 0.7f;
+      m6_painter_stroke_rect (painter,
+                              &GRAPHENE_RECT_INIT (hover->x, hover->row * ROW_HEIGHT,
+                                                   MAX (hover->w - 1.0f, 2.0f), ROW_HEIGHT - 1.0f),
+                              1.0f, &color);
+    }
+  if (selected != NULL)
+    {
+      GdkRGBA accent = self->dark ? (GdkRGBA) { 0.47f, 0.68f, 0.93f, 1 }
+                                  : (GdkRGBA) { 0.11f, 0.44f, 0.85f, 1 };
+      m6_painter_stroke_rect (painter,
+                              &GRAPHENE_RECT_INIT (selected->x, selected->row * ROW_HEIGHT,
+                                                   MAX (selected->w - 1.0f, 4.0f), ROW_HEIGHT - 1.0f),
+                              2.0f, &accent);
+    }
+}
+
+static GskRenderNode *
+build_node (M6FlameGraph *self)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  M6Painter painter;
+
+  update_style (self);
+  self->n_builds++;
+  m6_painter_init_for_snapshot (&painter, snapshot);
+  draw_graph (self, &painter);
+  m6_painter_clear (&painter);
+  return gtk_snapshot_free_to_node (snapshot);
 }
 
 static void
@@ -546,6 +590,7 @@ m6_flame_graph_snapshot (GtkWidget   *widget,
 {
   M6FlameGraph *self = M6_FLAME_GRAPH (widget);
   float width = (float) gtk_widget_get_width (widget);
+  M6Painter painter;
 
   if (self->tree == NULL)
     return;
@@ -554,28 +599,16 @@ m6_flame_graph_snapshot (GtkWidget   *widget,
     {
       ensure_layout (self, width);
       g_clear_pointer (&self->cached, gsk_render_node_unref);
-      self->cached = build_node (self, width);
+      self->cached = build_node (self);
       self->cached_width = width;
     }
 
   if (self->cached != NULL)
     gtk_snapshot_append_node (snapshot, self->cached);
 
-  const Rect *hover = self->hover ? rect_for_node (self, self->hover) : NULL;
-  if (hover != NULL && self->hover != self->selected)
-    {
-      GdkRGBA color = self->fg;
-      color.alpha = 0.7f;
-      append_outline (snapshot, hover, &color, 1.0f);
-    }
-
-  const Rect *selected = self->selected ? rect_for_node (self, self->selected) : NULL;
-  if (selected != NULL)
-    {
-      GdkRGBA accent = self->dark ? (GdkRGBA) { 0.47f, 0.68f, 0.93f, 1 }
-                                  : (GdkRGBA) { 0.11f, 0.44f, 0.85f, 1 };
-      append_outline (snapshot, selected, &accent, 2.0f);
-    }
+  m6_painter_init_for_snapshot (&painter, snapshot);
+  draw_overlay (self, &painter);
+  m6_painter_clear (&painter);
 }
 
 static void
@@ -778,6 +811,28 @@ query_tooltip_cb (GtkWidget    *widget,
                                     _("p90"), p90, _("max"), max,
                                     _("Mem Δ avg"), delta,
                                     _("mem.net"), net, _("per frame"), rate);
+  if (self->color_mode == M6_COLOR_MODE_COMPARE)
+    {
+      const M6NodeChange *change = self->changes != NULL && id < self->changes->len
+        ? &g_array_index (self->changes, M6NodeChange, id) : NULL;
+      g_autofree char *line = NULL;
+
+      if (change == NULL || change->kind == M6_CHANGE_NONE)
+        line = g_strdup (_("Not in the baseline"));
+      else if (change->kind == M6_CHANGE_SAME)
+        line = g_strdup_printf (_("Time avg %+.1f %% against the baseline, not significant"),
+                                change->time_avg * 100.0);
+      else
+        line = g_strdup_printf (change->kind == M6_CHANGE_SLOWER
+                                ? _("Time avg %+.1f %% against the baseline: significantly slower")
+                                : _("Time avg %+.1f %% against the baseline: significantly faster"),
+                                change->time_avg * 100.0);
+      g_autofree char *escaped = g_markup_escape_text (line, -1);
+      g_autofree char *with_change = g_strconcat (markup, "\n<b>", escaped, "</b>", NULL);
+      gtk_tooltip_set_markup (tooltip, with_change);
+      return TRUE;
+    }
+
   gtk_tooltip_set_markup (tooltip, markup);
   return TRUE;
 }
@@ -790,6 +845,7 @@ m6_flame_graph_dispose (GObject *object)
   M6FlameGraph *self = M6_FLAME_GRAPH (object);
 
   g_clear_pointer (&self->cached, gsk_render_node_unref);
+  g_clear_pointer (&self->changes, g_array_unref);
   g_clear_object (&self->session);
   self->tree = NULL;
 
@@ -892,7 +948,7 @@ m6_flame_graph_class_init (M6FlameGraphClass *klass)
     g_param_spec_string ("search-text", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_COLOR_MODE] =
-    g_param_spec_int ("color-mode", NULL, NULL, M6_COLOR_MODE_LABEL, M6_COLOR_MODE_MEMORY,
+    g_param_spec_int ("color-mode", NULL, NULL, M6_COLOR_MODE_LABEL, M6_COLOR_MODE_COMPARE,
                       M6_COLOR_MODE_LABEL,
                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -956,6 +1012,8 @@ m6_flame_graph_set_thread (M6FlameGraph *self,
   self->thread_index = thread_index;
   self->tree = thread ? thread->tree : NULL;
   self->hover = 0;
+  /* A comparison is of one thread's tree; the window sets the new one. */
+  g_clear_pointer (&self->changes, g_array_unref);
   clear_layout_caches (self);
   g_array_set_size (self->label_match, 0);
 
@@ -1125,6 +1183,26 @@ m6_flame_graph_set_color_mode (M6FlameGraph *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLOR_MODE]);
 }
 
+void
+m6_flame_graph_set_changes (M6FlameGraph *self,
+                            GArray       *changes)
+{
+  g_return_if_fail (M6_IS_FLAME_GRAPH (self));
+
+  if (changes != NULL)
+    g_array_ref (changes);
+  g_clear_pointer (&self->changes, g_array_unref);
+  self->changes = changes;
+  if (self->color_mode == M6_COLOR_MODE_COMPARE)
+    m6_flame_graph_invalidate (self);
+}
+
+GArray *
+m6_flame_graph_get_changes (M6FlameGraph *self)
+{
+  return self->changes;
+}
+
 M6ColorMode
 m6_flame_graph_get_color_mode (M6FlameGraph *self)
 {
@@ -1192,4 +1270,59 @@ m6_flame_graph_get_node_share (M6FlameGraph *self,
   if (width <= 0 || !m6_flame_graph_get_node_rect (self, node_id, &rect))
     return 0;
   return rect.size.width / width;
+}
+
+/* --- export ------------------------------------------------------------- */
+
+/* A picture taller than the graph shows it larger, up to twice the screen
+ * size, so a 1920 × 1080 slide is not a thin strip; labels keep at least
+ * 960 px of room. */
+#define EXPORT_MIN_LAYOUT_WIDTH 960.0f
+#define EXPORT_MAX_SCALE        2.0f
+
+static void
+paint_export (M6Painter *painter,
+              int        width,
+              int        height,
+              gpointer   user_data)
+{
+  M6FlameGraph *self = user_data;
+  float content = MAX (self->tree_rows, 1u) * ROW_HEIGHT;
+  float scale = MIN ((float) height / content, (float) width / EXPORT_MIN_LAYOUT_WIDTH);
+  GdkRGBA background;
+
+  scale = CLAMP (scale, 1.0f, EXPORT_MAX_SCALE);
+  m6_painter_get_background (GTK_WIDGET (self), &background);
+  m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (0, 0, width, height), &background);
+
+  update_style (self);
+  ensure_layout (self, floorf (width / scale));
+  m6_painter_push_scale (painter, scale);
+  draw_graph (self, painter);
+  m6_painter_pop (painter);
+}
+
+gboolean
+m6_flame_graph_export (M6FlameGraph  *self,
+                       const char    *path,
+                       int            width,
+                       int            height,
+                       GError       **error)
+{
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), FALSE);
+
+  if (self->tree == NULL || m6_tree_get_root (self->tree)->first_child == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The flame graph is still empty, so there is nothing to export."));
+      return FALSE;
+    }
+
+  gboolean ok = m6_painter_write_file (path, width, height, paint_export, self, error);
+
+  /* The export laid the graph out at its own width: lay out again for the screen. */
+  self->layout_dirty = TRUE;
+  g_clear_pointer (&self->cached, gsk_render_node_unref);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  return ok;
 }

@@ -13,7 +13,23 @@ typedef enum
 {
   M6_COLOR_MODE_LABEL,    /* a stable hue per label */
   M6_COLOR_MODE_MEMORY,   /* mem.net per call: green shrinks, red grows */
+  M6_COLOR_MODE_COMPARE,  /* against a baseline: red slower, green faster */
 } M6ColorMode;
+
+/* How a scope compares with its counterpart in a baseline session. */
+typedef enum
+{
+  M6_CHANGE_NONE,      /* no counterpart, or not compared */
+  M6_CHANGE_SAME,      /* no significant change (or too few samples) */
+  M6_CHANGE_SLOWER,    /* significantly slower */
+  M6_CHANGE_FASTER,    /* significantly faster */
+} M6ChangeKind;
+
+typedef struct
+{
+  guint8 kind;        /* M6ChangeKind */
+  float  time_avg;    /* relative change of time.avg: +0.3 = 30 % slower */
+} M6NodeChange;
 
 #define M6_TYPE_FLAME_GRAPH (m6_flame_graph_get_type ())
 G_DECLARE_FINAL_TYPE (M6FlameGraph, m6_flame_graph, M6, FLAME_GRAPH, GtkWidget)
@@ -47,6 +63,12 @@ const char  *m6_flame_graph_get_search_text    (M6FlameGraph *self);
 /* Nodes of the shown subtree whose label matches the search. */
 guint        m6_flame_graph_get_n_highlighted  (M6FlameGraph *self);
 
+/* The comparison the "compare" colours show: M6NodeChange by node id of
+ * the shown tree (a ref is taken; NULL clears). */
+void         m6_flame_graph_set_changes        (M6FlameGraph *self,
+                                                GArray       *changes);
+GArray      *m6_flame_graph_get_changes        (M6FlameGraph *self);
+
 void         m6_flame_graph_set_color_mode     (M6FlameGraph *self,
                                                 M6ColorMode   mode);
 M6ColorMode  m6_flame_graph_get_color_mode     (M6FlameGraph *self);
@@ -63,6 +85,14 @@ gboolean     m6_flame_graph_get_node_rect      (M6FlameGraph *self,
 /* The displayed width of @node_id as a share of the whole view, 0 if absent. */
 double       m6_flame_graph_get_node_share     (M6FlameGraph *self,
                                                 guint         node_id);
+
+/* Write the graph as shown (zoom, search, colours; no hover or selection)
+ * to @path, a .svg, .pdf or .png of @width × @height, atomically. */
+gboolean     m6_flame_graph_export             (M6FlameGraph *self,
+                                                const char   *path,
+                                                int           width,
+                                                int           height,
+                                                GError      **error);
 
 /* Colours used for a label, exported for the stats view's swatches. */
 void         m6_flame_graph_label_color        (const char   *label,
