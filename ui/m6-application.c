@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "m6-capture.h"
+#include "m6-export.h"
 #include "m6-picker-window.h"
 #include "m6-reader.h"
 #include "m6-screenshot.h"
@@ -146,31 +147,110 @@ attach (M6Application *self,
     gtk_window_destroy (self->picker);
 }
 
+#define CAPTURE_MIME_TYPE "application/x-mach6-capture"
+
+void
+m6_application_add_recent (M6Application *self,
+                           const char    *path)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autofree char *uri = g_file_get_uri (file);
+  const char *groups[] = { "mach6", NULL };
+  GtkRecentData data = {
+    .display_name = NULL,
+    .description = NULL,
+    .mime_type = (char *) CAPTURE_MIME_TYPE,
+    .app_name = (char *) g_get_application_name (),
+    .app_exec = (char *) "mach6-viewer %u",
+    .groups = (char **) groups,
+    .is_private = FALSE,
+  };
+
+  if (data.app_name == NULL)
+    data.app_name = (char *) "mach6";
+  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
+}
+
 static void
 open_capture (M6Application *self,
               const char    *path)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (M6Session) session = m6_capture_load (path, &error);
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (M6EventLog) log = m6_event_log_new ();
+  M6CaptureInfo info = { 0 };
 
-  if (session == NULL)
+  /* The raw events come along, for the exports that need time. */
+  m6_session_set_recorder (session, m6_event_log_record, log);
+  if (!m6_capture_load_into (path, session, &info, &error))
     {
       g_autofree char *display = g_filename_display_basename (path);
       g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), display);
       m6_application_show_error (self, heading, error->message);
       return;
     }
+  m6_session_set_recorder (session, NULL, NULL);
 
   M6SessionWindow *window = m6_session_window_new_for_capture (GTK_APPLICATION (self), session, path);
+  m6_session_window_set_event_log (window, g_steal_pointer (&log));
+  if (!info.finished)
+    {
+      g_autofree char *bytes = g_format_size (info.ignored_bytes);
+      g_autofree char *notice =
+        info.ignored_bytes > 0
+        ? g_strdup_printf (_("This capture was not finished: its recording stopped early. "
+                             "Everything up to there is shown; the last %s were incomplete and are left out."), bytes)
+        : g_strdup (_("This capture was not finished: its recording stopped early. Everything up to there is shown."));
+      m6_session_window_show_notice (window, notice);
+    }
   gtk_window_present (GTK_WINDOW (window));
   if (self->picker != NULL)
     gtk_window_destroy (self->picker);
 
+  m6_application_add_recent (self, path);
   if (self->settings != NULL)
     {
       g_autofree char *dir = g_path_get_dirname (path);
       g_settings_set_string (self->settings, "last-capture-dir", dir);
     }
+}
+
+void
+m6_application_open_file (M6Application *self,
+                          GFile         *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+      g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), uri);
+      m6_application_show_error (self, heading, _("Only captures on this computer’s file system can be opened."));
+      return;
+    }
+  open_capture (self, path);
+}
+
+gboolean
+m6_application_open_dropped (M6Application *self,
+                             const GValue  *value)
+{
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    {
+      GSList *files = gdk_file_list_get_files (g_value_get_boxed (value));
+      gboolean any = files != NULL;
+
+      for (GSList *l = files; l; l = l->next)
+        m6_application_open_file (self, l->data);
+      g_slist_free (files);
+      return any;
+    }
+  if (G_VALUE_HOLDS (value, G_TYPE_FILE) && g_value_get_object (value) != NULL)
+    {
+      m6_application_open_file (self, g_value_get_object (value));
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* --- actions ------------------------------------------------------------ */

@@ -32,6 +32,17 @@ void           m6_application_show_error       (M6Application     *self,
 /* The message of the last error shown, or NULL (tests read what the user read). */
 const char    *m6_application_get_last_error   (M6Application     *self);
 
+/* Open the capture @file in a new session window (a dialog says why not). */
+void           m6_application_open_file        (M6Application     *self,
+                                                GFile             *file);
+/* What a drop target calls: open every capture in @value, a GdkFileList
+ * or a GFile. Returns FALSE when @value holds no file. */
+gboolean       m6_application_open_dropped     (M6Application     *self,
+                                                const GValue      *value);
+/* Remember @path among the recent files (GtkRecentManager). */
+void           m6_application_add_recent       (M6Application     *self,
+                                                const char        *path);
+
 /* Non-zero when a scripted step (--screenshot) failed. */
 int            m6_application_get_exit_status  (M6Application     *self);
 

@@ -13,5 +13,7 @@ G_DECLARE_FINAL_TYPE (M6PickerWindow, m6_picker_window, M6, PICKER_WINDOW, AdwAp
 
 M6PickerWindow  *m6_picker_window_new          (GtkApplication *app);
 M6ProcessPicker *m6_picker_window_get_picker   (M6PickerWindow *self);
+/* The "Recent Captures" rows (AdwActionRow running app.open), newest first. */
+GtkListBox      *m6_picker_window_get_recent_list (M6PickerWindow *self);
 
 G_END_DECLS

@@ -7,14 +7,19 @@
  * does is a GAction, so the menu, the shortcuts and the tests share it. */
 #include "m6-session-window.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "m6-application.h"
 #include "m6-capture.h"
+#include "m6-compare-window.h"
 #include "m6-export.h"
 #include "m6-format.h"
 #include "m6-json.h"
+#include "m6-painter.h"
 #include "m6-payload.h"
 #include "m6-screenshot.h"
 
@@ -22,6 +27,7 @@
 #define DRAIN_SLICE           200000
 #define STATUS_INTERVAL_MS    500
 #define STATS_INTERVAL_US     (G_USEC_PER_SEC / 10)
+#define COMPARE_INTERVAL_US   G_USEC_PER_SEC
 
 struct _M6SessionWindow
 {
@@ -34,6 +40,8 @@ struct _M6SessionWindow
   GtkDropDown          *thread_dropdown;
   GtkInfoBar           *ended_bar;
   GtkLabel             *ended_label;
+  GtkWidget            *ended_save_button;
+  GMenu                *color_section;
   GtkSearchBar         *search_bar;
   GtkSearchEntry       *search_entry;
   GtkLabel             *match_label;
@@ -56,6 +64,11 @@ struct _M6SessionWindow
   M6Reader             *reader;
   M6CaptureWriter      *recorder;
   char                 *capture_path;    /* the file a loaded session came from */
+  M6EventLog           *event_log;       /* a loaded capture's raw events, or NULL */
+  M6CompareWindow      *compare_window;  /* the comparison with a baseline, or NULL */
+  gboolean              compare_colors;  /* the flame graph shows the comparison */
+  guint64               compare_serial;
+  gint64                last_compare_us;
   char                 *last_written;
   char                 *last_message;
   GtkStringList        *thread_names;
@@ -86,6 +99,7 @@ G_DEFINE_FINAL_TYPE (M6SessionWindow, m6_session_window, ADW_TYPE_APPLICATION_WI
 
 static void refresh_views    (M6SessionWindow *self,
                               gboolean         force_stats);
+static void refresh_compare  (M6SessionWindow *self);
 static void update_status    (M6SessionWindow *self);
 
 /* --- messages ----------------------------------------------------------- */
@@ -161,6 +175,11 @@ show_thread (M6SessionWindow *self,
   m6_flame_graph_set_thread (self->flame_graph, self->session, index);
   m6_stats_view_set_thread (self->stats_view, self->session, index);
   m6_drift_graph_set_thread (self->drift_graph, self->session, index);
+  if (self->compare_window != NULL)
+    {
+      m6_compare_window_set_thread (self->compare_window, index);
+      refresh_compare (self);
+    }
 
   self->syncing++;
   gtk_drop_down_set_selected (self->thread_dropdown, index);
@@ -327,6 +346,8 @@ update_breadcrumbs (M6SessionWindow *self)
   const char *hint_text;
   if (m6_flame_graph_get_color_mode (self->flame_graph) == M6_COLOR_MODE_MEMORY)
     hint_text = _("Colored by mem.net per frame: red grows, green shrinks");
+  else if (m6_flame_graph_get_color_mode (self->flame_graph) == M6_COLOR_MODE_COMPARE)
+    hint_text = _("Colored against the baseline: red slower, green faster, grey no significant change");
   else if (zoom == 0)
     hint_text = _("Click a scope to zoom in");
   else
@@ -456,9 +477,11 @@ tick_cb (GtkWidget     *widget,
   guint rate = app ? m6_application_get_refresh_rate (M6_APPLICATION (app)) : 60;
   gint64 now = gdk_frame_clock_get_frame_time (clock);
 
+  gboolean compare_pending = self->compare_window != NULL && self->compare_serial != self->data_serial;
+
   /* Nothing will change any more once the last data is shown. */
   if (self->drain_id == 0 && self->shown_serial == self->data_serial
-      && self->stats_serial == self->data_serial)
+      && self->stats_serial == self->data_serial && !compare_pending)
     {
       self->tick_id = 0;
       return G_SOURCE_REMOVE;
@@ -481,6 +504,10 @@ tick_cb (GtkWidget     *widget,
            && g_get_monotonic_time () - self->last_stats_us >= STATS_INTERVAL_US)
     refresh_views (self, TRUE);
 
+  /* A test on every scope is not for every frame: once a second. */
+  if (compare_pending && g_get_monotonic_time () - self->last_compare_us >= COMPARE_INTERVAL_US)
+    refresh_compare (self);
+
   return G_SOURCE_CONTINUE;
 }
 
@@ -497,6 +524,7 @@ show_ended (M6SessionWindow *self,
             GtkMessageType   type)
 {
   gtk_label_set_text (self->ended_label, message);
+  gtk_widget_set_visible (self->ended_save_button, self->reader != NULL);
   gtk_info_bar_set_message_type (self->ended_bar, type);
   gtk_info_bar_set_revealed (self->ended_bar, TRUE);
   update_status (self);
@@ -655,27 +683,53 @@ status_cb (gpointer user_data)
 
 /* --- files -------------------------------------------------------------- */
 
-typedef gboolean (*WriteFunc) (M6SessionWindow *self,
-                               const char      *path,
-                               GError         **error);
-
 typedef enum
 {
   SAVED_SCREENSHOT,
   SAVED_JSON,
   SAVED_CAPTURE,
+  SAVED_EXPORT,
+  SAVED_FLAME_GRAPH,
+  SAVED_DRIFT_GRAPH,
 } SavedKind;
 
-static char *
-saved_message (SavedKind   kind,
-               const char *shown)
+/* What to write, and how: the chooser's choices land here too. */
+typedef struct
 {
-  switch (kind)
+  SavedKind       kind;
+  M6ExportFormat  format;       /* SAVED_EXPORT */
+  double          interval_s;   /* SAVED_EXPORT as ndjson */
+  int             width;        /* graphs: 0 is the widget's current size */
+  int             height;
+} SaveJob;
+
+typedef gboolean (*WriteFunc) (M6SessionWindow *self,
+                               const char      *path,
+                               const SaveJob   *job,
+                               GError         **error);
+
+static char *
+saved_message (const SaveJob *job,
+               const char    *shown)
+{
+  switch (job->kind)
     {
-    case SAVED_SCREENSHOT: return g_strdup_printf (_("Screenshot saved to %s"), shown);
-    case SAVED_JSON:       return g_strdup_printf (_("Payload exported to %s"), shown);
+    case SAVED_SCREENSHOT:  return g_strdup_printf (_("Screenshot saved to %s"), shown);
+    case SAVED_JSON:        return g_strdup_printf (_("Payload exported to %s"), shown);
+    case SAVED_FLAME_GRAPH: return g_strdup_printf (_("Flame graph saved to %s"), shown);
+    case SAVED_DRIFT_GRAPH: return g_strdup_printf (_("Drift graph saved to %s"), shown);
+    case SAVED_EXPORT:
+      switch (job->format)
+        {
+        case M6_EXPORT_NDJSON: return g_strdup_printf (_("Time series exported to %s"), shown);
+        case M6_EXPORT_CSV:    return g_strdup_printf (_("Stats table exported to %s"), shown);
+        case M6_EXPORT_FOLDED: return g_strdup_printf (_("Folded stacks exported to %s"), shown);
+        case M6_EXPORT_CHROME: return g_strdup_printf (_("Chrome trace exported to %s"), shown);
+        case M6_EXPORT_JSON:
+        default:               return g_strdup_printf (_("Payload exported to %s"), shown);
+        }
     case SAVED_CAPTURE:
-    default:               return g_strdup_printf (_("Capture saved to %s"), shown);
+    default:                return g_strdup_printf (_("Capture saved to %s"), shown);
     }
 }
 
@@ -706,23 +760,35 @@ default_path (M6SessionWindow *self,
 static gboolean
 write_screenshot (M6SessionWindow *self,
                   const char      *path,
+                  const SaveJob   *job,
                   GError         **error)
 {
   return m6_widget_save_png (GTK_WIDGET (self), path, error);
 }
 
 static gboolean
+write_json_document (GOutputStream  *out,
+                     gpointer        user_data,
+                     GError        **error)
+{
+  const char *json = user_data;
+  return g_output_stream_write_all (out, json, strlen (json), NULL, NULL, error);
+}
+
+static gboolean
 write_json (M6SessionWindow *self,
             const char      *path,
+            const SaveJob   *job,
             GError         **error)
 {
   g_autofree char *json = m6_session_window_build_json (self);
-  return g_file_set_contents (path, json, -1, error);
+  return m6_write_atomically (path, write_json_document, json, error);
 }
 
 static gboolean
 write_capture (M6SessionWindow *self,
                const char      *path,
+               const SaveJob   *job,
                GError         **error)
 {
   if (self->recorder != NULL)
@@ -742,25 +808,135 @@ write_capture (M6SessionWindow *self,
   return FALSE;
 }
 
+/* The session again with its raw events, for the formats that need time:
+ * a live one through a copy of its recording (bounded: nothing is kept
+ * once the export is written), a loaded one from its file. */
+static gboolean
+load_with_events (M6SessionWindow  *self,
+                  M6Session       **session_out,
+                  M6EventLog      **log_out,
+                  GError          **error)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (M6EventLog) log = m6_event_log_new ();
+  g_autofree char *copy = NULL;
+  const char *path = self->capture_path;
+  gboolean ok;
+
+  if (self->recorder != NULL)
+    {
+      g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
+      int fd;
+
+      copy = g_build_filename (dir, "export-XXXXXX.mach6", NULL);
+      if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = g_mkstemp (copy)) < 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       _("Could not make a copy of the recording in “%s”: %s"), dir, g_strerror (saved));
+          return FALSE;
+        }
+      close (fd);
+      if (!m6_capture_writer_save_copy (self->recorder, copy, error))
+        {
+          g_unlink (copy);
+          return FALSE;
+        }
+      path = copy;
+    }
+  else if (path == NULL)
+    {
+      g_set_error_literal (error, M6_EXPORT_ERROR, M6_EXPORT_ERROR_FORMAT,
+                           _("This session was not recorded, so its events are not at hand for a time series or a trace."));
+      return FALSE;
+    }
+
+  m6_session_set_recorder (session, m6_event_log_record, log);
+  ok = m6_capture_load_into (path, session, NULL, error);
+  m6_session_set_recorder (session, NULL, NULL);
+  if (copy != NULL)
+    g_unlink (copy);
+  if (!ok)
+    return FALSE;
+
+  *session_out = g_steal_pointer (&session);
+  *log_out = g_steal_pointer (&log);
+  return TRUE;
+}
+
+static gboolean
+write_export (M6SessionWindow *self,
+              const char      *path,
+              const SaveJob   *job,
+              GError         **error)
+{
+  M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
+  g_autoptr (M6Session) session = NULL;
+  g_autoptr (M6EventLog) log = NULL;
+
+  if (job->format == M6_EXPORT_JSON)
+    return write_json (self, path, job, error);
+  if (job->format != M6_EXPORT_NDJSON && job->format != M6_EXPORT_CHROME)
+    return m6_export_session (self->session, NULL, job->format, &options, path, error);
+  if (self->event_log != NULL)
+    return m6_export_session (self->session, self->event_log, job->format, &options, path, error);
+  if (!load_with_events (self, &session, &log, error))
+    return FALSE;
+  return m6_export_session (session, log, job->format, &options, path, error);
+}
+
+/* A graph's size on screen; its natural size while it is not shown. */
+static void
+graph_size (GtkWidget *widget,
+            int       *width,
+            int       *height)
+{
+  int min;
+
+  *width = gtk_widget_get_width (widget);
+  *height = gtk_widget_get_height (widget);
+  if (*width <= 0)
+    gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, width, NULL, NULL);
+  if (*height <= 0)
+    gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, *width, &min, height, NULL, NULL);
+}
+
+static gboolean
+write_graph (M6SessionWindow *self,
+             const char      *path,
+             const SaveJob   *job,
+             GError         **error)
+{
+  GtkWidget *widget = job->kind == SAVED_FLAME_GRAPH ? GTK_WIDGET (self->flame_graph)
+                                                     : GTK_WIDGET (self->drift_graph);
+  int width = job->width, height = job->height;
+
+  if (width <= 0 || height <= 0)
+    graph_size (widget, &width, &height);
+  if (job->kind == SAVED_FLAME_GRAPH)
+    return m6_flame_graph_export (self->flame_graph, path, width, height, error);
+  return m6_drift_graph_export (self->drift_graph, path, width, height, error);
+}
+
 typedef struct
 {
   M6SessionWindow *self;
   WriteFunc        write;
-  SavedKind        kind;
+  SaveJob          job;
 } SaveRequest;
 
 static void
 write_and_report (M6SessionWindow *self,
                   WriteFunc        write,
                   const char      *path,
-                  SavedKind        kind)
+                  const SaveJob   *job)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *shown = display_path (path);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
 
-  if (!write (self, path, &error))
+  if (!write (self, path, job, &error))
     {
-      GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
       g_autofree char *heading = g_strdup_printf (_("Could Not Save “%s”"), shown);
 
       g_free (self->last_message);
@@ -772,8 +948,28 @@ write_and_report (M6SessionWindow *self,
 
   g_free (self->last_written);
   self->last_written = g_strdup (path);
-  g_autofree char *message = saved_message (kind, shown);
+  if (job->kind == SAVED_CAPTURE && app != NULL)
+    m6_application_add_recent (M6_APPLICATION (app), path);
+  g_autofree char *message = saved_message (job, shown);
   show_toast (self, message);
+}
+
+/* "1920x1080" -> 1920, 1080; "" (the widget's own size) -> 0, 0. */
+static gboolean
+parse_size (const char *text,
+            int        *width,
+            int        *height)
+{
+  char *end = NULL;
+
+  *width = *height = 0;
+  if (text == NULL || *text == '\0')
+    return TRUE;
+  *width = (int) g_ascii_strtoll (text, &end, 10);
+  if (end == NULL || (*end != 'x' && *end != 'X'))
+    return FALSE;
+  *height = (int) g_ascii_strtoll (end + 1, &end, 10);
+  return *end == '\0' && *width > 0 && *height > 0;
 }
 
 static void
@@ -781,16 +977,84 @@ chooser_response_cb (GtkNativeDialog *dialog,
                      int              response,
                      SaveRequest     *request)
 {
+  GtkFileChooser *chooser = GTK_FILE_CHOOSER (dialog);
+
   if (response == GTK_RESPONSE_ACCEPT)
     {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (chooser);
       g_autofree char *path = g_file_get_path (file);
+      SaveJob *job = &request->job;
+
+      if (job->kind == SAVED_FLAME_GRAPH || job->kind == SAVED_DRIFT_GRAPH)
+        {
+          const char *size = gtk_file_chooser_get_choice (chooser, "size");
+          GtkFileFilter *filter = gtk_file_chooser_get_filter (chooser);
+          const char *extension = filter ? g_object_get_data (G_OBJECT (filter), "m6-extension") : NULL;
+
+          if (size != NULL && parse_size (size, &job->width, &job->height))
+            g_action_group_change_action_state (G_ACTION_GROUP (request->self), "graph-size",
+                                                g_variant_new_string (size));
+          /* No known extension typed: the chosen filter's. */
+          if (path != NULL && !m6_painter_path_supported (path))
+            {
+              char *with = g_strconcat (path, ".", extension ? extension : "svg", NULL);
+              g_free (path);
+              path = with;
+            }
+        }
+      else if (job->kind == SAVED_EXPORT && job->format == M6_EXPORT_NDJSON)
+        {
+          const char *interval = gtk_file_chooser_get_choice (chooser, "interval");
+          if (interval != NULL)
+            job->interval_s = g_ascii_strtod (interval, NULL);
+        }
+
       if (path != NULL)
-        write_and_report (request->self, request->write, path, request->kind);
+        write_and_report (request->self, request->write, path, job);
     }
   g_object_unref (request->self);
   g_free (request);
   g_object_unref (dialog);
+}
+
+static void
+add_filter (GtkFileChooser *chooser,
+            const char     *name,
+            const char     *mime_type,
+            const char     *extension)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, name);
+  gtk_file_filter_add_mime_type (filter, mime_type);
+  gtk_file_filter_add_suffix (filter, extension);
+  g_object_set_data_full (G_OBJECT (filter), "m6-extension", g_strdup (extension), g_free);
+  gtk_file_chooser_add_filter (chooser, filter);
+  g_object_unref (filter);
+}
+
+/* Graphs: the format by filter (or extension), and the size as a choice. */
+static void
+add_graph_choices (M6SessionWindow *self,
+                   GtkFileChooser  *chooser,
+                   const SaveJob   *job)
+{
+  GtkWidget *widget = job->kind == SAVED_FLAME_GRAPH ? GTK_WIDGET (self->flame_graph)
+                                                     : GTK_WIDGET (self->drift_graph);
+  g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (self), "graph-size");
+  int width, height;
+
+  add_filter (chooser, _("SVG images"), "image/svg+xml", "svg");
+  add_filter (chooser, _("PDF documents"), "application/pdf", "pdf");
+  add_filter (chooser, _("PNG images"), "image/png", "png");
+
+  graph_size (widget, &width, &height);
+  g_autofree char *current = g_strdup_printf (_("As shown (%d × %d)"), width, height);
+  const char *ids[] = { "", "1280x720", "1920x1080", "3840x2160", NULL };
+  const char *labels[] = { current, "1280 × 720", "1920 × 1080", "3840 × 2160", NULL };
+
+  gtk_file_chooser_add_choice (chooser, "size", _("Size"), ids, labels);
+  gtk_file_chooser_set_choice (chooser, "size", g_variant_get_string (state, NULL));
 }
 
 /* An empty @path asks with a file chooser, starting at the default name. */
@@ -803,11 +1067,11 @@ save_with (M6SessionWindow *self,
            const char      *filter_name,
            const char      *mime_type,
            WriteFunc        write,
-           SavedKind        kind)
+           const SaveJob   *job)
 {
   if (path != NULL && *path != '\0')
     {
-      write_and_report (self, write, path, kind);
+      write_and_report (self, write, path, job);
       return;
     }
 
@@ -815,26 +1079,156 @@ save_with (M6SessionWindow *self,
   g_autofree char *dir = g_path_get_dirname (suggested);
   g_autofree char *name = g_path_get_basename (suggested);
   g_autoptr (GFile) folder = g_file_new_for_path (dir);
-  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
-                                                               GTK_FILE_CHOOSER_ACTION_SAVE,
-                                                               _("_Save"), _("_Cancel"));
-  GtkFileFilter *filter = gtk_file_filter_new ();
+  GtkFileChooserNative *native = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_SAVE,
+                                                              _("_Save"), _("_Cancel"));
+  GtkFileChooser *chooser = GTK_FILE_CHOOSER (native);
   SaveRequest *request = g_new0 (SaveRequest, 1);
 
-  gtk_file_filter_set_name (filter, filter_name);
-  gtk_file_filter_add_mime_type (filter, mime_type);
-  gtk_file_filter_add_suffix (filter, extension);
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
-  g_object_unref (filter);
-  gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  if (job->kind == SAVED_FLAME_GRAPH || job->kind == SAVED_DRIFT_GRAPH)
+    add_graph_choices (self, chooser, job);
+  else
+    add_filter (chooser, filter_name, mime_type, extension);
+
+  if (job->kind == SAVED_EXPORT && job->format == M6_EXPORT_NDJSON)
+    {
+      const char *ids[] = { "0.1", "0.5", "1", "5", "10", NULL };
+      const char *labels[] = { "0.1 s", "0.5 s", "1 s", "5 s", "10 s", NULL };
+      gtk_file_chooser_add_choice (chooser, "interval", _("One line every"), ids, labels);
+      gtk_file_chooser_set_choice (chooser, "interval", "1");
+    }
+
+  gtk_file_chooser_set_current_folder (chooser, folder, NULL);
+  gtk_file_chooser_set_current_name (chooser, name);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
 
   request->self = g_object_ref (self);
   request->write = write;
-  request->kind = kind;
-  g_signal_connect (chooser, "response", G_CALLBACK (chooser_response_cb), request);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  request->job = *job;
+  g_signal_connect (native, "response", G_CALLBACK (chooser_response_cb), request);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+/* --- compare ------------------------------------------------------------ */
+
+static void
+refresh_compare (M6SessionWindow *self)
+{
+  if (self->compare_window == NULL)
+    return;
+  m6_compare_window_refresh (self->compare_window);
+  m6_flame_graph_set_changes (self->flame_graph, m6_compare_window_get_changes (self->compare_window));
+  self->compare_serial = self->data_serial;
+  self->last_compare_us = g_get_monotonic_time ();
+}
+
+static void
+apply_color_mode (M6SessionWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  M6ColorMode mode = app ? m6_application_get_color_mode (M6_APPLICATION (app)) : M6_COLOR_MODE_LABEL;
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "color-mode");
+
+  if (self->compare_colors && self->compare_window != NULL)
+    mode = M6_COLOR_MODE_COMPARE;
+  m6_flame_graph_set_color_mode (self->flame_graph, mode);
+  g_simple_action_set_state (G_SIMPLE_ACTION (action),
+                             g_variant_new_string (mode == M6_COLOR_MODE_COMPARE ? "compare"
+                                                   : mode == M6_COLOR_MODE_MEMORY ? "memory" : "label"));
+}
+
+static void
+compare_selected_cb (M6CompareWindow *compare,
+                     GParamSpec      *pspec,
+                     M6SessionWindow *self)
+{
+  const char *path = m6_compare_window_get_selected_path (compare);
+  M6Tree *tree = m6_flame_graph_get_tree (self->flame_graph);
+  M6Node *node = path && tree ? m6_tree_find_path (tree, path) : NULL;
+
+  if (node != NULL)
+    m6_flame_graph_set_selected_node (self->flame_graph, node->id);
+}
+
+static void
+compare_destroyed_cb (M6CompareWindow *compare,
+                      M6SessionWindow *self)
+{
+  if (self->compare_window != compare)
+    return;
+  self->compare_window = NULL;
+  self->compare_colors = FALSE;
+  if (g_menu_model_get_n_items (G_MENU_MODEL (self->color_section)) > 2)
+    g_menu_remove (self->color_section, 2);
+  m6_flame_graph_set_changes (self->flame_graph, NULL);
+  apply_color_mode (self);
+}
+
+static char *
+session_title (M6SessionWindow *self)
+{
+  const char *name = m6_session_get_process_name (self->session);
+
+  if (self->reader == NULL && self->capture_path != NULL)
+    return g_filename_display_basename (self->capture_path);
+  if (name == NULL || *name == '\0')
+    name = _("Unnamed process");
+  /* Translators: B in a comparison: the process of a live session */
+  return g_strdup_printf (_("%s (live)"), name);
+}
+
+static void
+start_compare (M6SessionWindow *self,
+               const char      *path)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (M6Session) baseline = m6_capture_load (path, &error);
+
+  if (baseline == NULL)
+    {
+      g_autofree char *display = g_filename_display_basename (path);
+      g_autofree char *heading = g_strdup_printf (_("Could Not Compare With “%s”"), display);
+
+      g_free (self->last_message);
+      self->last_message = g_strdup (error->message);
+      if (app != NULL)
+        m6_application_show_error (M6_APPLICATION (app), heading, error->message);
+      return;
+    }
+
+  if (self->compare_window != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->compare_window));
+
+  g_autofree char *title = session_title (self);
+  self->compare_window = m6_compare_window_new (app, self->session, title, self->thread_index, baseline, path);
+  g_signal_connect_object (self->compare_window, "destroy", G_CALLBACK (compare_destroyed_cb), self, 0);
+  g_signal_connect_object (self->compare_window, "notify::selected-path", G_CALLBACK (compare_selected_cb), self, 0);
+  if (app != NULL)
+    m6_application_add_recent (M6_APPLICATION (app), path);
+
+  if (g_menu_model_get_n_items (G_MENU_MODEL (self->color_section)) == 2)
+    g_menu_append (self->color_section, _("By _Change Against the Baseline"), "win.color-mode::compare");
+  self->compare_colors = TRUE;
+  refresh_compare (self);
+  apply_color_mode (self);
+  gtk_window_present (GTK_WINDOW (self->compare_window));
+}
+
+static void
+compare_response_cb (GtkNativeDialog *dialog,
+                     int              response,
+                     M6SessionWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      if (path != NULL)
+        start_compare (self, path);
+    }
+  g_object_unref (self);
+  g_object_unref (dialog);
 }
 
 /* --- actions ------------------------------------------------------------ */
@@ -844,9 +1238,11 @@ screenshot_action (GSimpleAction *action,
                    GVariant      *parameter,
                    gpointer       widget)
 {
+  const SaveJob job = { .kind = SAVED_SCREENSHOT };
+
   save_with (M6_SESSION_WINDOW (widget), g_variant_get_string (parameter, NULL),
              _("Save Screenshot"), G_USER_DIRECTORY_PICTURES, "png", _("PNG images"), "image/png",
-             write_screenshot, SAVED_SCREENSHOT);
+             write_screenshot, &job);
 }
 
 static void
@@ -854,9 +1250,103 @@ export_json_action (GSimpleAction *action,
                     GVariant      *parameter,
                     gpointer       widget)
 {
+  const SaveJob job = { .kind = SAVED_JSON };
+
   save_with (M6_SESSION_WINDOW (widget), g_variant_get_string (parameter, NULL),
              _("Export Payload JSON"), G_USER_DIRECTORY_DOCUMENTS, "json", _("JSON files"), "application/json",
-             write_json, SAVED_JSON);
+             write_json, &job);
+}
+
+/* "FORMAT" asks where; "FORMAT:PATH" writes there. */
+static void
+export_action (GSimpleAction *action,
+               GVariant      *parameter,
+               gpointer       widget)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+  const char *target = g_variant_get_string (parameter, NULL);
+  const char *colon = strchr (target, ':');
+  g_autofree char *name = colon ? g_strndup (target, colon - target) : g_strdup (target);
+  SaveJob job = { .kind = SAVED_EXPORT, .interval_s = 1.0 };
+  const char *title, *filter_name, *mime_type;
+
+  if (!m6_export_format_parse (name, &job.format))
+    {
+      GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+      g_autofree char *message = g_strdup_printf (_("“%s” is not an export format: use json, ndjson, csv, folded or chrome."),
+                                                  name);
+      g_free (self->last_message);
+      self->last_message = g_strdup (message);
+      if (app != NULL)
+        m6_application_show_error (M6_APPLICATION (app), _("Could Not Export"), message);
+      return;
+    }
+
+  switch (job.format)
+    {
+    case M6_EXPORT_NDJSON:
+      title = _("Export NDJSON Time Series"), filter_name = _("NDJSON files"), mime_type = "application/x-ndjson";
+      break;
+    case M6_EXPORT_CSV:
+      title = _("Export Stats Table as CSV"), filter_name = _("CSV files"), mime_type = "text/csv";
+      break;
+    case M6_EXPORT_FOLDED:
+      title = _("Export Folded Stacks"), filter_name = _("Folded stacks"), mime_type = "text/plain";
+      break;
+    case M6_EXPORT_CHROME:
+      title = _("Export Chrome Trace"), filter_name = _("Chrome trace files"), mime_type = "application/json";
+      break;
+    case M6_EXPORT_JSON:
+    default:
+      job.kind = SAVED_JSON;
+      title = _("Export Payload JSON"), filter_name = _("JSON files"), mime_type = "application/json";
+      break;
+    }
+
+  save_with (self, colon ? colon + 1 : NULL, title, G_USER_DIRECTORY_DOCUMENTS,
+             m6_export_format_extension (job.format), filter_name, mime_type,
+             job.kind == SAVED_JSON ? write_json : write_export, &job);
+}
+
+static void
+export_graph (M6SessionWindow *self,
+              GVariant        *parameter,
+              SavedKind        kind)
+{
+  g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (self), "graph-size");
+  SaveJob job = { .kind = kind };
+
+  parse_size (g_variant_get_string (state, NULL), &job.width, &job.height);
+  save_with (self, g_variant_get_string (parameter, NULL),
+             kind == SAVED_FLAME_GRAPH ? _("Export Flame Graph") : _("Export Drift Graph"),
+             G_USER_DIRECTORY_PICTURES, "svg", NULL, NULL, write_graph, &job);
+}
+
+static void
+export_flame_graph_action (GSimpleAction *action,
+                           GVariant      *parameter,
+                           gpointer       widget)
+{
+  export_graph (M6_SESSION_WINDOW (widget), parameter, SAVED_FLAME_GRAPH);
+}
+
+static void
+export_drift_graph_action (GSimpleAction *action,
+                           GVariant      *parameter,
+                           gpointer       widget)
+{
+  export_graph (M6_SESSION_WINDOW (widget), parameter, SAVED_DRIFT_GRAPH);
+}
+
+static void
+graph_size_change_state (GSimpleAction *action,
+                         GVariant      *state,
+                         gpointer       widget)
+{
+  int width, height;
+
+  if (parse_size (g_variant_get_string (state, NULL), &width, &height))
+    g_simple_action_set_state (action, state);
 }
 
 static void
@@ -864,9 +1354,65 @@ save_capture_action (GSimpleAction *action,
                      GVariant      *parameter,
                      gpointer       widget)
 {
+  const SaveJob job = { .kind = SAVED_CAPTURE };
+
   save_with (M6_SESSION_WINDOW (widget), g_variant_get_string (parameter, NULL),
              _("Save Capture"), G_USER_DIRECTORY_DOCUMENTS, "mach6", _("mach6 captures"),
-             "application/x-mach6-capture", write_capture, SAVED_CAPTURE);
+             "application/x-mach6-capture", write_capture, &job);
+}
+
+static void
+compare_action (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       widget)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+  const char *path = g_variant_get_string (parameter, NULL);
+
+  if (*path != '\0')
+    {
+      start_compare (self, path);
+      return;
+    }
+
+  GtkFileChooserNative *chooser =
+    gtk_file_chooser_native_new (_("Compare With a Capture"), GTK_WINDOW (self),
+                                 GTK_FILE_CHOOSER_ACTION_OPEN, _("C_ompare"), _("_Cancel"));
+  add_filter (GTK_FILE_CHOOSER (chooser), _("mach6 captures"), "application/x-mach6-capture", "mach6");
+  if (self->capture_path != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (self->capture_path);
+      g_autoptr (GFile) folder = g_file_new_for_path (dir);
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+    }
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect (chooser, "response", G_CALLBACK (compare_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+color_mode_change_state (GSimpleAction *action,
+                         GVariant      *state,
+                         gpointer       widget)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+  const char *mode = g_variant_get_string (state, NULL);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (g_str_equal (mode, "compare"))
+    {
+      if (self->compare_window == NULL)
+        return;
+      self->compare_colors = TRUE;
+    }
+  else
+    {
+      /* Names and memory are the app's choice, shared by every window. */
+      self->compare_colors = FALSE;
+      if (app != NULL)
+        g_action_group_change_action_state (G_ACTION_GROUP (app), "color-mode", g_variant_new_string (mode));
+    }
+  apply_color_mode (self);
 }
 
 static void
@@ -966,6 +1512,18 @@ escape_shortcut (GtkWidget *widget,
   return m6_flame_graph_zoom_out (self->flame_graph);
 }
 
+static gboolean
+drop_cb (GtkDropTarget   *target,
+         const GValue    *value,
+         double           x,
+         double           y,
+         M6SessionWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  return app != NULL && m6_application_open_dropped (M6_APPLICATION (app), value);
+}
+
 /* --- GObject ------------------------------------------------------------ */
 
 static void
@@ -1013,6 +1571,14 @@ m6_session_window_dispose (GObject *object)
   stop_live (self);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
+  /* The comparison belongs to this window. */
+  if (self->compare_window != NULL)
+    {
+      M6CompareWindow *compare = g_steal_pointer (&self->compare_window);
+      g_signal_handlers_disconnect_by_data (compare, self);
+      gtk_window_destroy (GTK_WINDOW (compare));
+    }
+  g_clear_pointer (&self->event_log, m6_event_log_free);
   /* The temporary recording goes with the window; Save Capture keeps it. */
   g_clear_pointer (&self->recorder, m6_capture_writer_free);
   g_clear_pointer (&self->reader, m6_reader_free);
@@ -1058,6 +1624,8 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, thread_dropdown);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, ended_bar);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, ended_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, ended_save_button);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, color_section);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, match_label);
@@ -1088,7 +1656,13 @@ m6_session_window_init (M6SessionWindow *self)
   static const GActionEntry entries[] = {
     { "screenshot", screenshot_action, "s" },
     { "export-json", export_json_action, "s" },
+    { "export", export_action, "s" },
+    { "export-flame-graph", export_flame_graph_action, "s" },
+    { "export-drift-graph", export_drift_graph_action, "s" },
+    { "graph-size", NULL, "s", "''", graph_size_change_state },
     { "save-capture", save_capture_action, "s" },
+    { "compare", compare_action, "s" },
+    { "color-mode", NULL, "s", "'label'", color_mode_change_state },
     { "zoom-out", zoom_out_action },
     { "zoom-reset", zoom_reset_action },
     { "thread", thread_action, "u" },
@@ -1112,6 +1686,12 @@ m6_session_window_init (M6SessionWindow *self)
   g_signal_connect (self->flame_graph, "notify::color-mode", G_CALLBACK (zoom_changed_cb), self);
   g_signal_connect (self->stats_view, "notify::selected-node", G_CALLBACK (stats_selected_cb), self);
 
+  /* A capture dropped on the window opens in a window of its own. */
+  GtkDropTarget *drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (drop, (GType[]) { GDK_TYPE_FILE_LIST, G_TYPE_FILE }, 2);
+  g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
   update_breadcrumbs (self);
 }
 
@@ -1128,7 +1708,8 @@ setup_session (M6SessionWindow *self,
   g_signal_connect (session, "notify::ended", G_CALLBACK (session_ended_cb), self);
 
   if (app != NULL)
-    g_object_bind_property (app, "color-mode", self->flame_graph, "color-mode", G_BINDING_SYNC_CREATE);
+    g_signal_connect_object (app, "notify::color-mode", G_CALLBACK (apply_color_mode), self, G_CONNECT_SWAPPED);
+  apply_color_mode (self);
 
   if (settings != NULL)
     {
@@ -1284,6 +1865,35 @@ const char *
 m6_session_window_get_last_message (M6SessionWindow *self)
 {
   return self->last_message;
+}
+
+void
+m6_session_window_set_event_log (M6SessionWindow *self,
+                                 M6EventLog      *log)
+{
+  g_clear_pointer (&self->event_log, m6_event_log_free);
+  self->event_log = log;
+}
+
+void
+m6_session_window_show_notice (M6SessionWindow *self,
+                               const char      *message)
+{
+  show_ended (self, message, GTK_MESSAGE_WARNING);
+}
+
+const char *
+m6_session_window_get_notice (M6SessionWindow *self)
+{
+  if (!gtk_info_bar_get_revealed (self->ended_bar))
+    return NULL;
+  return gtk_label_get_text (self->ended_label);
+}
+
+M6CompareWindow *
+m6_session_window_get_compare_window (M6SessionWindow *self)
+{
+  return self->compare_window;
 }
 
 void

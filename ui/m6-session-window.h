@@ -4,7 +4,9 @@
 
 #include <adwaita.h>
 
+#include "m6-compare-window.h"
 #include "m6-drift-graph.h"
+#include "m6-export.h"
 #include "m6-flame-graph.h"
 #include "m6-reader.h"
 #include "m6-session.h"
@@ -44,6 +46,18 @@ const char      *m6_session_window_get_recording_path (M6SessionWindow *self);
 const char      *m6_session_window_get_last_written  (M6SessionWindow *self);
 /* The text of the most recent toast (tests read what the user read). */
 const char      *m6_session_window_get_last_message  (M6SessionWindow *self);
+
+/* The raw events of a loaded capture (taken), so that the exports that
+ * need time (ndjson, chrome) work without reading the file again. */
+void             m6_session_window_set_event_log     (M6SessionWindow *self,
+                                                      M6EventLog      *log);
+/* A warning above the views (an unfinished capture), and its text while
+ * shown (NULL otherwise). */
+void             m6_session_window_show_notice       (M6SessionWindow *self,
+                                                      const char      *message);
+const char      *m6_session_window_get_notice        (M6SessionWindow *self);
+/* The comparison `win.compare` opened, or NULL. */
+M6CompareWindow *m6_session_window_get_compare_window (M6SessionWindow *self);
 
 /* Show @message (a sentence) in a toast. */
 void             m6_session_window_show_message      (M6SessionWindow *self,
