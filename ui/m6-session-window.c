@@ -923,6 +923,7 @@ typedef struct
   M6SessionWindow *self;
   WriteFunc        write;
   SaveJob          job;
+  char            *suggested;   /* the name the chooser offered */
 } SaveRequest;
 
 static void
@@ -994,12 +995,24 @@ chooser_response_cb (GtkNativeDialog *dialog,
           if (size != NULL && parse_size (size, &job->width, &job->height))
             g_action_group_change_action_state (G_ACTION_GROUP (request->self), "graph-size",
                                                 g_variant_new_string (size));
-          /* No known extension typed: the chosen filter's. */
-          if (path != NULL && !m6_painter_path_supported (path))
+          /* The format is the extension's; with none typed, or the offered
+           * name left as it was, the chosen filter's. */
+          if (path != NULL && extension != NULL)
             {
-              char *with = g_strconcat (path, ".", extension ? extension : "svg", NULL);
-              g_free (path);
-              path = with;
+              g_autofree char *base = g_path_get_basename (path);
+
+              if (!m6_painter_path_supported (path))
+                {
+                  char *with = g_strconcat (path, ".", extension, NULL);
+                  g_free (path);
+                  path = with;
+                }
+              else if (g_strcmp0 (base, request->suggested) == 0)
+                {
+                  char *with = g_strdup_printf ("%.*s.%s", (int) (strrchr (path, '.') - path), path, extension);
+                  g_free (path);
+                  path = with;
+                }
             }
         }
       else if (job->kind == SAVED_EXPORT && job->format == M6_EXPORT_NDJSON)
@@ -1013,6 +1026,7 @@ chooser_response_cb (GtkNativeDialog *dialog,
         write_and_report (request->self, request->write, path, job);
     }
   g_object_unref (request->self);
+  g_free (request->suggested);
   g_free (request);
   g_object_unref (dialog);
 }
@@ -1054,6 +1068,8 @@ add_graph_choices (M6SessionWindow *self,
   const char *labels[] = { current, "1280 × 720", "1920 × 1080", "3840 × 2160", NULL };
 
   gtk_file_chooser_add_choice (chooser, "size", _("Size"), ids, labels);
+  /* The last size chosen (the portal's chooser follows; GTK 4.8's own
+   * ignores this and starts at "As shown"). */
   gtk_file_chooser_set_choice (chooser, "size", g_variant_get_string (state, NULL));
 }
 
@@ -1092,10 +1108,10 @@ save_with (M6SessionWindow *self,
 
   if (job->kind == SAVED_EXPORT && job->format == M6_EXPORT_NDJSON)
     {
-      const char *ids[] = { "0.1", "0.5", "1", "5", "10", NULL };
-      const char *labels[] = { "0.1 s", "0.5 s", "1 s", "5 s", "10 s", NULL };
+      /* The default first: GTK 4.8's own chooser ignores set_choice(). */
+      const char *ids[] = { "1", "2", "5", "10", "30", "60", NULL };
+      const char *labels[] = { "1 s", "2 s", "5 s", "10 s", "30 s", "60 s", NULL };
       gtk_file_chooser_add_choice (chooser, "interval", _("One line every"), ids, labels);
-      gtk_file_chooser_set_choice (chooser, "interval", "1");
     }
 
   gtk_file_chooser_set_current_folder (chooser, folder, NULL);
@@ -1105,6 +1121,7 @@ save_with (M6SessionWindow *self,
   request->self = g_object_ref (self);
   request->write = write;
   request->job = *job;
+  request->suggested = g_strdup (name);
   g_signal_connect (native, "response", G_CALLBACK (chooser_response_cb), request);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 }

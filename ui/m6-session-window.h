@@ -1,5 +1,18 @@
 /* m6-session-window.h — one profiled session: flame graph, stats tree,
- * drift graph and status, live while attached, browsable after. */
+ * drift graph and status, live while attached, browsable after.
+ *
+ * Its actions (a path parameter of '' asks with a file chooser):
+ *   win.save-capture(s)        the recording so far, as a .mach6 capture
+ *   win.export-json(s)         the payload JSON (Ctrl+E)
+ *   win.export(s)              "FORMAT" asks where, "FORMAT:PATH" writes there;
+ *                              json, ndjson (1 s windows), csv, folded, chrome
+ *   win.export-flame-graph(s)  a picture, .svg, .pdf or .png by extension,
+ *   win.export-drift-graph(s)  at the size win.graph-size says
+ *   win.graph-size(s)          state: "" (as shown) or "WIDTHxHEIGHT"
+ *   win.compare(s)             compare with a baseline capture
+ *   win.color-mode(s)          state: "label", "memory" or, while comparing, "compare"
+ *   win.screenshot(s), win.zoom-out, win.zoom-reset, win.thread(u),
+ *   win.pause (state), win.search (state) */
 #pragma once
 
 #include <adwaita.h>
