@@ -727,6 +727,105 @@ test_graph_picture_errors (Fixture       *f,
   g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "");
 }
 
+/* The chooser a '' path opens, when it is GTK's own (no portal). */
+static GtkWindow *
+find_chooser_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, i);
+      if (GTK_IS_FILE_CHOOSER (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return w;
+    }
+  return NULL;
+}
+
+static gboolean
+chooser_shown (gpointer data)
+{
+  return find_chooser_dialog () != NULL;
+}
+
+/* Select the item @label in whichever drop-down under @widget offers it. */
+static gboolean
+select_in_dropdown (GtkWidget  *widget,
+                    const char *label)
+{
+  if (GTK_IS_DROP_DOWN (widget))
+    {
+      GListModel *model = gtk_drop_down_get_model (GTK_DROP_DOWN (widget));
+      for (guint i = 0; GTK_IS_STRING_LIST (model) && i < g_list_model_get_n_items (model); i++)
+        if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (model), i), label) == 0)
+          {
+            gtk_drop_down_set_selected (GTK_DROP_DOWN (widget), i);
+            return TRUE;
+          }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (select_in_dropdown (child, label))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+written_to (gpointer data)
+{
+  return m6_session_window_get_last_written (data) != NULL;
+}
+
+static void
+test_graph_chooser (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *written = g_build_filename (f->tmpdir, "chosen.pdf", NULL);
+  g_autoptr (GFile) folder = g_file_new_for_path (f->tmpdir);
+
+  if (!have_program ("pdfinfo") || !have_program ("pdftotext"))
+    {
+      g_test_skip ("pdfinfo or pdftotext is missing (poppler-utils)");
+      return;
+    }
+
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-flame-graph", g_variant_new_string (""));
+  if (!wait_for (chooser_shown, NULL, 3))
+    {
+      g_test_skip ("the file chooser is the desktop portal's, which a test cannot answer");
+      return;
+    }
+  GtkWindow *dialog = find_chooser_dialog ();
+  GtkFileChooser *chooser = GTK_FILE_CHOOSER (dialog);
+  GListModel *filters = gtk_file_chooser_get_filters (chooser);
+
+  /* SVG, PDF and PNG to pick from, and the size as a choice; the name
+   * offered is an SVG's. */
+  g_autofree char *offered = gtk_file_chooser_get_current_name (chooser);
+  g_assert_true (g_str_has_suffix (offered, ".svg"));
+  g_assert_cmpuint (g_list_model_get_n_items (filters), ==, 3);
+  g_autoptr (GtkFileFilter) pdf = g_list_model_get_item (filters, 1);
+  g_object_unref (filters);
+  g_assert_cmpstr (gtk_file_chooser_get_choice (chooser, "size"), ==, "");
+
+  /* A name without an extension takes the chosen filter's. */
+  gtk_file_chooser_set_filter (chooser, pdf);
+  /* As a click would: GTK 4.8's chooser ignores gtk_file_chooser_set_choice(). */
+  g_assert_true (select_in_dropdown (GTK_WIDGET (dialog), "1280 × 720"));
+  g_assert_cmpstr (gtk_file_chooser_get_choice (chooser, "size"), ==, "1280x720");
+  spin (0.5);   /* it loads its first folder: a change before that is lost */
+  g_assert_true (gtk_file_chooser_set_current_folder (chooser, folder, NULL));
+  gtk_file_chooser_set_current_name (chooser, "chosen");
+  spin (0.2);
+  /* The chooser checks the folder before it answers. */
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  wait_for (written_to, f->window, 3);
+
+  g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, written);
+  check_pdf (written, 1280, 720, "physics");
+  g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (f->window), "graph-size");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "1280x720");
+}
+
 /* --- exports ------------------------------------------------------------ */
 
 static void
@@ -1065,6 +1164,7 @@ main (int   argc,
   g_test_add ("/ui/sharing/open-unfinished", Fixture, NULL, plain_setup, test_open_unfinished, live_teardown);
   g_test_add ("/ui/sharing/drop", Fixture, NULL, plain_setup, test_drop, live_teardown);
   g_test_add ("/ui/sharing/graph-pictures", Fixture, NULL, live_setup, test_graph_pictures, live_teardown);
+  g_test_add ("/ui/sharing/graph-chooser", Fixture, NULL, live_setup, test_graph_chooser, live_teardown);
   g_test_add ("/ui/sharing/graph-picture-errors", Fixture, NULL, live_setup, test_graph_picture_errors, live_teardown);
   g_test_add ("/ui/sharing/exports", Fixture, NULL, live_setup, test_exports, live_teardown);
   g_test_add ("/ui/sharing/compare-captures", Fixture, NULL, plain_setup, test_compare_captures, live_teardown);
