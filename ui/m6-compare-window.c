@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "m6-flame-graph.h"
+#include "m6-reservoir.h"
 
 typedef enum
 {
@@ -74,6 +75,18 @@ in_both (const M6DiffRow *d)
   return d->in_a && d->in_b;
 }
 
+/* Which way a significant change goes, as the test found it: B's samples
+ * ranking above A's (U above its mean) is slower. The averages may say
+ * otherwise when a few outliers pull them. */
+static gboolean
+is_slower (const M6DiffRow *d)
+{
+  double n_a = MIN (d->a.count, M6_RESERVOIR_SLOTS);
+  double n_b = MIN (d->b.count, M6_RESERVOIR_SLOTS);
+
+  return d->u > n_a * n_b / 2.0;
+}
+
 static double
 column_value (const M6DiffRow *d,
               Column           column)
@@ -92,7 +105,7 @@ column_value (const M6DiffRow *d,
       /* Slower first, then faster, then the rest. */
       if (!d->significant)
         return 0;
-      return d->time_avg_change > 0 ? 2 : 1;
+      return is_slower (d) ? 2 : 1;
     case COL_SCOPE:
     case N_COLUMNS:
     default:
@@ -152,7 +165,7 @@ column_text (const M6DiffRow *d,
         return g_strdup (_("too few samples"));
       if (!d->significant)
         return g_strdup (_("no"));
-      return g_strdup (d->time_avg_change > 0 ? _("▲ slower") : _("▼ faster"));
+      return g_strdup (is_slower (d) ? _("▲ slower") : _("▼ faster"));
     case N_COLUMNS:
     default:
       return g_strdup ("");
@@ -160,23 +173,24 @@ column_text (const M6DiffRow *d,
 }
 
 /* The colour class of a cell: a significant change is red when slower and
- * green when faster, on every cell that shows it. */
+ * green when faster, on the cells whose change goes that way. */
 static const char *
 column_class (const M6DiffRow *d,
               Column           column)
 {
+  gboolean slower;
+  double change;
+
   if (!d->significant)
     return NULL;
+  slower = is_slower (d);
   switch (column)
     {
-    case COL_AVG_CHANGE:
-      return d->time_avg_change > 0 ? "compare-slower" : "compare-faster";
-    case COL_P50_CHANGE:
-      return d->time_p50_change > 0 ? "compare-slower" : "compare-faster";
-    case COL_P90_CHANGE:
-      return d->time_p90_change > 0 ? "compare-slower" : "compare-faster";
+    case COL_AVG_CHANGE: change = d->time_avg_change; break;
+    case COL_P50_CHANGE: change = d->time_p50_change; break;
+    case COL_P90_CHANGE: change = d->time_p90_change; break;
     case COL_SIGNIFICANT:
-      return d->time_avg_change > 0 ? "compare-slower" : "compare-faster";
+      return slower ? "compare-slower" : "compare-faster";
     case COL_SCOPE:
       return "compare-significant";
     case COL_COUNT_A:
@@ -188,6 +202,11 @@ column_class (const M6DiffRow *d,
     default:
       return NULL;
     }
+  if (slower && change > 0.0005)
+    return "compare-slower";
+  if (!slower && change < -0.0005)
+    return "compare-faster";
+  return NULL;
 }
 
 /* --- cells -------------------------------------------------------------- */
@@ -373,7 +392,7 @@ change_kind (const M6DiffRow *d)
     return M6_CHANGE_NONE;
   if (!d->significant)
     return M6_CHANGE_SAME;
-  return d->time_avg_change > 0 ? M6_CHANGE_SLOWER : M6_CHANGE_FASTER;
+  return is_slower (d) ? M6_CHANGE_SLOWER : M6_CHANGE_FASTER;
 }
 
 /* Node id of B's tree -> its comparison, through the same "a/b/c" paths
@@ -407,6 +426,7 @@ update_changes (M6CompareWindow *self,
           M6NodeChange *change = &g_array_index (self->changes, M6NodeChange, id);
           change->kind = change_kind (d);
           change->time_avg = (float) d->time_avg_change;
+          change->time_p50 = (float) d->time_p50_change;
         }
     }
 }

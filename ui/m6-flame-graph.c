@@ -161,8 +161,8 @@ memory_color (float    kb_per_frame,
 }
 
 /* A significant change is red (slower) or green (faster), stronger the
- * larger it is: +5 % is a tint, +50 % and more full colour. Everything
- * else is the neutral grey. */
+ * larger the median moved: 5 % is a tint, 50 % and more full colour.
+ * Everything else is the neutral grey. */
 static void
 compare_color (const M6NodeChange *change,
                gboolean            dark,
@@ -178,7 +178,7 @@ compare_color (const M6NodeChange *change,
     return;
 
   to = change->kind == M6_CHANGE_SLOWER ? &slower : &faster;
-  float k = CLAMP (0.35f + fabsf (change->time_avg) * 1.3f, 0.35f, 1.0f);
+  float k = CLAMP (0.35f + fabsf (change->time_p50) * 1.3f, 0.35f, 1.0f);
   color->red = neutral.red + (to->red - neutral.red) * k;
   color->green = neutral.green + (to->green - neutral.green) * k;
   color->blue = neutral.blue + (to->blue - neutral.blue) * k;
@@ -820,13 +820,13 @@ query_tooltip_cb (GtkWidget    *widget,
       if (change == NULL || change->kind == M6_CHANGE_NONE)
         line = g_strdup (_("Not in the baseline"));
       else if (change->kind == M6_CHANGE_SAME)
-        line = g_strdup_printf (_("Time avg %+.1f %% against the baseline, not significant"),
-                                change->time_avg * 100.0);
+        line = g_strdup_printf (_("Against the baseline: time avg %+.1f %%, p50 %+.1f %%, no significant change"),
+                                change->time_avg * 100.0, change->time_p50 * 100.0);
       else
         line = g_strdup_printf (change->kind == M6_CHANGE_SLOWER
-                                ? _("Time avg %+.1f %% against the baseline: significantly slower")
-                                : _("Time avg %+.1f %% against the baseline: significantly faster"),
-                                change->time_avg * 100.0);
+                                ? _("Against the baseline: time avg %+.1f %%, p50 %+.1f %%, significantly slower")
+                                : _("Against the baseline: time avg %+.1f %%, p50 %+.1f %%, significantly faster"),
+                                change->time_avg * 100.0, change->time_p50 * 100.0);
       g_autofree char *escaped = g_markup_escape_text (line, -1);
       g_autofree char *with_change = g_strconcat (markup, "\n<b>", escaped, "</b>", NULL);
       gtk_tooltip_set_markup (tooltip, with_change);

@@ -29,6 +29,7 @@ typedef struct
 {
   guint8 kind;        /* M6ChangeKind */
   float  time_avg;    /* relative change of time.avg: +0.3 = 30 % slower */
+  float  time_p50;    /* and of time.p50 */
 } M6NodeChange;
 
 #define M6_TYPE_FLAME_GRAPH (m6_flame_graph_get_type ())
