@@ -236,11 +236,14 @@ remove_tree (const char *dir)
 #define SYNTH_FRAMES 400
 
 /* A frame loop of physics, render and ai with uniform noise, written with
- * M6CaptureWriter as it is ingested; @physics_scale slows physics down. */
+ * M6CaptureWriter as it is ingested; @physics_scale and @ai_scale slow
+ * those down, and @ai_spikes makes every tenth ai call take 20 ms. */
 static void
-write_synthetic_capture (const char *path,
-                         guint32     seed,
-                         double      physics_scale)
+write_capture_full (const char *path,
+                    guint32     seed,
+                    double      physics_scale,
+                    double      ai_scale,
+                    gboolean    ai_spikes)
 {
   g_autoptr (M6Session) session = m6_session_new ();
   g_autoptr (GError) error = NULL;
@@ -249,7 +252,7 @@ write_synthetic_capture (const char *path,
   M6CaptureWriter *writer;
   M6Thread *thread;
   guint32 frame, scopes[3];
-  const double base_ms[3] = { 2.0 * physics_scale, 5.0, 1.0 };
+  const double base_ms[3] = { 2.0 * physics_scale, 5.0, 1.0 * ai_scale };
   gint64 t = 1000, heap = 1 << 20;
 
   m6_session_set_process (session, 4242, "synthetic");
@@ -273,6 +276,8 @@ write_synthetic_capture (const char *path,
         {
           double ms = base_ms[s] * g_rand_double_range (rand, 1.0, 1.2);
 
+          if (s == 2 && ai_spikes && f % 10 == 0)
+            ms = 20.0;
           ev = (M6Event) { t, heap, scopes[s], 1 };
           g_array_append_val (events, ev);
           t += (gint64) (ms * 1e6);
@@ -291,6 +296,14 @@ write_synthetic_capture (const char *path,
   g_assert_true (m6_capture_writer_finish (writer, &error));
   g_assert_no_error (error);
   m6_capture_writer_free (writer);
+}
+
+static void
+write_synthetic_capture (const char *path,
+                         guint32     seed,
+                         double      physics_scale)
+{
+  write_capture_full (path, seed, physics_scale, 1.0, FALSE);
 }
 
 /* --- fixtures ----------------------------------------------------------- */
@@ -1005,8 +1018,10 @@ test_compare_captures (Fixture       *f,
   g_autofree char *a = g_build_filename (f->tmpdir, "baseline.mach6", NULL);
   g_autofree char *b = g_build_filename (f->tmpdir, "slower.mach6", NULL);
 
-  write_synthetic_capture (a, 11, 1.0);
-  write_synthetic_capture (b, 23, 1.3);
+  /* B: physics 30 % slower; ai 15 % slower but without A's spikes, so
+   * its average fell while nearly every call got slower. */
+  write_capture_full (a, 11, 1.0, 1.0, TRUE);
+  write_capture_full (b, 23, 1.3, 1.15, FALSE);
 
   M6SessionWindow *window = open_capture (b, NULL);
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
@@ -1024,6 +1039,13 @@ test_compare_captures (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (physics->time_avg_change, 0.30, 0.03);
   g_assert_true (render->tested);
   g_assert_false (render->significant);
+
+  /* The test's direction, not the averages', decides slower or faster. */
+  const M6DiffRow *ai = compare_row (compare, "frame/ai");
+  g_test_message ("ai avg %+.1f %% p50 %+.1f %% p=%.3g", ai->time_avg_change * 100, ai->time_p50_change * 100, ai->p_value);
+  g_assert_true (ai->significant);
+  g_assert_cmpfloat (ai->time_avg_change, <, 0);
+  g_assert_cmpfloat (ai->time_p50_change, >, 0);
   g_assert_cmpuint (g_list_model_get_n_items (m6_compare_window_get_model (compare)), ==, 4);
 
   /* The table sorts by a column: the slowest change first. */
@@ -1046,6 +1068,7 @@ test_compare_captures (Fixture       *f,
   guint render_id = node_at (window, "frame/render")->id;
   g_assert_cmpint (g_array_index (changes, M6NodeChange, physics_id).kind, ==, M6_CHANGE_SLOWER);
   g_assert_cmpint (g_array_index (changes, M6NodeChange, render_id).kind, ==, M6_CHANGE_SAME);
+  g_assert_cmpint (g_array_index (changes, M6NodeChange, node_at (window, "frame/ai")->id).kind, ==, M6_CHANGE_SLOWER);
 
   /* Picking a row selects the scope in the session window. */
   for (guint i = 0; i < g_list_model_get_n_items (shown); i++)
