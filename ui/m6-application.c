@@ -437,7 +437,14 @@ quit_timeout_cb (gpointer user_data)
       g_autoptr (GError) error = NULL;
       GtkWindow *window = main_window (self);
 
-      if (window == NULL)
+      /* A scripted run that could not attach says why, not that a dialog
+       * has nothing to draw. */
+      if (self->last_error != NULL && (window == NULL || !M6_IS_SESSION_WINDOW (window)))
+        {
+          g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_FAILED, self->last_error);
+          window = NULL;
+        }
+      else if (window == NULL)
         g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_FAILED, _("There is no window to capture."));
       if (window != NULL && m6_widget_save_png (GTK_WIDGET (window), self->screenshot_path, &error))
         g_print (_("Screenshot saved to %s\n"), self->screenshot_path);
