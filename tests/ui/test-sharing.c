@@ -18,95 +18,12 @@
 #include "m6-reader.h"
 #include "m6-session-window.h"
 #include "m6-ui.h"
+#include "ui-test-util.h"
 
 static M6Application *app;
 static char *data_home;
 
 /* --- helpers ------------------------------------------------------------ */
-
-static gboolean
-wake_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-wait_for (Condition cond,
-          gpointer  data,
-          double    seconds)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-  guint wake = g_timeout_add (10, wake_cb, NULL);
-  gboolean ok;
-
-  while (!(ok = cond (data)) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (wake);
-  return ok;
-}
-
-static void
-spin (double seconds)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-  guint wake = g_timeout_add (10, wake_cb, NULL);
-
-  while (g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (wake);
-}
-
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static GPid
-start_game (void)
-{
-  g_autoptr (GError) error = NULL;
-  g_auto (GStrv) env = g_get_environ ();
-  const char *argv[] = { DEMO_GAME, "--fps", "60", "--leak-kb", "2", "--threads", "1", NULL };
-  GPid pid = 0;
-
-  env = g_environ_setenv (env, "LD_PRELOAD", HEAP_SHIM, TRUE);
-  g_spawn_async (NULL, (char **) argv, env,
-                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                 die_with_parent, NULL, &pid, &error);
-  g_assert_no_error (error);
-  return pid;
-}
-
-static void
-stop_game (GPid pid)
-{
-  int status;
-
-  if (pid <= 0)
-    return;
-  kill (pid, SIGKILL);
-  waitpid (pid, &status, 0);
-  g_spawn_close_pid (pid);
-  m6_reader_clean_pid (pid, NULL);
-}
-
-static gboolean
-is_listed (gpointer data)
-{
-  gint pid = GPOINTER_TO_INT (data);
-  g_autoptr (GPtrArray) infos = m6_reader_list (NULL);
-
-  for (guint i = 0; infos != NULL && i < infos->len; i++)
-    {
-      M6ProcessInfo *info = g_ptr_array_index (infos, i);
-      if (info->pid == pid && info->alive)
-        return TRUE;
-    }
-  return FALSE;
-}
 
 /* Session windows other than @except, newest last. */
 static M6SessionWindow *
@@ -121,14 +38,6 @@ other_session_window (M6SessionWindow *except)
         break;   /* the list is most recently focused first */
       }
   return found;
-}
-
-static M6Node *
-node_at (M6SessionWindow *window,
-         const char      *path)
-{
-  M6Tree *tree = m6_flame_graph_get_tree (m6_session_window_get_flame_graph (window));
-  return tree ? m6_tree_find_path (tree, path) : NULL;
 }
 
 static char *
@@ -325,7 +234,7 @@ tree_is_drawn (gpointer data)
 
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
     {
-      M6Node *node = node_at (f->window, paths[i]);
+      M6Node *node = ui_node_at (f->window, paths[i]);
       if (node == NULL || node->count < 20 || !m6_flame_graph_get_node_rect (flame, node->id, &rect))
         return FALSE;
     }
@@ -337,8 +246,8 @@ live_setup (Fixture       *f,
             gconstpointer  data)
 {
   f->tmpdir = g_dir_make_tmp ("mach6-sharing-XXXXXX", NULL);
-  f->game = start_game ();
-  g_assert_true (wait_for (is_listed, GINT_TO_POINTER (f->game), 5));
+  f->game = ui_start_game ("2", "1");
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (f->game), 5));
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (f->game));
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
@@ -347,7 +256,7 @@ live_setup (Fixture       *f,
   g_assert_nonnull (f->window);
   g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
 
-  if (!wait_for (tree_is_drawn, f, 10))
+  if (!ui_wait_for (tree_is_drawn, f, 10))
     g_error ("the live session did not show frame → physics/render/ai within 10 s");
 }
 
@@ -357,11 +266,11 @@ live_teardown (Fixture       *f,
 {
   GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
 
-  stop_game (f->game);
+  ui_stop_game (f->game, SIGKILL);
   for (GList *l = windows; l; l = l->next)
     gtk_window_destroy (l->data);
   g_list_free (windows);
-  spin (0.05);
+  ui_spin (0.05);
   g_assert_null (f->window);
   remove_tree (f->tmpdir);
   g_free (f->tmpdir);
@@ -428,7 +337,7 @@ test_save_reopen (Fixture       *f,
   M6Thread *a = m6_session_get_thread (live, m6_session_window_get_thread (f->window));
   M6Thread *b = m6_session_get_thread (session, m6_session_window_get_thread (opened));
   g_assert_cmpuint (b->frames->len, ==, a->frames->len);
-  M6Node *frame = node_at (opened, "frame");
+  M6Node *frame = ui_node_at (opened, "frame");
   g_assert_nonnull (frame);
   g_assert_cmpuint (m6_history_get_points (b, frame, NULL, NULL, 0), >=, 2);
 }
@@ -451,7 +360,7 @@ test_recent_files (Fixture       *f,
 
   /* Written to the test's own data folder, not the user's. */
   g_autofree char *xbel = g_build_filename (data_home, "recently-used.xbel", NULL);
-  spin (0.3);
+  ui_spin (0.3);
   g_autofree char *text = read_text (xbel);
   g_assert_nonnull (strstr (text, "recent.mach6"));
 
@@ -493,7 +402,7 @@ test_recent_list_limits (Fixture       *f,
   GtkListBox *list = m6_picker_window_get_recent_list (M6_PICKER_WINDOW (picker));
   guint n = 0;
 
-  spin (0.2);
+  ui_spin (0.2);
   for (GtkListBoxRow *row; (row = gtk_list_box_get_row_at_index (list, n)) != NULL; n++)
     {
       const char *path = g_variant_get_string (gtk_actionable_get_action_target_value (GTK_ACTIONABLE (row)), NULL);
@@ -503,7 +412,7 @@ test_recent_list_limits (Fixture       *f,
 
   /* Activating a row opens that capture. */
   gtk_widget_activate (GTK_WIDGET (gtk_list_box_get_row_at_index (list, 0)));
-  spin (0.1);
+  ui_spin (0.1);
   g_assert_nonnull (other_session_window (NULL));
 }
 
@@ -569,7 +478,7 @@ test_open_unfinished (Fixture       *f,
   const char *notice = m6_session_window_get_notice (opened);
   g_assert_nonnull (notice);
   g_assert_nonnull (strstr (notice, "not finished"));
-  g_assert_nonnull (node_at (opened, "frame/physics"));
+  g_assert_nonnull (ui_node_at (opened, "frame/physics"));
   gtk_window_destroy (GTK_WINDOW (opened));
 }
 
@@ -593,7 +502,7 @@ test_drop (Fixture       *f,
 
   M6SessionWindow *opened = other_session_window (NULL);
   g_assert_nonnull (opened);
-  g_assert_nonnull (node_at (opened, "frame/render"));
+  g_assert_nonnull (ui_node_at (opened, "frame/render"));
   gtk_window_destroy (GTK_WINDOW (opened));
 
   /* A single GFile too; and a value without a file is refused. */
@@ -674,8 +583,8 @@ test_graph_pictures (Fixture       *f,
     }
 
   /* Highlight physics: the labels are drawn either way. */
-  m6_flame_graph_set_selected_node (M6_FLAME_GRAPH (flame), node_at (f->window, "frame/physics")->id);
-  spin (0.2);
+  m6_flame_graph_set_selected_node (M6_FLAME_GRAPH (flame), ui_node_at (f->window, "frame/physics")->id);
+  ui_spin (0.2);
 
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
@@ -802,7 +711,7 @@ test_graph_chooser (Fixture       *f,
     }
 
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-flame-graph", g_variant_new_string (""));
-  if (!wait_for (chooser_shown, NULL, 3))
+  if (!ui_wait_for (chooser_shown, NULL, 3))
     {
       g_test_skip ("the file chooser is the desktop portal's, which a test cannot answer");
       return;
@@ -825,13 +734,13 @@ test_graph_chooser (Fixture       *f,
   /* As a click would: GTK 4.8's chooser ignores gtk_file_chooser_set_choice(). */
   g_assert_true (select_in_dropdown (GTK_WIDGET (dialog), "1280 × 720"));
   g_assert_cmpstr (gtk_file_chooser_get_choice (chooser, "size"), ==, "1280x720");
-  spin (0.5);   /* it loads its first folder: a change before that is lost */
+  ui_spin (0.5);   /* it loads its first folder: a change before that is lost */
   g_assert_true (gtk_file_chooser_set_current_folder (chooser, folder, NULL));
   gtk_file_chooser_set_current_name (chooser, "chosen");
-  spin (0.2);
+  ui_spin (0.2);
   /* The chooser checks the folder before it answers. */
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
-  wait_for (written_to, f->window, 3);
+  ui_wait_for (written_to, f->window, 3);
 
   g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, written);
   check_pdf (written, 1280, 720, "physics");
@@ -921,7 +830,7 @@ test_exports (Fixture       *f,
   export_to (f->window, "folded", folded);
   guint n_nodes = count_nodes (session);
   M6Thread *main_thread = m6_session_get_thread (session, m6_session_window_get_thread (f->window));
-  M6Node *frame = node_at (f->window, "frame");
+  M6Node *frame = ui_node_at (f->window, "frame");
   gint64 frame_total = frame->time_sum;
   g_autofree char *main_name = g_strdup (main_thread->name);
   guint n_threads = m6_session_get_n_threads (session);
@@ -1064,11 +973,11 @@ test_compare_captures (Fixture       *f,
   g_assert_cmpint (m6_flame_graph_get_color_mode (flame), ==, M6_COLOR_MODE_COMPARE);
   GArray *changes = m6_flame_graph_get_changes (flame);
   g_assert_nonnull (changes);
-  guint physics_id = node_at (window, "frame/physics")->id;
-  guint render_id = node_at (window, "frame/render")->id;
+  guint physics_id = ui_node_at (window, "frame/physics")->id;
+  guint render_id = ui_node_at (window, "frame/render")->id;
   g_assert_cmpint (g_array_index (changes, M6NodeChange, physics_id).kind, ==, M6_CHANGE_SLOWER);
   g_assert_cmpint (g_array_index (changes, M6NodeChange, render_id).kind, ==, M6_CHANGE_SAME);
-  g_assert_cmpint (g_array_index (changes, M6NodeChange, node_at (window, "frame/ai")->id).kind, ==, M6_CHANGE_SLOWER);
+  g_assert_cmpint (g_array_index (changes, M6NodeChange, ui_node_at (window, "frame/ai")->id).kind, ==, M6_CHANGE_SLOWER);
 
   /* Picking a row selects the scope in the session window. */
   for (guint i = 0; i < g_list_model_get_n_items (shown); i++)
@@ -1136,7 +1045,7 @@ test_compare_live (Fixture       *f,
   guint start = m6_compare_window_get_n_refreshes (compare);
   gint64 t0 = g_get_monotonic_time ();
   RefreshWait w = { compare, start + 2 };
-  g_assert_true (wait_for (compare_refreshed, &w, 4));
+  g_assert_true (ui_wait_for (compare_refreshed, &w, 4));
   double elapsed = (g_get_monotonic_time () - t0) / 1e6;
   g_test_message ("2 refreshes in %.2f s", elapsed);
   g_assert_cmpfloat (elapsed, >=, 0.9);
@@ -1146,7 +1055,7 @@ test_compare_live (Fixture       *f,
   /* Closing the session window closes its comparison. */
   g_object_add_weak_pointer (G_OBJECT (compare), (gpointer *) &compare);
   gtk_window_destroy (GTK_WINDOW (f->window));
-  spin (0.05);
+  ui_spin (0.05);
   g_assert_null (compare);
 }
 

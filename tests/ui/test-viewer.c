@@ -12,99 +12,11 @@
 #include "m6-reader.h"
 #include "m6-session-window.h"
 #include "m6-ui.h"
+#include "ui-test-util.h"
 
 static M6Application *app;
 
 /* --- helpers ------------------------------------------------------------ */
-
-static gboolean
-wake_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-typedef gboolean (*Condition) (gpointer data);
-
-/* Run the main loop until @cond holds or @seconds pass; returns @cond. */
-static gboolean
-wait_for (Condition cond,
-          gpointer  data,
-          double    seconds)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-  guint wake = g_timeout_add (10, wake_cb, NULL);
-  gboolean ok;
-
-  while (!(ok = cond (data)) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (wake);
-  return ok;
-}
-
-static void
-spin (double seconds)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-  guint wake = g_timeout_add (10, wake_cb, NULL);
-
-  while (g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (wake);
-}
-
-/* The game must not outlive a test that aborts. */
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static GPid
-start_game (const char *leak_kb)
-{
-  g_autoptr (GError) error = NULL;
-  g_auto (GStrv) env = g_get_environ ();
-  const char *argv[] = { DEMO_GAME, "--fps", "60", "--leak-kb", leak_kb, NULL };
-  GPid pid = 0;
-
-  env = g_environ_setenv (env, "LD_PRELOAD", HEAP_SHIM, TRUE);
-  g_spawn_async (NULL, (char **) argv, env,
-                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                 die_with_parent, NULL, &pid, &error);
-  g_assert_no_error (error);
-  return pid;
-}
-
-static void
-stop_game (GPid pid,
-           int  sig)
-{
-  int status;
-
-  if (pid <= 0)
-    return;
-  kill (pid, sig);
-  waitpid (pid, &status, 0);
-  g_spawn_close_pid (pid);
-  /* A killed producer leaves its segment behind; do not litter. */
-  m6_reader_clean_pid (pid, NULL);
-}
-
-static gboolean
-is_listed (gpointer data)
-{
-  gint pid = GPOINTER_TO_INT (data);
-  g_autoptr (GPtrArray) infos = m6_reader_list (NULL);
-
-  for (guint i = 0; infos != NULL && i < infos->len; i++)
-    {
-      M6ProcessInfo *info = g_ptr_array_index (infos, i);
-      /* Listed and readable: a segment still being created has an error. */
-      if (info->pid == pid && info->alive && info->error == NULL)
-        return TRUE;
-    }
-  return FALSE;
-}
 
 static M6SessionWindow *
 find_session_window (gint pid)
@@ -113,14 +25,6 @@ find_session_window (gint pid)
     if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_pid (l->data) == pid)
       return l->data;
   return NULL;
-}
-
-static M6Node *
-node_at (M6SessionWindow *window,
-         const char      *path)
-{
-  M6Tree *tree = m6_flame_graph_get_tree (m6_session_window_get_flame_graph (window));
-  return tree ? m6_tree_find_path (tree, path) : NULL;
 }
 
 /* --- a live session per test -------------------------------------------- */
@@ -142,7 +46,7 @@ tree_is_drawn (gpointer data)
 
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
     {
-      M6Node *node = node_at (f->window, paths[i]);
+      M6Node *node = ui_node_at (f->window, paths[i]);
       if (node == NULL || node->count == 0 || !m6_flame_graph_get_node_rect (flame, node->id, &rect))
         return FALSE;
     }
@@ -154,8 +58,8 @@ fixture_setup (Fixture       *f,
                gconstpointer  leak_kb)
 {
   f->tmpdir = g_dir_make_tmp ("mach6-ui-XXXXXX", NULL);
-  f->game = start_game (leak_kb ? leak_kb : "2");
-  g_assert_true (wait_for (is_listed, GINT_TO_POINTER (f->game), 5));
+  f->game = ui_start_game (leak_kb ? leak_kb : "2", NULL);
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (f->game), 5));
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (f->game));
   f->window = find_session_window (f->game);
@@ -164,7 +68,7 @@ fixture_setup (Fixture       *f,
              m6_application_get_last_error (app) ? m6_application_get_last_error (app) : "no error recorded");
   g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
 
-  if (!wait_for (tree_is_drawn, f, 10))
+  if (!ui_wait_for (tree_is_drawn, f, 10))
     g_error ("the flame graph did not show frame → physics/render/ai within 10 s");
 }
 
@@ -172,10 +76,10 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  stop_game (f->game, SIGKILL);
+  ui_stop_game (f->game, SIGKILL);
   if (f->window != NULL)
     gtk_window_destroy (GTK_WINDOW (f->window));
-  spin (0.05);
+  ui_spin (0.05);
   g_assert_null (f->window);
   if (f->tmpdir != NULL)
     {
@@ -204,8 +108,8 @@ static gboolean
 counts_grew (gpointer data)
 {
   Growth *g = data;
-  M6Node *frame = node_at (g->f->window, "frame");
-  M6Node *physics = node_at (g->f->window, "frame/physics");
+  M6Node *frame = ui_node_at (g->f->window, "frame");
+  M6Node *physics = ui_node_at (g->f->window, "frame/physics");
   M6FlameGraph *flame = m6_session_window_get_flame_graph (g->f->window);
 
   return frame->count >= g->count + 30 && physics->count >= g->count + 30
@@ -217,7 +121,7 @@ test_live_tree (Fixture       *f,
                 gconstpointer  data)
 {
   M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
-  M6Node *frame = node_at (f->window, "frame");
+  M6Node *frame = ui_node_at (f->window, "frame");
   Growth growth = { f, frame->count, m6_flame_graph_get_n_builds (flame) };
   graphene_rect_t frame_rect, physics_rect;
 
@@ -226,14 +130,14 @@ test_live_tree (Fixture       *f,
 
   /* Icicle: frame on the top row, its children below and inside it. */
   g_assert_true (m6_flame_graph_get_node_rect (flame, frame->id, &frame_rect));
-  g_assert_true (m6_flame_graph_get_node_rect (flame, node_at (f->window, "frame/physics")->id, &physics_rect));
+  g_assert_true (m6_flame_graph_get_node_rect (flame, ui_node_at (f->window, "frame/physics")->id, &physics_rect));
   g_assert_cmpfloat (frame_rect.origin.y, <, physics_rect.origin.y);
   g_assert_cmpfloat (physics_rect.size.width, <=, frame_rect.size.width);
   g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, frame->id), ==, 1.0);
 
-  if (!wait_for (counts_grew, &growth, 5))
+  if (!ui_wait_for (counts_grew, &growth, 5))
     g_error ("frame count stayed at %" G_GUINT64_FORMAT " (from %" G_GUINT64_FORMAT ") or the flame graph was not redrawn",
-             node_at (f->window, "frame")->count, growth.count);
+             ui_node_at (f->window, "frame")->count, growth.count);
 }
 
 typedef struct
@@ -257,13 +161,13 @@ test_selection_sync (Fixture       *f,
   M6StatsView *stats = m6_session_window_get_stats_view (f->window);
   M6DriftGraph *drift = m6_session_window_get_drift_graph (f->window);
   GtkSingleSelection *selection = m6_stats_view_get_selection (stats);
-  guint physics = node_at (f->window, "frame/physics")->id;
-  guint render = node_at (f->window, "frame/render")->id;
+  guint physics = ui_node_at (f->window, "frame/physics")->id;
+  guint render = ui_node_at (f->window, "frame/render")->id;
 
   /* A row picked in the table, as a click would. The frame row opens by
    * itself, so its children are rows. */
   RowWait w = { stats, physics };
-  g_assert_true (wait_for (row_shown, &w, 2));
+  g_assert_true (ui_wait_for (row_shown, &w, 2));
   guint position = m6_stats_view_find_node (stats, physics);
   g_assert_cmpuint (position, !=, GTK_INVALID_LIST_POSITION);
   gtk_selection_model_select_item (GTK_SELECTION_MODEL (selection), position, TRUE);
@@ -278,7 +182,7 @@ test_selection_sync (Fixture       *f,
   g_assert_cmpuint (m6_drift_graph_get_shown_node (drift), ==, render);
 
   /* Live updates keep the selection. */
-  spin (0.5);
+  ui_spin (0.5);
   g_assert_cmpuint (m6_stats_view_get_selected_node (stats), ==, render);
   g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, render);
 }
@@ -310,14 +214,14 @@ test_search (Fixture       *f,
   g_assert_true (GTK_IS_EDITABLE (entry) || GTK_IS_TEXT (entry));
 
   gtk_editable_set_text (GTK_EDITABLE (entry), "physics");
-  g_assert_true (wait_for (search_applied, &w, 2));
+  g_assert_true (ui_wait_for (search_applied, &w, 2));
   /* "physics" names one scope of the demo; everything else is dimmed. */
   g_assert_cmpuint (m6_flame_graph_get_n_highlighted (flame), ==, 1);
   g_assert_cmpuint (m6_tree_get_n_nodes (tree), >, 2);
 
   gtk_editable_set_text (GTK_EDITABLE (entry), "PHASE");
   w.text = "PHASE";
-  g_assert_true (wait_for (search_applied, &w, 2));
+  g_assert_true (ui_wait_for (search_applied, &w, 2));
   /* Case-insensitive: broadphase and narrowphase. */
   g_assert_cmpuint (m6_flame_graph_get_n_highlighted (flame), >=, 2);
 
@@ -332,15 +236,15 @@ test_zoom (Fixture       *f,
            gconstpointer  data)
 {
   M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
-  guint frame = node_at (f->window, "frame")->id;
-  guint physics = node_at (f->window, "frame/physics")->id;
-  guint render = node_at (f->window, "frame/render")->id;
+  guint frame = ui_node_at (f->window, "frame")->id;
+  guint physics = ui_node_at (f->window, "frame/physics")->id;
+  guint render = ui_node_at (f->window, "frame/render")->id;
   graphene_rect_t rect;
 
   g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, physics), <, 1.0);
 
   m6_flame_graph_zoom_to (flame, physics);
-  spin (0.1);
+  ui_spin (0.1);
   g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, physics);
   g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, physics), ==, 1.0);
   /* Its ancestor stays as a full-width breadcrumb; its siblings go. */
@@ -351,7 +255,7 @@ test_zoom (Fixture       *f,
   g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, frame);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "zoom-out", NULL);
   g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, 0);
-  spin (0.1);
+  ui_spin (0.1);
   g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, physics), <, 1.0);
   g_assert_true (m6_flame_graph_get_node_rect (flame, render, &rect));
 }
@@ -366,7 +270,7 @@ test_screenshot (Fixture       *f,
   int width = gtk_widget_get_width (GTK_WIDGET (f->window));
   int height = gtk_widget_get_height (GTK_WIDGET (f->window));
 
-  spin (0.3);
+  ui_spin (0.3);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "screenshot", g_variant_new_string (path));
   g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, path);
   g_assert_nonnull (strstr (m6_session_window_get_last_message (f->window), "shot.png"));
@@ -505,22 +409,22 @@ test_game_exit (Fixture       *f,
   M6StatsView *stats = m6_session_window_get_stats_view (f->window);
   M6Session *session = m6_session_window_get_session (f->window);
 
-  stop_game (f->game, SIGKILL);
+  ui_stop_game (f->game, SIGKILL);
   f->game = 0;
 
-  g_assert_true (wait_for (ended_shown, f, 5));
+  g_assert_true (ui_wait_for (ended_shown, f, 5));
   g_assert_true (m6_session_get_ended (session));
   g_assert_false (m6_session_window_get_live (f->window));
 
   /* Everything stays browsable. */
-  guint64 frames = node_at (f->window, "frame")->count;
+  guint64 frames = ui_node_at (f->window, "frame")->count;
   g_assert_cmpuint (frames, >, 0);
   g_assert_cmpuint (m6_flame_graph_get_n_rects (flame), >=, 4);
-  guint ai = node_at (f->window, "frame/ai")->id;
+  guint ai = ui_node_at (f->window, "frame/ai")->id;
   m6_stats_view_set_selected_node (stats, ai);
   g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, ai);
-  spin (0.3);
-  g_assert_cmpuint (node_at (f->window, "frame")->count, ==, frames);
+  ui_spin (0.3);
+  g_assert_cmpuint (ui_node_at (f->window, "frame")->count, ==, frames);
 }
 
 typedef struct
@@ -551,18 +455,18 @@ test_pause (Fixture       *f,
 
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "pause", NULL);
   g_assert_true (m6_session_window_get_paused (f->window));
-  spin (0.05);
+  ui_spin (0.05);
 
   /* Paused: events keep arriving, the view holds still. */
   guint refreshes = m6_session_window_get_n_refreshes (f->window);
   EventsWait w = { f->window, m6_session_get_n_events (session) };
-  g_assert_true (wait_for (events_grew, &w, 5));
+  g_assert_true (ui_wait_for (events_grew, &w, 5));
   g_assert_cmpuint (m6_session_window_get_n_refreshes (f->window), ==, refreshes);
 
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "pause", NULL);
   g_assert_false (m6_session_window_get_paused (f->window));
   w.events = refreshes + 1;
-  g_assert_true (wait_for (refreshed, &w, 2));
+  g_assert_true (ui_wait_for (refreshed, &w, 2));
 }
 
 static void
@@ -576,7 +480,7 @@ test_open_capture (Fixture       *f,
   frames = 0;
   {
     /* The frame count the capture holds is what the live tree had then. */
-    M6Node *frame = node_at (f->window, "frame");
+    M6Node *frame = ui_node_at (f->window, "frame");
     frames = frame->count;
   }
 
@@ -589,10 +493,10 @@ test_open_capture (Fixture       *f,
   g_assert_nonnull (opened);
   g_assert_false (m6_session_window_get_live (opened));
 
-  M6Node *frame = node_at (opened, "frame");
+  M6Node *frame = ui_node_at (opened, "frame");
   g_assert_nonnull (frame);
   g_assert_cmpuint (frame->count, ==, frames);
-  g_assert_nonnull (node_at (opened, "frame/physics"));
+  g_assert_nonnull (ui_node_at (opened, "frame/physics"));
   gtk_window_destroy (GTK_WINDOW (opened));
 }
 
@@ -627,24 +531,24 @@ test_picker_lists (void)
   GtkWindow *window = m6_application_get_picker (app);
   g_assert_true (M6_IS_PICKER_WINDOW (window));
   M6ProcessPicker *picker = m6_picker_window_get_picker (M6_PICKER_WINDOW (window));
-  spin (0.2);
+  ui_spin (0.2);
 
-  GPid game = start_game ("0");
+  GPid game = ui_start_game ("0", NULL);
   PickerWait w = { picker, game };
   gint64 start = g_get_monotonic_time ();
-  gboolean listed = wait_for (picker_lists, &w, 2.0);
+  gboolean listed = ui_wait_for (picker_lists, &w, 2.0);
   g_test_message ("listed after %.2f s", (g_get_monotonic_time () - start) / 1e6);
   if (!listed)
     {
-      stop_game (game, SIGKILL);
+      ui_stop_game (game, SIGKILL);
       g_error ("the picker did not list pid %d within 2 s", game);
     }
   M6ProcessItem *item = m6_process_picker_find (picker, game);
   g_assert_cmpstr (m6_process_item_get_name (item), ==, "demo-game");
 
   kill (game, SIGKILL);
-  g_assert_true (wait_for (picker_dropped, &w, 3.0));
-  stop_game (game, SIGKILL);
+  g_assert_true (ui_wait_for (picker_dropped, &w, 3.0));
+  ui_stop_game (game, SIGKILL);
   gtk_window_destroy (window);
   g_assert_null (m6_application_get_picker (app));
 }

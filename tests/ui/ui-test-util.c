@@ -1,0 +1,104 @@
+/* ui-test-util.c — helpers shared by the UI test programs. */
+#include "ui-test-util.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "m6-reader.h"
+
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean
+ui_wait_for (UiCondition cond,
+             gpointer    data,
+             double      seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+  guint wake = g_timeout_add (10, wake_cb, NULL);
+  gboolean ok;
+
+  while (!(ok = cond (data)) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (wake);
+  return ok;
+}
+
+void
+ui_spin (double seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+  guint wake = g_timeout_add (10, wake_cb, NULL);
+
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (wake);
+}
+
+/* The game must not outlive a test that aborts. */
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+GPid
+ui_start_game (const char *leak_kb,
+               const char *threads)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_get_environ ();
+  const char *argv[] = { DEMO_GAME, "--fps", "60", "--leak-kb", leak_kb,
+                         threads ? "--threads" : NULL, threads, NULL };
+  GPid pid = 0;
+
+  env = g_environ_setenv (env, "LD_PRELOAD", HEAP_SHIM, TRUE);
+  g_spawn_async (NULL, (char **) argv, env,
+                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                 die_with_parent, NULL, &pid, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
+void
+ui_stop_game (GPid pid,
+              int  sig)
+{
+  int status;
+
+  if (pid <= 0)
+    return;
+  kill (pid, sig);
+  waitpid (pid, &status, 0);
+  g_spawn_close_pid (pid);
+  /* A killed producer leaves its segment behind; do not litter. */
+  m6_reader_clean_pid (pid, NULL);
+}
+
+gboolean
+ui_is_listed (gpointer data)
+{
+  gint pid = GPOINTER_TO_INT (data);
+  g_autoptr (GPtrArray) infos = m6_reader_list (NULL);
+
+  for (guint i = 0; infos != NULL && i < infos->len; i++)
+    {
+      M6ProcessInfo *info = g_ptr_array_index (infos, i);
+      /* Listed and readable: a segment still being created has an error. */
+      if (info->pid == pid && info->alive && info->error == NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+M6Node *
+ui_node_at (M6SessionWindow *window,
+            const char      *path)
+{
+  M6Tree *tree = m6_flame_graph_get_tree (m6_session_window_get_flame_graph (window));
+  return tree ? m6_tree_find_path (tree, path) : NULL;
+}

@@ -1,0 +1,29 @@
+/* ui-test-util.h — what the UI test programs share: running the main loop
+ * until a condition holds, and starting and stopping the real demo game. */
+#pragma once
+
+#include <glib.h>
+
+#include "m6-session-window.h"
+
+typedef gboolean (*UiCondition) (gpointer data);
+
+/* Run the main loop until @cond holds or @seconds pass; returns @cond. */
+gboolean  ui_wait_for     (UiCondition      cond,
+                           gpointer         data,
+                           double           seconds);
+/* Run the main loop for @seconds. */
+void      ui_spin         (double           seconds);
+
+/* Start the demo game with the heap shim preloaded (killed if the test
+ * dies); @threads may be NULL for none. */
+GPid      ui_start_game   (const char      *leak_kb,
+                           const char      *threads);
+/* Send @sig, reap, and remove the segment a killed game leaves behind. */
+void      ui_stop_game    (GPid             pid,
+                           int              sig);
+/* Is @pid (GINT_TO_POINTER) listed, alive and readable? */
+gboolean  ui_is_listed    (gpointer         pid);
+
+M6Node   *ui_node_at      (M6SessionWindow *window,
+                           const char      *path);
