@@ -26,7 +26,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "mach6: installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
 $(BUILD)/build.ninja:
