@@ -109,6 +109,63 @@ m6_application_get_last_error (M6Application *self)
 }
 
 static void
+attach_finish (M6Application *self,
+               gint           pid,
+               M6Reader      *reader,
+               const GError  *error)
+{
+  if (reader == NULL)
+    {
+      g_autofree char *heading = g_strdup_printf (_("Could Not Attach to Process %d"), pid);
+      m6_application_show_error (self, heading, error->message);
+      return;
+    }
+
+  GtkWindow *window = GTK_WINDOW (m6_session_window_new_live (GTK_APPLICATION (self), reader));
+  gtk_window_present (window);
+  /* The picker was the way here; the session has the stage now. */
+  if (self->picker != NULL)
+    gtk_window_destroy (self->picker);
+}
+
+/* A game that has just started may still be creating its segment: try
+ * again every 50 ms, for up to 2 s, without blocking the main loop. */
+#define ATTACH_RETRY_MS    50
+#define ATTACH_RETRY_TRIES 40
+
+typedef struct
+{
+  M6Application *self;
+  gint           pid;
+  guint          tries;
+} AttachRetry;
+
+static void
+attach_retry_free (gpointer data)
+{
+  AttachRetry *retry = data;
+
+  g_application_release (G_APPLICATION (retry->self));
+  g_object_unref (retry->self);
+  g_free (retry);
+}
+
+static gboolean
+attach_retry_cb (gpointer data)
+{
+  AttachRetry *retry = data;
+  g_autoptr (GError) error = NULL;
+  M6Reader *reader = m6_reader_attach (retry->pid, &error);
+
+  if (reader == NULL && g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY)
+      && ++retry->tries < ATTACH_RETRY_TRIES)
+    return G_SOURCE_CONTINUE;
+
+  attach_finish (retry->self, retry->pid, reader, error);
+  return G_SOURCE_REMOVE;
+}
+
+static void
 attach (M6Application *self,
         gint           pid)
 {
@@ -123,28 +180,18 @@ attach (M6Application *self,
 
   M6Reader *reader = m6_reader_attach (pid, &error);
 
-  /* A game that has just started may still be creating its segment: give
-   * it a moment (up to 2 s) before saying anything. */
-  for (guint tries = 0; reader == NULL && tries < 40
-       && g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY); tries++)
+  if (reader == NULL && g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY))
     {
-      g_clear_error (&error);
-      g_usleep (50 * 1000);
-      reader = m6_reader_attach (pid, &error);
-    }
+      AttachRetry *retry = g_new0 (AttachRetry, 1);
 
-  if (reader == NULL)
-    {
-      g_autofree char *heading = g_strdup_printf (_("Could Not Attach to Process %d"), pid);
-      m6_application_show_error (self, heading, error->message);
+      retry->self = g_object_ref (self);
+      retry->pid = pid;
+      /* Keep the application alive while no window is up yet. */
+      g_application_hold (G_APPLICATION (self));
+      g_timeout_add_full (G_PRIORITY_DEFAULT, ATTACH_RETRY_MS, attach_retry_cb, retry, attach_retry_free);
       return;
     }
-
-  window = m6_session_window_new_live (GTK_APPLICATION (self), reader);
-  gtk_window_present (GTK_WINDOW (window));
-  /* The picker was the way here; the session has the stage now. */
-  if (self->picker != NULL)
-    gtk_window_destroy (self->picker);
+  attach_finish (self, pid, reader, error);
 }
 
 #define CAPTURE_MIME_TYPE "application/x-mach6-capture"

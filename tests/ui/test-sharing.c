@@ -616,7 +616,9 @@ test_graph_pictures (Fixture       *f,
       /* At a chosen size. */
       g_action_group_change_action_state (G_ACTION_GROUP (f->window), "graph-size", g_variant_new_string ("1920x1080"));
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (big));
-      check_pdf (big, 1920, 1080, k == 0 ? "render" : "Frame time");
+      /* "frame" spans the whole width; a smaller scope's share of a young
+       * live session can be too narrow for its label (a slow first frame). */
+      check_pdf (big, 1920, 1080, k == 0 ? "frame" : "Frame time");
     }
   g_action_group_change_action_state (G_ACTION_GROUP (f->window), "graph-size", g_variant_new_string (""));
 }

@@ -3,7 +3,10 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -589,6 +592,64 @@ test_attach_error (void)
   gtk_window_destroy (window);
 }
 
+static gboolean
+error_mentions (gpointer data)
+{
+  const char *message = m6_application_get_last_error (app);
+  return message != NULL && strstr (message, data) != NULL;
+}
+
+static void
+destroy_error_dialogs (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = g_list_model_get_n_items (toplevels); i-- > 0;)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, i);
+      if (ADW_IS_MESSAGE_DIALOG (w))
+        gtk_window_destroy (w);
+    }
+}
+
+/* A segment still being created (no magic number yet): attaching waits for
+ * it without blocking the main loop, and reports what it finds in the end. */
+static void
+test_attach_waits_for_segment (void)
+{
+  pid_t child = fork ();
+
+  if (child == 0)
+    {
+      pause ();
+      _exit (0);
+    }
+
+  g_autofree char *shm = m6_reader_shm_name (child);
+  int fd = shm_open (shm, O_CREAT | O_EXCL | O_RDWR, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, 4096), ==, 0);   /* all zeros: no magic yet */
+  close (fd);
+
+  gint64 start = g_get_monotonic_time ();
+  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (child));
+  /* The action returns at once; no error while the segment may still come. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC / 2);
+  ui_spin (0.3);
+  g_assert_false (error_mentions ((gpointer) "no magic number yet"));
+
+  /* The producer never finishes: after the retries, its reason is shown. */
+  g_assert_true (ui_wait_for (error_mentions, (gpointer) "no magic number yet", 5));
+
+  kill (child, SIGKILL);
+  waitpid (child, NULL, 0);
+  shm_unlink (shm);
+  destroy_error_dialogs ();
+  GtkWindow *picker = m6_application_get_picker (app);
+  if (picker != NULL)
+    gtk_window_destroy (picker);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -620,6 +681,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/picker/lists-and-drops", test_picker_lists);
   g_test_add_func ("/ui/app/attach-error", test_attach_error);
+  g_test_add_func ("/ui/app/attach-waits-for-segment", test_attach_waits_for_segment);
   g_test_add ("/ui/session/live-tree", Fixture, NULL, fixture_setup, test_live_tree, fixture_teardown);
   g_test_add ("/ui/session/selection-sync", Fixture, NULL, fixture_setup, test_selection_sync, fixture_teardown);
   g_test_add ("/ui/session/search", Fixture, NULL, fixture_setup, test_search, fixture_teardown);
