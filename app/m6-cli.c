@@ -510,17 +510,31 @@ print_table (M6Session *session,
                           (unsigned long long) m6_session_get_drops (session));
   g_string_append_printf (out, _("Heap readings: %s\n"), heap_source_text (m6_session_get_heap_source (session)));
 
-  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+  /* The main thread (its tid is the pid) first: that is where frames are. */
+  guint n_threads = m6_session_get_n_threads (session);
+  g_autofree guint *order = g_new (guint, MAX (n_threads, 1));
+  guint n = 0;
+
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_session_get_thread (session, i)->tid == (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_session_get_thread (session, i)->tid != (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+
+  for (guint k = 0; k < n_threads; k++)
     {
+      guint i = order[k];
       M6Thread *thread = m6_session_get_thread (session, i);
       M6Node *root = m6_tree_get_root (thread->tree);
-
+      /* When the process is gone, so are its threads. */
+      gboolean exited = thread->state == M6_THREAD_STATE_EXITED || m6_session_get_ended (session);
       if (only_thread >= 0 && (guint) only_thread != i)
         continue;
 
       g_string_append_printf (out, _("\nThread %u “%s” (tid %llu, %s): %u frames, %llu events, %llu drops, %llu unbalanced, %llu rejected\n"),
                               i, thread->name, (unsigned long long) thread->tid,
-                              thread->state == M6_THREAD_STATE_EXITED ? _("exited") : _("live"),
+                              exited ? _("exited") : _("live"),
                               thread->frames->len, (unsigned long long) thread->n_events,
                               (unsigned long long) thread->drops,
                               (unsigned long long) m6_tree_get_unbalanced (thread->tree),
