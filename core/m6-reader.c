@@ -927,12 +927,12 @@ drain_thread (M6Reader      *self,
                          _("thread slot %u: write_pos %llu is %llu events ahead of read_pos %llu, more than ring_capacity %llu"),
                          index, U (wp), U (available), U (rp), U (capacity));
 
-  gsize todo = (gsize) MIN (available, (guint64) budget);
+  gsize to_drain = (gsize) MIN (available, (guint64) budget);
   gboolean labels_synced = FALSE;
 
-  while (todo > 0)
+  while (to_drain > 0)
     {
-      gsize n = MIN (todo, (gsize) BATCH_EVENTS);
+      gsize n = MIN (to_drain, (gsize) BATCH_EVENTS);
       guint64 slot = rp & mask;
       gsize first = (gsize) MIN ((guint64) n, capacity - slot);
 
@@ -968,7 +968,7 @@ drain_thread (M6Reader      *self,
         }
       m6_session_ingest (self->session, rt->thread, self->events, n);
       *n_out += n;
-      todo -= n;
+      to_drain -= n;
     }
   return TRUE;
 }
