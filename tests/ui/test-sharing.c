@@ -224,23 +224,6 @@ typedef struct
   char            *tmpdir;
 } Fixture;
 
-static gboolean
-tree_is_drawn (gpointer data)
-{
-  Fixture *f = data;
-  M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
-  const char *paths[] = { "frame", "frame/physics", "frame/render", "frame/ai" };
-  graphene_rect_t rect;
-
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
-    {
-      M6Node *node = ui_node_at (f->window, paths[i]);
-      if (node == NULL || node->count < 20 || !m6_flame_graph_get_node_rect (flame, node->id, &rect))
-        return FALSE;
-    }
-  return m6_drift_graph_get_n_points (m6_session_window_get_drift_graph (f->window)) >= 2;
-}
-
 static void
 live_setup (Fixture       *f,
             gconstpointer  data)
@@ -249,15 +232,9 @@ live_setup (Fixture       *f,
   f->game = ui_start_game ("2", "1");
   g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (f->game), 5));
 
-  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (f->game));
-  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
-    if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_pid (l->data) == f->game)
-      f->window = l->data;
-  g_assert_nonnull (f->window);
+  /* At least 20 frames: the drift graph and the exports need some data. */
+  f->window = ui_attach_live (app, f->game, 20);
   g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
-
-  if (!ui_wait_for (tree_is_drawn, f, 10))
-    g_error ("the live session did not show frame → physics/render/ai within 10 s");
 }
 
 static void

@@ -21,15 +21,6 @@ static M6Application *app;
 
 /* --- helpers ------------------------------------------------------------ */
 
-static M6SessionWindow *
-find_session_window (gint pid)
-{
-  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
-    if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_pid (l->data) == pid)
-      return l->data;
-  return NULL;
-}
-
 /* --- a live session per test -------------------------------------------- */
 
 typedef struct
@@ -39,23 +30,6 @@ typedef struct
   char            *tmpdir;
 } Fixture;
 
-static gboolean
-tree_is_drawn (gpointer data)
-{
-  Fixture *f = data;
-  M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
-  const char *paths[] = { "frame", "frame/physics", "frame/render", "frame/ai" };
-  graphene_rect_t rect;
-
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
-    {
-      M6Node *node = ui_node_at (f->window, paths[i]);
-      if (node == NULL || node->count == 0 || !m6_flame_graph_get_node_rect (flame, node->id, &rect))
-        return FALSE;
-    }
-  return TRUE;
-}
-
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  leak_kb)
@@ -64,15 +38,8 @@ fixture_setup (Fixture       *f,
   f->game = ui_start_game (leak_kb ? leak_kb : "2", NULL);
   g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (f->game), 5));
 
-  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (f->game));
-  f->window = find_session_window (f->game);
-  if (f->window == NULL)
-    g_error ("attaching to the game (pid %d) failed: %s", f->game,
-             m6_application_get_last_error (app) ? m6_application_get_last_error (app) : "no error recorded");
+  f->window = ui_attach_live (app, f->game, 1);
   g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
-
-  if (!ui_wait_for (tree_is_drawn, f, 10))
-    g_error ("the flame graph did not show frame → physics/render/ai within 10 s");
 }
 
 static void

@@ -102,3 +102,62 @@ ui_node_at (M6SessionWindow *window,
   M6Tree *tree = m6_flame_graph_get_tree (m6_session_window_get_flame_graph (window));
   return tree ? m6_tree_find_path (tree, path) : NULL;
 }
+
+typedef struct
+{
+  M6Application   *app;
+  GPid             game;
+  M6SessionWindow *window;
+  guint64          min_count;
+  const char      *error_before;   /* the app's last error before attaching */
+} LiveWait;
+
+static gboolean
+window_is_up (gpointer data)
+{
+  LiveWait *w = data;
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (w->app)); l; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_pid (l->data) == w->game)
+      {
+        w->window = l->data;
+        return TRUE;
+      }
+  /* A new error dialog instead of a window: stop waiting. */
+  return m6_application_get_last_error (w->app) != w->error_before;
+}
+
+static gboolean
+tree_is_drawn (gpointer data)
+{
+  LiveWait *w = data;
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (w->window);
+  const char *paths[] = { "frame", "frame/physics", "frame/render", "frame/ai" };
+  graphene_rect_t rect;
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      M6Node *node = ui_node_at (w->window, paths[i]);
+      if (node == NULL || node->count < MAX (w->min_count, 1)
+          || !m6_flame_graph_get_node_rect (flame, node->id, &rect))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+M6SessionWindow *
+ui_attach_live (M6Application *app,
+                GPid           game,
+                guint64        min_count)
+{
+  LiveWait w = { app, game, NULL, min_count, m6_application_get_last_error (app) };
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (game));
+  ui_wait_for (window_is_up, &w, 5);
+  if (w.window == NULL)
+    g_error ("attaching to the game (pid %d) failed: %s", game,
+             m6_application_get_last_error (app) ? m6_application_get_last_error (app) : "no window within 5 s");
+  if (!ui_wait_for (tree_is_drawn, &w, 10))
+    g_error ("the flame graph did not show frame → physics/render/ai within 10 s");
+  return w.window;
+}

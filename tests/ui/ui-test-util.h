@@ -4,6 +4,7 @@
 
 #include <glib.h>
 
+#include "m6-application.h"
 #include "m6-session-window.h"
 
 typedef gboolean (*UiCondition) (gpointer data);
@@ -27,3 +28,10 @@ gboolean  ui_is_listed    (gpointer         pid);
 
 M6Node   *ui_node_at      (M6SessionWindow *window,
                            const char      *path);
+
+/* Attach @app to the running @game through its "attach" action and wait
+ * until the flame graph shows frame → physics/render/ai, each closed at
+ * least @min_count times. Fails the test, saying why, otherwise. */
+M6SessionWindow *ui_attach_live (M6Application *app,
+                                 GPid           game,
+                                 guint64        min_count);
