@@ -125,11 +125,13 @@ write_capture (const char *name,
   return g_steal_pointer (&path);
 }
 
+/* A fixed seed by default: a 95 % interval misses the truth one time in
+ * twenty, and a test must not flake. M6_TEST_SEED tries others. */
 static guint32
 test_seed (void)
 {
   const char *env = g_getenv ("M6_TEST_SEED");
-  guint32 seed = env ? (guint32) g_ascii_strtoull (env, NULL, 10) : g_random_int ();
+  guint32 seed = env ? (guint32) g_ascii_strtoull (env, NULL, 10) : 20261201u;
   g_test_message ("seed %u (set M6_TEST_SEED to repeat)", seed);
   return seed;
 }
