@@ -1073,6 +1073,8 @@ print_diff_table (M6Diff *diff)
   if (diff->runs_a == 1 && diff->runs_b == 1)
     g_string_append_printf (out, "%s\n", _("One run per side: the verdict covers these two runs only. Record several runs of each "
                                            "(mach6 diff A1 A2 … -- B1 B2 …) to compare the programs."));
+  else if (diff->options.paired)
+    g_string_append_printf (out, _("%u pairs of runs: the change within each pair is one sample.\n"), diff->runs_a);
   else
     g_string_append_printf (out, _("%u runs against %u: each run is one sample of the program.\n"), diff->runs_a, diff->runs_b);
   fputs (out->str, stdout);
@@ -1082,12 +1084,13 @@ static int
 cmd_diff (int    argc,
           char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, paired = FALSE;
   double threshold = M6_DIFF_THRESHOLD * 100, fdr = M6_DIFF_FDR * 100;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the comparison as JSON"), NULL },
     { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &threshold, N_("Smallest change that counts, in percent (default 5)"), N_("PCT") },
     { "fdr", 0, 0, G_OPTION_ARG_DOUBLE, &fdr, N_("False discovery rate over the scopes, in percent (default 5)"), N_("PCT") },
+    { "paired", 0, 0, G_OPTION_ARG_NONE, &paired, N_("A1 was recorded beside B1, A2 beside B2, …: compare pair by pair"), NULL },
     { NULL }
   };
   g_autoptr (GPtrArray) runs_a = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_diff_run_free);
@@ -1143,8 +1146,12 @@ cmd_diff (int    argc,
       g_ptr_array_add (i < split ? runs_a : runs_b, run);
     }
 
+  if (paired && (runs_a->len != runs_b->len || runs_a->len < 2))
+    return usage_error ("diff", _("--paired needs as many captures of A as of B, at least two each"));
+
   M6DiffOptions options;
   m6_diff_options_init (&options);
+  options.paired = paired;
   options.threshold = threshold / 100;
   options.fdr = fdr / 100;
   g_autoptr (M6Diff) diff = m6_diff_compute ((M6DiffRun **) runs_a->pdata, runs_a->len,

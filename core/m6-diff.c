@@ -27,6 +27,12 @@
  * single run). The A/A noise is the standard deviation of the difference
  * between two runs of the same side.
  *
+ * Paired runs (--paired). When A_i and B_i were recorded side by side (at
+ * the same time, or alternately), the change of each pair is one sample:
+ * the one-sample Hodges–Lehmann estimate of the pairs' changes, Student's t
+ * interval, and as A/A noise the standard deviation of the change from
+ * pair to pair. Pairing cancels what drifts between pairs.
+ *
  * The verdict. A change counts only beyond a practical threshold, the
  * larger of the setting (±5 %) and the scope's A/A noise: the p-value is
  * that of H0 "|shift| <= threshold" (the one-sided test toward the
@@ -796,6 +802,55 @@ infer_runs (const double        *x,
   return TRUE;
 }
 
+/* Paired runs: A_i and B_i were recorded side by side, so what the
+ * machine did to one it did to the other; the change of each pair is one
+ * sample. The estimate is the one-sample Hodges–Lehmann (the median of the
+ * Walsh averages), the interval Student's t on the pairs' changes. */
+static gboolean
+infer_paired (const double        *x,
+              const double        *y,
+              gsize                n,
+              const M6DiffOptions *options,
+              double               floor_log,
+              Inference           *out)
+{
+  g_autofree double *d = g_new (double, n);
+  g_autofree double *walsh = g_new (double, n * (n + 1) / 2);
+  gsize k = 0, w = 0;
+  double mean = 0, ss = 0;
+
+  for (gsize i = 0; i < n; i++)
+    if (isfinite (x[i]) && isfinite (y[i]))
+      d[k++] = y[i] - x[i];
+  if (k < 2)
+    return FALSE;
+  for (gsize i = 0; i < k; i++)
+    {
+      mean += d[i] / (double) k;
+      for (gsize j = i; j < k; j++)
+        walsh[w++] = (d[i] + d[j]) / 2;
+    }
+  for (gsize i = 0; i < k; i++)
+    ss += (d[i] - mean) * (d[i] - mean);
+
+  double sd = sqrt (ss / (double) (k - 1));
+  double se = MAX (sd / sqrt ((double) k), 1e-9);
+  double df = (double) (k - 1);
+  double t = t_quantile (0.5 + options->confidence / 2, df);
+
+  out->estimate = median_inplace (walsh, w);
+  out->lo = out->estimate - t * se;
+  out->hi = out->estimate + t * se;
+  /* The A/A noise: how much the change itself varies from pair to pair. */
+  out->noise = sd;
+  out->block_frames = 0;
+
+  double tau = MAX (MAX (log1p (options->threshold), out->noise), floor_log);
+  out->p_up = 1 - m6_diff_t_cdf ((out->estimate - tau) / se, df);
+  out->p_down = m6_diff_t_cdf ((out->estimate + tau) / se, df);
+  return TRUE;
+}
+
 typedef struct
 {
   RunThread *a;
@@ -912,6 +967,13 @@ make_row (Sides               *s,
   /* The series of every run, and each run's median. */
   g_autofree double *medians_a = g_new0 (double, s->n_a);
   g_autofree double *medians_b = g_new0 (double, s->n_b);
+  g_autofree double *by_run_a = g_new (double, s->n_a);   /* NAN where too few frames */
+  g_autofree double *by_run_b = g_new (double, s->n_b);
+
+  for (guint r = 0; r < s->n_a; r++)
+    by_run_a[r] = NAN;
+  for (guint r = 0; r < s->n_b; r++)
+    by_run_b[r] = NAN;
   g_autofree double *series_a = NULL, *series_b = NULL;
   gsize k_a = 0, k_b = 0, n_series_a = 0, n_series_b = 0;
 
@@ -933,6 +995,7 @@ make_row (Sides               *s,
       if (side_a)
         {
           medians_a[k_a++] = median;
+          by_run_a[r] = median;
           if (series_a == NULL)
             {
               series_a = g_steal_pointer (&v);
@@ -942,6 +1005,7 @@ make_row (Sides               *s,
       else
         {
           medians_b[k_b++] = median;
+          by_run_b[r - s->n_a] = median;
           if (series_b == NULL)
             {
               series_b = g_steal_pointer (&v);
@@ -965,7 +1029,12 @@ make_row (Sides               *s,
   double floor_log = fastest > 0 ? log1p (options->resolution / fastest) : INFINITY;
   Inference inf = { 0 };
   gboolean ok;
-  if (k_a + k_b >= 3)
+  if (options->paired && s->n_a == s->n_b && s->n_a >= 2)
+    {
+      ok = infer_paired (by_run_a, by_run_b, s->n_a, options, floor_log, &inf);
+      row->method = M6_DIFF_METHOD_PAIRED;
+    }
+  else if (k_a + k_b >= 3)
     {
       ok = infer_runs (medians_a, k_a, medians_b, k_b, options, floor_log, &inf);
       row->method = M6_DIFF_METHOD_RUNS;
@@ -1263,6 +1332,7 @@ method_name (M6DiffMethod method)
     {
     case M6_DIFF_METHOD_BLOCKS: return "blocks";
     case M6_DIFF_METHOD_RUNS:   return "runs";
+    case M6_DIFF_METHOD_PAIRED: return "paired";
     case M6_DIFF_METHOD_NONE:
     default:                    return "none";
     }
@@ -1282,6 +1352,8 @@ m6_diff_to_json (M6Diff     *diff,
   add_runs (builder, "b", b, n_b);
   json_builder_set_member_name (builder, "replicated");
   json_builder_add_boolean_value (builder, n_a > 1 || n_b > 1);
+  json_builder_set_member_name (builder, "paired");
+  json_builder_add_boolean_value (builder, diff->options.paired && n_a == n_b && n_a > 1);
   add_double (builder, "threshold", diff->options.threshold);
   add_double (builder, "fdr", diff->options.fdr);
   add_double (builder, "confidence", diff->options.confidence);

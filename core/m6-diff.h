@@ -38,6 +38,7 @@ typedef struct
   double resolution;   /* ns per frame: smaller changes are not attributed */
   double confidence;   /* of the intervals, (0.5, 1) */
   gint   thread;       /* compare only this thread of B's first run; -1 = all */
+  gboolean paired;     /* A's i-th run was recorded beside B's i-th run */
 } M6DiffOptions;
 
 void m6_diff_options_init (M6DiffOptions *options);
@@ -57,6 +58,7 @@ typedef enum
   M6_DIFF_METHOD_NONE,
   M6_DIFF_METHOD_BLOCKS,   /* one run per side: blocks of consecutive frames */
   M6_DIFF_METHOD_RUNS,     /* replicates: the run is the unit */
+  M6_DIFF_METHOD_PAIRED,   /* paired replicates: the pair's change is the unit */
 } M6DiffMethod;
 
 typedef struct
