@@ -443,6 +443,13 @@ main (int argc, char **argv)
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
 
+  /* Fixed malloc thresholds: left to itself, glibc decides per process
+   * whether to give the heap's top back after each frame, and a process
+   * that does pays page faults in every frame: two runs of the same game
+   * would differ by tens of percent in some scopes. */
+  mallopt (M_TRIM_THRESHOLD, 64 << 20);
+  mallopt (M_MMAP_THRESHOLD, 16 << 20);
+
   /* The shim counts every allocation; the hooks would take priority over
    * it and see only ours, so use them only when there is no shim. */
   use_hooks = dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes") == NULL;
