@@ -313,7 +313,7 @@ setup_cb (GtkSignalListItemFactory *factory,
       /* The leaf matters most: ellipsize the path from the start. */
       gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_START);
       gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 18);
-      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 30);
+      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 24);
     }
   else
     {
