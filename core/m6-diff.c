@@ -184,11 +184,31 @@ m6_diff_t_cdf (double t,
 }
 
 static double
+t_density (double t,
+           double df)
+{
+  return exp (lgamma ((df + 1) / 2) - lgamma (df / 2) - 0.5 * log (df * M_PI)
+              - (df + 1) / 2 * log1p (t * t / df));
+}
+
+/* Newton's method from the normal quantile; bisection if it strays. */
+static double
 t_quantile (double p,
             double df)
 {
-  double lo = -1e6, hi = 1e6;
+  double x = m6_diff_normal_quantile (p);
 
+  for (int i = 0; i < 50; i++)
+    {
+      double step = (m6_diff_t_cdf (x, df) - p) / t_density (x, df);
+      if (!isfinite (step))
+        break;
+      x -= step;
+      if (fabs (step) < 1e-12 * (1 + fabs (x)))
+        return x;
+    }
+
+  double lo = -1e6, hi = 1e6;
   for (int i = 0; i < 200 && hi - lo > 1e-10 * (1 + fabs (lo)); i++)
     {
       double mid = 0.5 * (lo + hi);
@@ -694,7 +714,9 @@ infer_blocks (const double        *x,
               double               floor_log,
               Inference           *out)
 {
-  gsize len = M6_DIFF_BLOCK_FRAMES;
+  /* At most M6_DIFF_MAX_BLOCKS blocks: the interval costs the square of
+   * their number, and between-run noise outweighs more precision. */
+  gsize len = MAX (M6_DIFF_BLOCK_FRAMES, (MAX (n_x, n_y) + M6_DIFF_MAX_BLOCKS - 1) / M6_DIFF_MAX_BLOCKS);
   g_autofree double *bx = g_new (double, n_x);
   g_autofree double *by = g_new (double, n_y);
   gsize k_x, k_y;

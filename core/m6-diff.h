@@ -22,6 +22,8 @@ G_BEGIN_DECLS
 /* Frames per block to start with (the blocks method doubles it while
  * consecutive blocks stay correlated). */
 #define M6_DIFF_BLOCK_FRAMES 4
+/* Longer runs get longer blocks, not more of them. */
+#define M6_DIFF_MAX_BLOCKS   128
 /* Resolution: a change smaller than this per frame (ns) is not attributed
  * to the program. Every call carries the profiler's own cost, and on the
  * shared machines measured, the cache state of a process makes scopes of
