@@ -1047,13 +1047,11 @@ print_diff_table (M6Diff *diff)
           else
             g_string_append_printf (out, " %9s %8s %18s %7s %8s", "-", "-", "-", "-", "-");
           g_string_append_printf (out, "  %-14s", verdict_text (row));
-          if (row->in_a && row->in_b)
-            {
-              g_string_append_printf (out, " %+11.2f %+11.2f", row->alloc_rate_b - row->alloc_rate_a,
-                                      row->self_rate_b - row->self_rate_a);
-              if (row->top_level)
-                g_string_append_printf (out, " %+11.2f", row->drift_rate_b - row->drift_rate_a);
-            }
+          /* A side without the scope counts as 0 KB per frame. */
+          g_string_append_printf (out, " %+11.2f %+11.2f", row->alloc_rate_b - row->alloc_rate_a,
+                                  row->self_rate_b - row->self_rate_a);
+          if (row->top_level)
+            g_string_append_printf (out, " %+11.2f", row->drift_rate_b - row->drift_rate_a);
           if (row->leak)
             g_string_append_printf (out, _("  leak located here: %+.2f KB/frame"), row->leak_rate);
           g_string_append_c (out, '\n');

@@ -531,6 +531,18 @@ update_summary (M6CompareWindow *self,
 /* B's own run: its events, read again from its capture file. A live
  * session's recording grows, so it is read again when it is due; the
  * interval grows with the cost of reading, to keep the window responsive. */
+gboolean
+m6_compare_window_get_session_due (M6CompareWindow *self)
+{
+  g_return_val_if_fail (M6_IS_COMPARE_WINDOW (self), FALSE);
+
+  if (self->session_run == NULL)
+    return TRUE;
+  if (m6_session_get_ended (self->session))
+    return FALSE;
+  return g_get_monotonic_time () - self->session_run_us >= MAX (G_USEC_PER_SEC, 20 * self->session_run_cost_us);
+}
+
 static gboolean
 update_session_run (M6CompareWindow *self)
 {
@@ -539,9 +551,7 @@ update_session_run (M6CompareWindow *self)
 
   if (self->session_file == NULL)
     return self->session_run != NULL;
-  if (self->session_run != NULL
-      && (m6_session_get_ended (self->session)
-          || now - self->session_run_us < MAX (G_USEC_PER_SEC, 20 * self->session_run_cost_us)))
+  if (!m6_compare_window_get_session_due (self))
     return TRUE;
 
   M6DiffRun *run = m6_diff_run_load (self->session_file, &error);
@@ -882,7 +892,8 @@ m6_compare_window_set_session_file (M6CompareWindow *self,
 {
   g_return_if_fail (M6_IS_COMPARE_WINDOW (self));
 
-  if (g_strcmp0 (self->session_file, path) == 0)
+  /* No file (a copy failed): keep comparing what was read last. */
+  if (path == NULL || g_strcmp0 (self->session_file, path) == 0)
     return;
   g_free (self->session_file);
   self->session_file = g_strdup (path);

@@ -28,6 +28,9 @@ M6CompareWindow *m6_compare_window_new                (GtkApplication  *app,
  * recording so far); read again when due. */
 void             m6_compare_window_set_session_file   (M6CompareWindow *self,
                                                        const char      *path);
+/* Whether the session's events are due to be read again (a live
+ * session's copy costs time: it is made only when due). */
+gboolean         m6_compare_window_get_session_due    (M6CompareWindow *self);
 /* Add the capture of another run to A (@to_baseline) or to B. Also the
  * actions compare.add-a(s) and compare.add-b(s) ("" opens a chooser). */
 gboolean         m6_compare_window_add_capture        (M6CompareWindow *self,

@@ -1153,7 +1153,8 @@ refresh_compare (M6SessionWindow *self)
 {
   if (self->compare_window == NULL)
     return;
-  m6_compare_window_set_session_file (self->compare_window, compare_session_file (self));
+  if (m6_compare_window_get_session_due (self->compare_window))
+    m6_compare_window_set_session_file (self->compare_window, compare_session_file (self));
   m6_compare_window_refresh (self->compare_window);
   m6_flame_graph_set_changes (self->flame_graph, m6_compare_window_get_changes (self->compare_window));
   self->compare_serial = self->data_serial;
