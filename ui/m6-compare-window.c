@@ -105,9 +105,9 @@ column_value (const M6DiffRow *d,
     case COL_INTERVAL:    return d->tested ? d->shift_lo : -INFINITY;
     case COL_THRESHOLD:   return d->tested ? d->threshold : -INFINITY;
     case COL_P_ADJUSTED:  return d->tested ? d->p_adjusted : 2.0;
-    case COL_ALLOC:       return in_both (d) ? d->alloc_rate_b - d->alloc_rate_a : -INFINITY;
-    case COL_SELF:        return in_both (d) ? d->self_rate_b - d->self_rate_a : -INFINITY;
-    case COL_DRIFT:       return in_both (d) && d->top_level ? d->drift_rate_b - d->drift_rate_a : -INFINITY;
+    case COL_ALLOC:       return d->alloc_rate_b - d->alloc_rate_a;
+    case COL_SELF:        return d->self_rate_b - d->self_rate_a;
+    case COL_DRIFT:       return d->top_level ? d->drift_rate_b - d->drift_rate_a : -INFINITY;
     case COL_SIGNIFICANT:
       /* Slower first, then faster, then leaks, then the rest. */
       if (d->significant)
@@ -164,12 +164,13 @@ column_text (const M6DiffRow *d,
       if (d->p_adjusted < 0.0001)
         return g_strdup ("< 0.0001");
       return g_strdup_printf ("%.4f", d->p_adjusted);
+    /* A side without the scope counts as 0 KB per frame. */
     case COL_ALLOC:
-      return in_both (d) ? kb_text (d->alloc_rate_b - d->alloc_rate_a) : g_strdup ("—");
+      return kb_text (d->alloc_rate_b - d->alloc_rate_a);
     case COL_SELF:
-      return in_both (d) ? kb_text (d->self_rate_b - d->self_rate_a) : g_strdup ("—");
+      return kb_text (d->self_rate_b - d->self_rate_a);
     case COL_DRIFT:
-      return in_both (d) && d->top_level ? kb_text (d->drift_rate_b - d->drift_rate_a) : g_strdup ("");
+      return d->top_level ? kb_text (d->drift_rate_b - d->drift_rate_a) : g_strdup ("");
     case COL_SIGNIFICANT:
       if (!d->in_a)
         return g_strdup (_("only in B"));
