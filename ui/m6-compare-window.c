@@ -73,10 +73,18 @@ G_DEFINE_FINAL_TYPE (M6CompareWindow, m6_compare_window, ADW_TYPE_WINDOW)
 enum {
   PROP_0,
   PROP_SELECTED_PATH,
+  PROP_PAIRED,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  REFRESHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* --- values ------------------------------------------------------------- */
 
@@ -518,6 +526,14 @@ update_summary (M6CompareWindow *self,
       g_free (text);
       text = g_steal_pointer (&more);
     }
+  else if (self->options.paired && runs_a == runs_b)
+    {
+      /* Translators: the number of pairs of runs */
+      g_autofree char *runs = g_strdup_printf (_("%u pairs of runs: the change within each pair is one sample."), runs_a);
+      g_autofree char *more = g_strconcat (text, " ", runs, NULL);
+      g_free (text);
+      text = g_steal_pointer (&more);
+    }
   else
     {
       /* Translators: the number of runs of A and of B */
@@ -641,6 +657,7 @@ m6_compare_window_refresh (M6CompareWindow *self)
 
   update_changes (self, tb->tree);
   update_summary (self, dt->rows->len, NULL);
+  g_signal_emit (self, signals[REFRESHED], 0);
 }
 
 /* --- adding runs -------------------------------------------------------- */
@@ -776,6 +793,32 @@ m6_compare_window_get_property (GObject    *object,
     case PROP_SELECTED_PATH:
       g_value_set_string (value, self->selected_path);
       break;
+    case PROP_PAIRED:
+      g_value_set_boolean (value, self->options.paired);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_compare_window_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  M6CompareWindow *self = M6_COMPARE_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PAIRED:
+      if (self->options.paired == g_value_get_boolean (value))
+        return;
+      self->options.paired = g_value_get_boolean (value);
+      g_object_notify_by_pspec (object, pspec);
+      if (self->runs_a->len > 0)
+        m6_compare_window_refresh (self);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -790,11 +833,23 @@ m6_compare_window_class_init (M6CompareWindowClass *klass)
   object_class->dispose = m6_compare_window_dispose;
   object_class->finalize = m6_compare_window_finalize;
   object_class->get_property = m6_compare_window_get_property;
+  object_class->set_property = m6_compare_window_set_property;
 
   properties[PROP_SELECTED_PATH] =
     g_param_spec_string ("selected-path", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* A's i-th run was recorded beside B's i-th (B's first is this session):
+   * compare pair by pair. Used only when both sides have as many runs. */
+  properties[PROP_PAIRED] =
+    g_param_spec_boolean ("paired", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  gtk_widget_class_install_property_action (widget_class, "compare.paired", "paired");
+
+  /* New verdicts (and a new m6_compare_window_get_changes() array): after
+   * every refresh, also those the window makes itself (runs added). */
+  signals[REFRESHED] = g_signal_new ("refreshed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-compare-window.ui");
   gtk_widget_class_bind_template_child (widget_class, M6CompareWindow, window_title);

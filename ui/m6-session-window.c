@@ -1190,6 +1190,13 @@ compare_selected_cb (M6CompareWindow *compare,
 }
 
 static void
+compare_refreshed_cb (M6CompareWindow *compare,
+                      M6SessionWindow *self)
+{
+  m6_flame_graph_set_changes (self->flame_graph, m6_compare_window_get_changes (compare));
+}
+
+static void
 compare_destroyed_cb (M6CompareWindow *compare,
                       M6SessionWindow *self)
 {
@@ -1244,6 +1251,7 @@ start_compare (M6SessionWindow *self,
                                                 self->thread_index, baseline);
   g_signal_connect_object (self->compare_window, "destroy", G_CALLBACK (compare_destroyed_cb), self, 0);
   g_signal_connect_object (self->compare_window, "notify::selected-path", G_CALLBACK (compare_selected_cb), self, 0);
+  g_signal_connect_object (self->compare_window, "refreshed", G_CALLBACK (compare_refreshed_cb), self, 0);
   if (app != NULL)
     m6_application_add_recent (M6_APPLICATION (app), path);
 

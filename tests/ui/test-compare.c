@@ -44,7 +44,7 @@ start_recording (const char *output,
                  const char *slow)
 {
   g_autoptr (GError) error = NULL;
-  const char *argv[] = { MACH6_CLI, "run", "-o", output, "--", DEMO_GAME, "--frames", "600", "--fps", fps,
+  const char *argv[] = { MACH6_CLI, "run", "-o", output, "--", DEMO_GAME, "--frames", "400", "--fps", fps,
                          slow ? "--slow" : NULL, slow, NULL };
   GSubprocess *proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
 
@@ -137,6 +137,7 @@ test_aa_pair (void)
   g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "2 runs against 2"));
   g_assert_null (strstr (m6_compare_window_get_summary (compare), "these two runs only"));
   g_assert_cmpuint (m6_compare_window_get_n_significant (compare), <=, 1);
+  screenshot (GTK_WIDGET (compare), "compare-aa-runs.png");
 
   /* A file that is not a capture: a sentence naming it, nothing added. */
   g_autofree char *junk = g_build_filename (tmpdir, "junk.mach6", NULL);
@@ -149,33 +150,65 @@ test_aa_pair (void)
   ui_spin (0.2);
 }
 
+#define SLOW_PAIRS 8
+
+/* --slow draw:20: one pair first (its verdict covers that pair), then
+ * eight pairs compared pair by pair, where draw must come out slower. */
 static void
 test_slow_draw (void)
 {
-  g_autofree char *a = g_build_filename (tmpdir, "slow-a.mach6", NULL);
-  g_autofree char *b = g_build_filename (tmpdir, "slow-b.mach6", NULL);
+  g_autoptr (GPtrArray) a = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) b = g_ptr_array_new_with_free_func (g_free);
 
-  record_pair (a, "draw:0", b, "draw:20");
-  M6SessionWindow *window = open_capture (b);
-  g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (a));
+  for (guint i = 0; i < SLOW_PAIRS; i++)
+    {
+      char *pa = g_strdup_printf ("%s/slow-%u-a.mach6", tmpdir, i);
+      char *pb = g_strdup_printf ("%s/slow-%u-b.mach6", tmpdir, i);
+      record_pair (pa, "draw:0", pb, "draw:20");
+      g_ptr_array_add (a, pa);
+      g_ptr_array_add (b, pb);
+    }
+
+  M6SessionWindow *window = open_capture (g_ptr_array_index (b, 0));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (g_ptr_array_index (a, 0)));
   M6CompareWindow *compare = m6_session_window_get_compare_window (window);
   g_assert_nonnull (compare);
 
   const M6DiffRow *draw = compare_row (compare, "frame/render/draw");
-  const M6DiffRow *cull = compare_row (compare, "frame/render/cull");
-  g_test_message ("draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100, draw->shift_lo * 100,
-                  draw->shift_hi * 100, draw->threshold * 100);
+  g_test_message ("one pair: draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100,
+                  draw->shift_lo * 100, draw->shift_hi * 100, draw->threshold * 100);
+  g_assert_cmpint (draw->verdict, !=, M6_DIFF_FASTER);
+  g_assert_false (compare_row (compare, "frame/render/cull")->significant);
+  screenshot (GTK_WIDGET (compare), "compare-slow-draw.png");
+
+  for (guint i = 1; i < SLOW_PAIRS; i++)
+    {
+      gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-a", "s", g_ptr_array_index (a, i));
+      gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-b", "s", g_ptr_array_index (b, i));
+    }
+  gtk_widget_activate_action (GTK_WIDGET (compare), "compare.paired", NULL);
+  gboolean paired = FALSE;
+  g_object_get (compare, "paired", &paired, NULL);
+  g_assert_true (paired);
+  g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "8 pairs of runs"));
+
+  draw = compare_row (compare, "frame/render/draw");
+  g_test_message ("8 pairs: draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100,
+                  draw->shift_lo * 100, draw->shift_hi * 100, draw->threshold * 100);
+  g_assert_cmpint (draw->method, ==, M6_DIFF_METHOD_PAIRED);
   g_assert_cmpint (draw->verdict, ==, M6_DIFF_SLOWER);
-  g_assert_false (cull->significant);
+  g_assert_false (compare_row (compare, "frame/render/cull")->significant);
 
   /* The flame graph is coloured by the verdicts: draw red, cull grey. */
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
   GArray *changes = m6_flame_graph_get_changes (flame);
   g_assert_nonnull (changes);
+  /* The verdicts of the runs added were passed on to the flame graph at once. */
+  g_assert_true (changes == m6_compare_window_get_changes (compare));
   g_assert_cmpint (g_array_index (changes, M6NodeChange, ui_node_at (window, "frame/render/draw")->id).kind, ==, M6_CHANGE_SLOWER);
   g_assert_cmpint (g_array_index (changes, M6NodeChange, ui_node_at (window, "frame/render/cull")->id).kind, ==, M6_CHANGE_SAME);
 
-  screenshot (GTK_WIDGET (compare), "compare-slow-draw.png");
+  screenshot (GTK_WIDGET (compare), "compare-slow-draw-paired.png");
   screenshot (GTK_WIDGET (window), "compare-slow-draw-session.png");
   gtk_window_destroy (GTK_WINDOW (window));
   ui_spin (0.2);
