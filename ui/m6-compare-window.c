@@ -309,7 +309,7 @@ setup_cb (GtkSignalListItemFactory *factory,
 
   gtk_inscription_set_xalign (GTK_INSCRIPTION (text), column == COL_SCOPE || column == COL_SIGNIFICANT ? 0.0f : 1.0f);
   if (column == COL_SIGNIFICANT)
-    gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 15);
+    gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 11);
   else if (column == COL_INTERVAL)
     {
       gtk_widget_add_css_class (text, "numeric");
@@ -328,8 +328,8 @@ setup_cb (GtkSignalListItemFactory *factory,
     {
       gtk_widget_add_css_class (text, "numeric");
       /* Room for "+192.7 %" and "< 0.0001". */
-      gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 8);
-      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 9);
+      gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 7);
+      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 8);
     }
   gtk_list_item_set_child (item, text);
 }
@@ -393,8 +393,17 @@ add_column (M6CompareWindow *self,
   self->sorters[column] = GTK_SORTER (gtk_custom_sorter_new (compare_rows, GUINT_TO_POINTER (column), NULL));
   gtk_column_view_column_set_sorter (col, self->sorters[column]);
   gtk_column_view_column_set_resizable (col, TRUE);
+  /* Fixed widths for the numbers, so that every column fits a 1260-pixel
+   * window and the scope column takes what is left. */
+  static const int widths[N_COLUMNS] = {
+    [COL_FRAMES_A] = 76, [COL_FRAMES_B] = 76, [COL_TIME_A] = 92, [COL_SHIFT] = 76,
+    [COL_INTERVAL] = 132, [COL_THRESHOLD] = 84, [COL_P_ADJUSTED] = 76, [COL_SIGNIFICANT] = 120,
+    [COL_ALLOC] = 104, [COL_SELF] = 100, [COL_DRIFT] = 104,
+  };
   if (column == COL_SCOPE)
     gtk_column_view_column_set_expand (col, TRUE);
+  else
+    gtk_column_view_column_set_fixed_width (col, widths[column]);
   gtk_column_view_append_column (self->column_view, col);
   g_object_unref (col);
 }
@@ -662,6 +671,8 @@ m6_compare_window_refresh (M6CompareWindow *self)
 
 /* --- adding runs -------------------------------------------------------- */
 
+static void update_subtitle (M6CompareWindow *self);
+
 static void
 show_error (M6CompareWindow *self,
             const char      *message)
@@ -686,6 +697,7 @@ m6_compare_window_add_capture (M6CompareWindow  *self,
   if (run == NULL)
     return FALSE;
   g_ptr_array_add (to_baseline ? self->runs_a : self->runs_b, run);
+  update_subtitle (self);
   m6_compare_window_refresh (self);
   return TRUE;
 }
