@@ -1190,10 +1190,10 @@ m6_diff_compute (M6DiffRun           **a,
                  guint                 n_b,
                  const M6DiffOptions  *options)
 {
+  g_return_val_if_fail (n_a > 0 && n_b > 0, NULL);
+
   M6Diff *diff = g_new0 (M6Diff, 1);
   M6Session *lead = m6_diff_run_get_session (b[0]);
-
-  g_return_val_if_fail (n_a > 0 && n_b > 0, diff);
 
   if (options != NULL)
     diff->options = *options;
@@ -1336,8 +1336,9 @@ add_runs (JsonBuilder  *builder,
     {
       M6Session *session = m6_diff_run_get_session (runs[r]);
       json_builder_begin_object (builder);
+      g_autofree char *source = g_filename_display_name (m6_diff_run_get_path (runs[r]));
       json_builder_set_member_name (builder, "source");
-      json_builder_add_string_value (builder, m6_diff_run_get_path (runs[r]));
+      json_builder_add_string_value (builder, source);
       json_builder_set_member_name (builder, "process");
       json_builder_add_string_value (builder, m6_session_get_process_name (session));
       json_builder_set_member_name (builder, "pid");
@@ -1392,16 +1393,18 @@ m6_diff_to_json (M6Diff     *diff,
     {
       M6DiffThread *dt = g_ptr_array_index (diff->threads, t);
       json_builder_begin_object (builder);
+      g_autofree char *name = g_utf8_make_valid (dt->name, -1);
       json_builder_set_member_name (builder, "name");
-      json_builder_add_string_value (builder, dt->name);
+      json_builder_add_string_value (builder, name);
       json_builder_set_member_name (builder, "rows");
       json_builder_begin_array (builder);
       for (guint r = 0; r < dt->rows->len; r++)
         {
           M6DiffRow *row = g_ptr_array_index (dt->rows, r);
           json_builder_begin_object (builder);
+          g_autofree char *path = g_utf8_make_valid (row->path, -1);
           json_builder_set_member_name (builder, "path");
-          json_builder_add_string_value (builder, row->path);
+          json_builder_add_string_value (builder, path);
           json_builder_set_member_name (builder, "verdict");
           json_builder_add_string_value (builder, m6_diff_verdict_name (row->verdict));
           json_builder_set_member_name (builder, "significant");
