@@ -341,6 +341,70 @@ test_paths_only_on_one_side (void)
   g_unlink (b);
 }
 
+/* Streams that break every rule (unknown labels, wrong depths, times
+ * running backwards, dones with nothing open), as a buggy or hostile
+ * producer writes them and a capture keeps them: the comparison replays
+ * them without crashing, and every number comes out finite. */
+static void
+test_hostile_streams (void)
+{
+  guint32 seed = test_seed ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  g_autofree char *path_a = g_build_filename (tmpdir, "hostile-a.mach6", NULL);
+  g_autofree char *path_b = g_build_filename (tmpdir, "hostile-b.mach6", NULL);
+  const char *paths[2] = { path_a, path_b };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (M6Session) session = m6_session_new ();
+      g_autoptr (GError) error = NULL;
+      M6CaptureWriter *writer = m6_capture_writer_new (paths[i], session, &error);
+      g_assert_no_error (error);
+      M6Thread *thread = m6_session_add_thread (session, 1, "main");
+      guint32 labels[] = { m6_session_intern_label (session, "frame", -1),
+                           m6_session_intern_label (session, "x", -1),
+                           m6_session_intern_label (session, "y", -1) };
+      g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (M6Event));
+      guint depth = 0;
+
+      for (guint e = 0; e < 20000; e++)
+        {
+          M6Event ev = { g_rand_int_range (rand, -1000, 1000000), g_rand_int (rand), 0, depth };
+          guint32 r = g_rand_int_range (rand, 0, 100);
+          if (r < 45)
+            {
+              ev.label = r < 2 ? 999 : labels[depth == 0 ? 0 : g_rand_int_range (rand, 1, 3)];
+              ev.depth = r < 4 ? (guint32) g_rand_int_range (rand, 0, 8) : depth;
+              depth = MIN (depth + 1, 6);
+            }
+          else
+            {
+              ev.label = M6_EVENT_DONE;
+              depth = depth > 0 && r > 50 ? depth - 1 : depth;
+            }
+          g_array_append_val (events, ev);
+        }
+      m6_session_ingest (session, thread, (M6Event *) events->data, events->len);
+      g_assert_true (m6_capture_writer_finish (writer, &error));
+      m6_capture_writer_free (writer);
+    }
+
+  g_autoptr (M6Diff) diff = diff_files (paths[0], paths[1]);
+  g_assert_nonnull (diff);
+  for (guint t = 0; t < diff->threads->len; t++)
+    {
+      M6DiffThread *dt = g_ptr_array_index (diff->threads, t);
+      for (guint r = 0; r < dt->rows->len; r++)
+        {
+          M6DiffRow *row = g_ptr_array_index (dt->rows, r);
+          g_assert_true (isfinite (row->shift) && isfinite (row->p_adjusted));
+          g_assert_cmpfloat (row->p_adjusted, <=, 1.0);
+        }
+    }
+  g_unlink (paths[0]);
+  g_unlink (paths[1]);
+}
+
 static void
 test_bad_capture_names_file (void)
 {
@@ -369,6 +433,7 @@ main (int   argc,
   g_test_add_func ("/core/diff/leak-located", test_leak_located);
   g_test_add_func ("/core/diff/replicates-use-runs", test_replicates_use_runs);
   g_test_add_func ("/core/diff/paths-only-on-one-side", test_paths_only_on_one_side);
+  g_test_add_func ("/core/diff/hostile-streams", test_hostile_streams);
   g_test_add_func ("/core/diff/bad-capture-names-file", test_bad_capture_names_file);
 
   int status = g_test_run ();
