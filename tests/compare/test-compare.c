@@ -228,6 +228,28 @@ test_cli_json (void)
     }
   g_assert_cmpint (json_object_get_int_member (root, "tested"), ==, tested);
 
+  /* The settings reach the document; nonsense is refused by name. */
+  g_autofree char *out3 = NULL, *err3 = NULL, *out4 = NULL, *err4 = NULL;
+  const char *set_argv[] = { MACH6_CLI, "diff", "--json", "--threshold", "40", "--fdr", "1", a, b, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) set_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out3, &err3, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autoptr (JsonParser) parser3 = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser3, out3, -1, NULL));
+  JsonObject *root3 = json_node_get_object (json_parser_get_root (parser3));
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (root3, "threshold"), 0.40, 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (root3, "fdr"), 0.01, 1e-12);
+  JsonArray *rows3 = json_object_get_array_member (json_array_get_object_element (json_object_get_array_member (root3, "threads"), 0), "rows");
+  for (guint i = 0; i < json_array_get_length (rows3); i++)
+    {
+      JsonObject *row = json_array_get_object_element (rows3, i);
+      if (json_object_get_boolean_member (row, "tested"))
+        g_assert_cmpfloat (json_object_get_double_member (row, "threshold"), >=, 0.40 - 1e-9);
+    }
+  const char *bad_argv[] = { MACH6_CLI, "diff", "--threshold", "0", a, b, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) bad_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out4, &err4, &status, NULL));
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err4, "--threshold"));
+
   /* The table says what a single pair's verdict covers. */
   g_autofree char *table = NULL, *err2 = NULL;
   const char *table_argv[] = { MACH6_CLI, "diff", a, b, NULL };
