@@ -171,6 +171,36 @@ test_demo_aa_pairs (void)
   g_assert_cmpuint (tested, >=, 50);
   if (flagged > 1)
     g_error ("%u scopes flagged over 5 A/A pairs of the demo game (at most 1 allowed)", flagged);
+
+  /* The same recordings as replicates through the CLI: three runs against
+   * three, the run as the unit, and still nothing to report. */
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (MACH6_CLI));
+  g_ptr_array_add (argv, g_strdup ("diff"));
+  g_ptr_array_add (argv, g_strdup ("--json"));
+  for (guint pair = 0; pair < 3; pair++)
+    g_ptr_array_add (argv, g_strdup_printf ("%s/aa-%u-a.mach6", tmpdir, pair));
+  g_ptr_array_add (argv, g_strdup ("--"));
+  for (guint pair = 0; pair < 3; pair++)
+    g_ptr_array_add (argv, g_strdup_printf ("%s/aa-%u-b.mach6", tmpdir, pair));
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_true (json_object_get_boolean_member (root, "replicated"));
+  g_assert_false (json_object_get_boolean_member (root, "paired"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "a")), ==, 3);
+  JsonArray *rows = json_object_get_array_member (json_array_get_object_element (json_object_get_array_member (root, "threads"), 0), "rows");
+  JsonObject *frame = json_array_get_object_element (rows, 0);
+  g_assert_cmpstr (json_object_get_string_member (frame, "path"), ==, "frame");
+  g_assert_cmpstr (json_object_get_string_member (frame, "method"), ==, "runs");
+  g_assert_cmpint (json_object_get_int_member (frame, "runs_a"), ==, 3);
+  g_test_message ("3 runs against 3: %" G_GINT64_FORMAT " flagged", json_object_get_int_member (root, "significant"));
+  g_assert_cmpint (json_object_get_int_member (root, "significant"), <=, 1);
 }
 
 /* The JSON of `mach6 diff --json`: every scope carries its estimate,
