@@ -980,7 +980,15 @@ make_row (Sides               *s,
     row->drift_rate_a = row->drift_rate_b = 0;
 
   if (!row->in_a || !row->in_b)
-    return row;
+    {
+      for (guint r = 0; r < s->n_a + s->n_b; r++)
+        {
+          RunThread *rt = r < s->n_a ? &s->a[r] : &s->b[r - s->n_a];
+          GArray *series = rt->series ? g_hash_table_lookup (rt->series, path) : NULL;
+          *(r < s->n_a ? &row->frames_a : &row->frames_b) += series ? series->len : 0;
+        }
+      return row;
+    }
 
   row->time_avg_change = relative_change (row->a.time_avg, row->b.time_avg);
   row->time_p50_change = relative_change (row->a.time_p50, row->b.time_p50);

@@ -180,13 +180,14 @@ column_text (const M6DiffRow *d,
     case COL_DRIFT:
       return d->top_level ? kb_text (d->drift_rate_b - d->drift_rate_a) : g_strdup ("");
     case COL_SIGNIFICANT:
+      if (d->leak)
+        /* Translators: the verdict of the scope found to carry a change of the frame's
+         * drift; the amount is in its Self/frame cell */
+        return g_strdup (d->leak_rate > 0 ? _("▲ leak here") : _("▼ less kept here"));
       if (!d->in_a)
         return g_strdup (_("only in B"));
       if (!d->in_b)
         return g_strdup (_("only in A"));
-      if (d->leak)
-        /* Translators: the verdict of a scope found to carry a change of the frame's drift */
-        return g_strdup_printf (_("leak here %+.2f KB/frame"), d->leak_rate);
       if (!d->tested)
         return g_strdup (_("too few frames"));
       if (!d->significant)
@@ -396,9 +397,9 @@ add_column (M6CompareWindow *self,
   /* Fixed widths for the numbers, so that every column fits a 1260-pixel
    * window and the scope column takes what is left. */
   static const int widths[N_COLUMNS] = {
-    [COL_FRAMES_A] = 76, [COL_FRAMES_B] = 76, [COL_TIME_A] = 92, [COL_SHIFT] = 76,
-    [COL_INTERVAL] = 132, [COL_THRESHOLD] = 84, [COL_P_ADJUSTED] = 76, [COL_SIGNIFICANT] = 120,
-    [COL_ALLOC] = 104, [COL_SELF] = 100, [COL_DRIFT] = 104,
+    [COL_FRAMES_A] = 76, [COL_FRAMES_B] = 76, [COL_TIME_A] = 92, [COL_SHIFT] = 86,
+    [COL_INTERVAL] = 156, [COL_THRESHOLD] = 84, [COL_P_ADJUSTED] = 76, [COL_SIGNIFICANT] = 116,
+    [COL_ALLOC] = 100, [COL_SELF] = 96, [COL_DRIFT] = 100,
   };
   if (column == COL_SCOPE)
     gtk_column_view_column_set_expand (col, TRUE);

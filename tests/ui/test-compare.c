@@ -44,8 +44,10 @@ start_recording (const char *output,
                  const char *slow)
 {
   g_autoptr (GError) error = NULL;
+  /* @slow is "SCOPE:PCT" for --slow, or a whole option such as "--leak-kb=4". */
+  gboolean option = slow != NULL && g_str_has_prefix (slow, "--");
   const char *argv[] = { MACH6_CLI, "run", "-o", output, "--", DEMO_GAME, "--frames", "400", "--fps", fps,
-                         slow ? "--slow" : NULL, slow, NULL };
+                         slow == NULL ? NULL : option ? slow : "--slow", option ? NULL : slow, NULL };
   GSubprocess *proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
 
   if (proc == NULL)
@@ -214,6 +216,37 @@ test_slow_draw (void)
   ui_spin (0.2);
 }
 
+/* A 4 KB-per-frame leak: the window names ai/remember, and only it. */
+static void
+test_leak (void)
+{
+  g_autofree char *a = g_build_filename (tmpdir, "leak-a.mach6", NULL);
+  g_autofree char *b = g_build_filename (tmpdir, "leak-b.mach6", NULL);
+
+  record_pair (a, NULL, b, "--leak-kb=4");
+  M6SessionWindow *window = open_capture (b);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (a));
+  M6CompareWindow *compare = m6_session_window_get_compare_window (window);
+  GListModel *rows = m6_compare_window_get_model (compare);
+  guint leaks = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr (M6CompareRow) row = g_list_model_get_item (rows, i);
+      const M6DiffRow *d = m6_compare_row_get_diff (row);
+      if (d->leak)
+        {
+          leaks++;
+          g_assert_cmpstr (d->path, ==, "frame/ai/remember");
+          g_assert_cmpfloat (d->leak_rate, >, 3.5);
+        }
+    }
+  g_assert_cmpuint (leaks, ==, 1);
+  screenshot (GTK_WIDGET (compare), "compare-leak.png");
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.2);
+}
+
 static void
 remove_tmpdir (void)
 {
@@ -259,6 +292,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/compare/aa-pair", test_aa_pair);
   g_test_add_func ("/ui/compare/slow-draw", test_slow_draw);
+  g_test_add_func ("/ui/compare/leak", test_leak);
 
   int status = g_test_run ();
   remove_tmpdir ();
