@@ -248,17 +248,20 @@ test_leak (void)
 }
 
 static void
-remove_tmpdir (void)
+remove_tree (const char *root)
 {
-  g_autoptr (GDir) dir = g_dir_open (tmpdir, 0, NULL);
+  g_autoptr (GDir) dir = g_dir_open (root, 0, NULL);
   const char *name;
 
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
-      g_autofree char *path = g_build_filename (tmpdir, name, NULL);
-      g_unlink (path);
+      g_autofree char *path = g_build_filename (root, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (path);
+      else
+        g_unlink (path);
     }
-  g_rmdir (tmpdir);
+  g_rmdir (root);
 }
 
 int
@@ -295,6 +298,8 @@ main (int   argc,
   g_test_add_func ("/ui/compare/leak", test_leak);
 
   int status = g_test_run ();
-  remove_tmpdir ();
+  remove_tree (tmpdir);
+  remove_tree (cache);
+  remove_tree (data);
   return status;
 }
