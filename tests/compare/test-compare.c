@@ -19,7 +19,7 @@
 
 static char *tmpdir;
 
-#define SLOW_PAIRS 8
+#define SLOW_PAIRS 12
 
 /* Pin this process (and so every child) to one CPU it may use, as a batch
  * job: a waking game then waits for the running one's frame to end instead
@@ -288,7 +288,7 @@ test_cli_json (void)
   g_assert_nonnull (strstr (table, "scopes tested"));
 }
 
-/* --slow draw:20 in eight side-by-side pairs, compared --paired: draw is
+/* --slow draw:20 in twelve side-by-side pairs, compared --paired: draw is
  * slower, its interval holds +20 %, and nothing but draw and the scopes
  * that contain it is flagged. */
 static void
@@ -299,7 +299,7 @@ test_demo_slow_draw (void)
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
   /* Two processes of one program differ in draw (memory-bound) by several
-   * percent even side by side: eight pairs measure that spread well enough
+   * percent even side by side: twelve pairs measure that spread well enough
    * for a 20 % change to stand out of it. */
   for (guint pair = 0; pair < SLOW_PAIRS; pair++)
     {
@@ -360,7 +360,7 @@ test_demo_slow_draw (void)
   int status;
   g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
   g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_assert_nonnull (strstr (out, "8 pairs of runs"));
+  g_assert_nonnull (strstr (out, "12 pairs of runs"));
   g_assert_nonnull (strstr (out, "!     draw"));
   g_assert_null (strstr (out, "these two runs only"));
 

@@ -46,7 +46,7 @@ start_recording (const char *output,
   g_autoptr (GError) error = NULL;
   /* @slow is "SCOPE:PCT" for --slow, or a whole option such as "--leak-kb=4". */
   gboolean option = slow != NULL && g_str_has_prefix (slow, "--");
-  const char *argv[] = { MACH6_CLI, "run", "-o", output, "--", DEMO_GAME, "--frames", "400", "--fps", fps,
+  const char *argv[] = { MACH6_CLI, "run", "-o", output, "--", DEMO_GAME, "--frames", "300", "--fps", fps,
                          slow == NULL ? NULL : option ? slow : "--slow", option ? NULL : slow, NULL };
   GSubprocess *proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
 
@@ -152,10 +152,10 @@ test_aa_pair (void)
   ui_spin (0.2);
 }
 
-#define SLOW_PAIRS 8
+#define SLOW_PAIRS 12
 
 /* --slow draw:20: one pair first (its verdict covers that pair), then
- * eight pairs compared pair by pair, where draw must come out slower. */
+ * twelve pairs compared pair by pair, where draw must come out slower. */
 static void
 test_slow_draw (void)
 {
@@ -192,10 +192,10 @@ test_slow_draw (void)
   gboolean paired = FALSE;
   g_object_get (compare, "paired", &paired, NULL);
   g_assert_true (paired);
-  g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "8 pairs of runs"));
+  g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "12 pairs of runs"));
 
   draw = compare_row (compare, "frame/render/draw");
-  g_test_message ("8 pairs: draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100,
+  g_test_message ("12 pairs: draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100,
                   draw->shift_lo * 100, draw->shift_hi * 100, draw->threshold * 100);
   g_assert_cmpint (draw->method, ==, M6_DIFF_METHOD_PAIRED);
   g_assert_cmpint (draw->verdict, ==, M6_DIFF_SLOWER);
