@@ -10,8 +10,13 @@
  * so frames are not independent samples. Each run's series is cut into
  * blocks of consecutive frames (batch means, as in simulation output
  * analysis): block medians are close to independent once blocks are longer
- * than the correlation; the block length doubles while the block medians
- * still show a lag-1 autocorrelation. The estimate is the Hodges–Lehmann
+ * than the correlation; the block length (4 frames, or more so that there
+ * are at most 128 blocks) doubles while the block medians still show a
+ * significant lag-1 autocorrelation and 16 blocks or more remain. Batch
+ * means were chosen over a block bootstrap because they give the same
+ * protection against correlated frames with an exact, cheap interval, and
+ * p-values small enough for an FDR over thousands of scopes (a bootstrap
+ * would need tens of thousands of resamples per scope). The estimate is the Hodges–Lehmann
  * shift of B's block medians against A's, its interval the distribution-
  * free Moses interval (the inversion of the Wilcoxon rank-sum test) on the
  * blocks. Such a verdict covers these two runs only: what differs between
@@ -34,7 +39,10 @@
  * pair to pair. Pairing cancels what drifts between pairs.
  *
  * The verdict. A change counts only beyond a practical threshold, the
- * larger of the setting (±5 %) and the scope's A/A noise: the p-value is
+ * largest of the setting (5 %), the scope's A/A noise and a resolution of
+ * 500 ns per frame (relative to the faster side; below it, the profiler's
+ * own cost and the cache state of a process decide), symmetric on the log
+ * scale (+5 % slower or 1/1.05 faster): the p-value is
  * that of H0 "|shift| <= threshold" (the one-sided test toward the
  * estimate's side, doubled), the p-values of all scopes tested are
  * adjusted by Benjamini–Hochberg, and a scope is significant when its
