@@ -1,0 +1,1178 @@
+/* mach6-lua.c — the Lua module `mach6` (Lua 5.4 and LuaJIT 2.1 from one
+ * source): the original library's API — profiler.mark/done/root/convert and
+ * the sample module — in-process on libmach6-core, every mark and done also
+ * written to the shared-memory ring so the viewer can attach. The heap
+ * reading is the Lua state's own allocator, to the byte. mach6.auto() hooks
+ * calls and returns so an unmodified program shows its call tree.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "mach6.h"
+#include "m6-payload.h"
+#include "m6-profiler.h"
+#include "m6-reservoir.h"
+#include "m6-tree.h"
+
+#if LUA_VERSION_NUM < 502
+# define lua_rawlen(L, i) lua_objlen ((L), (i))
+#endif
+
+#define NODE_MT     "mach6.node"
+#define CHILDREN_MT "mach6.children"
+#define SAMPLE_MT   "mach6.sample"
+#define STACK_MT    "mach6.stack"
+
+/* Registry keys: the addresses of these are unique. */
+static char key_state;
+static char key_nodes;
+static char key_children;
+static char key_threads;
+static char key_chain;
+static char key_filter;
+
+/* ---------------------------------------------------------------------------
+ * Per-state profiler
+ * ------------------------------------------------------------------------- */
+
+/* One open scope of one Lua thread while auto-instrumentation is on. */
+enum {
+  ENTRY_SILENT = 1 << 0,   /* a call filtered out: kept only to match its return */
+  ENTRY_MANUAL = 1 << 1,   /* a profiler.mark() */
+};
+
+typedef struct
+{
+  const void *fn;          /* the closure, to match its return; NULL for manual */
+  guint32     tree_label;
+  guint32     ring_label;
+  guint32     flags;
+} Entry;
+
+/* The open scopes of one Lua thread (coroutine). Parked: its scopes are
+ * closed in the tree because it yielded; they are reopened when it is
+ * resumed. */
+typedef struct
+{
+  Entry   *entries;
+  guint    n_entries;
+  guint    n_alloc;
+  gboolean parked;
+} Stack;
+
+/* What a function looks like in the tree, looked up by where it is defined. */
+typedef struct
+{
+  const char *source;      /* pointer from lua_Debug, the key with line and cfn */
+  int         line;
+  lua_CFunction cfn;
+  char        short_src[LUA_IDSIZE];
+  guint32     tree_label;
+  guint32     ring_label;
+  gboolean    silent;
+} FuncInfo;
+
+typedef struct
+{
+  M6Tree     *tree;
+  guint64     unbalanced;  /* manual dones with nothing to close (auto mode) */
+
+  /* label cache: Lua string pointer -> ids, checked against the text */
+  struct { const char *s; guint32 tree_label; guint32 ring_label; } labels[256];
+
+  /* auto-instrumentation */
+  gboolean    auto_on;
+  gboolean    auto_c;      /* show C functions too */
+  gboolean    have_filter;
+  GHashTable *funcs;       /* FuncInfo by (source, line, cfn) */
+  lua_State  *cur_L;       /* the thread the last event came from */
+  Stack      *cur;
+  GPtrArray  *chain;       /* Stacks open in the tree, outermost first */
+  guint64     auto_events;
+} State;
+
+static inline gint64
+heap_bytes (lua_State *L)
+{
+  /* collectgarbage("count"), exact: KB and the remainder in bytes. Inside
+   * a finalizer Lua 5.4 refuses (-1); that reading is then 0 KB off. */
+  int kb = lua_gc (L, LUA_GCCOUNT, 0);
+  int b = lua_gc (L, LUA_GCCOUNTB, 0);
+  if (kb < 0 || b < 0)
+    return -1;
+  return (gint64) kb * 1024 + b;
+}
+
+static State *
+state_get (lua_State *L)
+{
+  lua_pushlightuserdata (L, &key_state);
+  lua_rawget (L, LUA_REGISTRYINDEX);
+  State *st = lua_touserdata (L, -1);
+  lua_pop (L, 1);
+  return st;
+}
+
+static void stack_close_all (State *st, Stack *s, gint64 t, gint64 h);
+
+static int
+state_gc (lua_State *L)
+{
+  State *st = lua_touserdata (L, 1);
+  g_clear_pointer (&st->tree, m6_tree_free);
+  g_clear_pointer (&st->funcs, g_hash_table_unref);
+  g_clear_pointer (&st->chain, g_ptr_array_unref);
+  return 0;
+}
+
+/* The ids of a label string, cached by the string's address: Lua interns
+ * short strings, so a repeated literal is the same pointer. */
+static void
+label_ids (State *st, const char *s, size_t len, guint32 *tree_label, guint32 *ring_label)
+{
+  guint slot = (guint) (((guintptr) s >> 4) & 255);
+  M6Labels *labels = m6_tree_get_labels (st->tree);
+
+  if (st->labels[slot].s == s)
+    {
+      guint32 id = st->labels[slot].tree_label;
+      if (m6_labels_get_len (labels, id) == len && memcmp (m6_labels_get (labels, id), s, len) == 0)
+        {
+          *tree_label = id;
+          *ring_label = st->labels[slot].ring_label;
+          return;
+        }
+    }
+  *tree_label = m6_labels_intern (labels, s, (gssize) len);
+  *ring_label = mach6_label_id (m6_labels_get (labels, *tree_label));
+  st->labels[slot].s = s;
+  st->labels[slot].tree_label = *tree_label;
+  st->labels[slot].ring_label = *ring_label;
+}
+
+/* Every scope opens and closes in both places: the in-process tree and the
+ * ring (which writes nothing unless a viewer records). */
+static inline void
+scope_open (State *st, guint32 tree_label, guint32 ring_label, gint64 t, gint64 h)
+{
+  m6_tree_mark (st->tree, tree_label, t, h);
+  mach6_mark_id_heap (ring_label, h);
+}
+
+static inline void
+scope_close (State *st, gint64 t, gint64 h)
+{
+  m6_tree_done (st->tree, t, h, NULL);
+  mach6_done_heap (h);
+}
+
+/* ---------------------------------------------------------------------------
+ * Per-thread stacks (auto mode)
+ * ------------------------------------------------------------------------- */
+
+static int
+stack_gc (lua_State *L)
+{
+  Stack *s = lua_touserdata (L, 1);
+  g_clear_pointer (&s->entries, g_free);
+  return 0;
+}
+
+static void
+stack_push (Stack *s, const Entry *e)
+{
+  if (s->n_entries == s->n_alloc)
+    {
+      s->n_alloc = s->n_alloc ? s->n_alloc * 2 : 16;
+      s->entries = g_renew (Entry, s->entries, s->n_alloc);
+    }
+  s->entries[s->n_entries++] = *e;
+}
+
+/* Close the scopes of @s in the tree, innermost first, keeping the entries. */
+static void
+stack_close_all (State *st, Stack *s, gint64 t, gint64 h)
+{
+  for (guint i = s->n_entries; i-- > 0;)
+    if (!(s->entries[i].flags & ENTRY_SILENT))
+      scope_close (st, t, h);
+}
+
+/* Reopen entries [from, n) of @s, outermost first. */
+static void
+stack_reopen (State *st, Stack *s, guint from, gint64 t, gint64 h)
+{
+  for (guint i = from; i < s->n_entries; i++)
+    if (!(s->entries[i].flags & ENTRY_SILENT))
+      scope_open (st, s->entries[i].tree_label, s->entries[i].ring_label, t, h);
+}
+
+/* Pop entries down to @keep (closing the open ones). */
+static void
+stack_pop_to (State *st, Stack *s, guint keep, gint64 t, gint64 h)
+{
+  while (s->n_entries > keep)
+    {
+      Entry *e = &s->entries[--s->n_entries];
+      if (!(e->flags & ENTRY_SILENT))
+        scope_close (st, t, h);
+    }
+}
+
+/* The Stack of @L, created on first use. Kept in a weak-keyed table so a
+ * collected coroutine takes its stack with it. */
+static Stack *
+stack_lookup (lua_State *L)
+{
+  lua_pushlightuserdata (L, &key_threads);
+  lua_rawget (L, LUA_REGISTRYINDEX);
+  lua_pushthread (L);
+  lua_rawget (L, -2);
+  Stack *s = lua_touserdata (L, -1);
+  lua_pop (L, 1);
+  if (s == NULL)
+    {
+      lua_pushthread (L);
+      s = lua_newuserdata (L, sizeof (Stack));
+      memset (s, 0, sizeof *s);
+      luaL_getmetatable (L, STACK_MT);
+      lua_setmetatable (L, -2);
+      lua_rawset (L, -3);
+    }
+  lua_pop (L, 1);
+  return s;
+}
+
+/* Keep the chain's stacks alive by reference while they are in it. */
+static void
+chain_ref (lua_State *L, guint index, gboolean keep)
+{
+  lua_pushlightuserdata (L, &key_chain);
+  lua_rawget (L, LUA_REGISTRYINDEX);
+  if (keep)
+    {
+      lua_pushlightuserdata (L, &key_threads);
+      lua_rawget (L, LUA_REGISTRYINDEX);
+      lua_pushthread (L);
+      lua_rawget (L, -2);
+      lua_rawseti (L, -3, (int) index + 1);
+      lua_pop (L, 1);
+    }
+  else
+    {
+      lua_pushnil (L);
+      lua_rawseti (L, -2, (int) index + 1);
+    }
+  lua_pop (L, 1);
+}
+
+/* Make @L the current thread. Coroutines nest: a thread already in the
+ * chain is a resumer we came back to, so every thread above it yielded (or
+ * ended) and its scopes close; any other thread is being resumed by the top
+ * of the chain, so its parked scopes reopen under whatever is open there. */
+static Stack *
+thread_switch (State *st, lua_State *L, gint64 t, gint64 h)
+{
+  Stack *s = stack_lookup (L);
+  guint i;
+
+  for (i = 0; i < st->chain->len; i++)
+    if (g_ptr_array_index (st->chain, i) == s)
+      break;
+  if (i < st->chain->len)
+    {
+      while (st->chain->len > i + 1)
+        {
+          Stack *top = g_ptr_array_index (st->chain, st->chain->len - 1);
+          stack_close_all (st, top, t, h);
+          top->parked = TRUE;
+          chain_ref (L, st->chain->len - 1, FALSE);
+          g_ptr_array_set_size (st->chain, st->chain->len - 1);
+        }
+    }
+  else
+    {
+      chain_ref (L, st->chain->len, TRUE);
+      g_ptr_array_add (st->chain, s);
+      if (s->parked)
+        stack_reopen (st, s, 0, t, h);
+      s->parked = FALSE;
+    }
+  st->cur_L = L;
+  st->cur = s;
+  return s;
+}
+
+static inline Stack *
+thread_current (State *st, lua_State *L, gint64 t, gint64 h)
+{
+  if (G_LIKELY (L == st->cur_L))
+    return st->cur;
+  return thread_switch (st, L, t, h);
+}
+
+/* Close every scope auto mode opened, in every thread, and forget them. */
+static void
+auto_reset (lua_State *L, State *st)
+{
+  gint64 t = m6_clock_monotonic_ns (NULL);
+  gint64 h = heap_bytes (L);
+
+  while (st->chain->len > 0)
+    {
+      Stack *top = g_ptr_array_index (st->chain, st->chain->len - 1);
+      stack_pop_to (st, top, 0, t, h);
+      g_ptr_array_set_size (st->chain, st->chain->len - 1);
+    }
+  st->cur_L = NULL;
+  st->cur = NULL;
+  lua_pushlightuserdata (L, &key_threads);
+  lua_newtable (L);
+  lua_newtable (L);
+  lua_pushliteral (L, "k");
+  lua_setfield (L, -2, "__mode");
+  lua_setmetatable (L, -2);
+  lua_rawset (L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata (L, &key_chain);
+  lua_newtable (L);
+  lua_rawset (L, LUA_REGISTRYINDEX);
+}
+
+/* ---------------------------------------------------------------------------
+ * profiler.mark / profiler.done
+ * ------------------------------------------------------------------------- */
+
+/* Errors name the function themselves: through pcall, Lua cannot. */
+static const char *
+check_label (lua_State *L, int arg, size_t *len)
+{
+  if (lua_type (L, arg) != LUA_TSTRING)
+    luaL_error (L, "bad argument #%d to 'mark' (string expected, got %s)", arg, luaL_typename (L, arg));
+  return lua_tolstring (L, arg, len);
+}
+
+static int
+l_mark (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  size_t len;
+  const char *label = check_label (L, 1, &len);
+  guint32 tree_label, ring_label;
+
+  label_ids (st, label, len, &tree_label, &ring_label);
+  /* Heap before clock: the reading's own cost stays out of the scope. */
+  gint64 h = heap_bytes (L);
+  gint64 t = m6_clock_monotonic_ns (NULL);
+  if (st->auto_on)
+    {
+      Stack *s = thread_current (st, L, t, h);
+      Entry e = { NULL, tree_label, ring_label, ENTRY_MANUAL };
+      stack_push (s, &e);
+    }
+  scope_open (st, tree_label, ring_label, t, h);
+  return 0;
+}
+
+static int
+l_done (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  gint64 h = heap_bytes (L);
+  gint64 t = m6_clock_monotonic_ns (NULL);
+
+  if (G_LIKELY (!st->auto_on))
+    {
+      scope_close (st, t, h);
+      return 0;
+    }
+
+  /* Auto mode: close the innermost manual scope of this thread. Function
+   * scopes opened inside it close with it and reopen at once one level up,
+   * so the frame-spanning pattern (done; mark) keeps the stream balanced. */
+  Stack *s = thread_current (st, L, t, h);
+  guint i = s->n_entries;
+  while (i > 0 && !(s->entries[i - 1].flags & ENTRY_MANUAL))
+    i--;
+  if (i == 0)
+    {
+      st->unbalanced++;
+      return 0;
+    }
+  i--;
+  for (guint j = s->n_entries; j-- > i;)
+    if (!(s->entries[j].flags & ENTRY_SILENT))
+      scope_close (st, t, h);
+  memmove (&s->entries[i], &s->entries[i + 1], (s->n_entries - i - 1) * sizeof (Entry));
+  s->n_entries--;
+  stack_reopen (st, s, i, t, h);
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * profiler.root: nodes and their children as read-only proxies
+ * ------------------------------------------------------------------------- */
+
+/* The one proxy of @node (of kind @mt), so that proxies compare equal. */
+static void
+push_proxy (lua_State *L, M6Node *node, void *cache_key, const char *mt)
+{
+  lua_pushlightuserdata (L, cache_key);
+  lua_rawget (L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata (L, node);
+  lua_rawget (L, -2);
+  if (lua_isnil (L, -1))
+    {
+      lua_pop (L, 1);
+      M6Node **p = lua_newuserdata (L, sizeof (M6Node *));
+      *p = node;
+      luaL_getmetatable (L, mt);
+      lua_setmetatable (L, -2);
+      lua_pushlightuserdata (L, node);
+      lua_pushvalue (L, -2);
+      lua_rawset (L, -4);
+    }
+  lua_remove (L, -2);
+}
+
+static void
+push_label (lua_State *L, State *st, const M6Node *node)
+{
+  M6Labels *labels = m6_tree_get_labels (st->tree);
+  if (node->parent == NULL)
+    lua_pushliteral (L, "root");
+  else
+    lua_pushlstring (L, m6_labels_get (labels, node->label), m6_labels_get_len (labels, node->label));
+}
+
+static int
+node_index (lua_State *L)
+{
+  M6Node *node = *(M6Node **) luaL_checkudata (L, 1, NODE_MT);
+  State *st = state_get (L);
+  const char *key = luaL_checkstring (L, 2);
+
+  if (strcmp (key, "children") == 0)
+    push_proxy (L, node, &key_children, CHILDREN_MT);
+  else if (strcmp (key, "label") == 0)
+    push_label (L, st, node);
+  else if (strcmp (key, "parent") == 0 && node->parent != NULL)
+    push_proxy (L, node->parent, &key_nodes, NODE_MT);
+  else if (strcmp (key, "count") == 0)
+    lua_pushinteger (L, (lua_Integer) node->count);
+  else
+    lua_pushnil (L);
+  return 1;
+}
+
+static int
+node_tostring (lua_State *L)
+{
+  M6Node *node = *(M6Node **) luaL_checkudata (L, 1, NODE_MT);
+  lua_pushliteral (L, "mach6 node ");
+  push_label (L, state_get (L), node);
+  lua_concat (L, 2);
+  return 1;
+}
+
+static M6Node *
+child_by_label (State *st, M6Node *node, const char *s, size_t len)
+{
+  M6Labels *labels = m6_tree_get_labels (st->tree);
+  for (M6Node *c = node->first_child; c != NULL; c = c->next_sibling)
+    if (m6_labels_get_len (labels, c->label) == len
+        && memcmp (m6_labels_get (labels, c->label), s, len) == 0)
+      return c;
+  return NULL;
+}
+
+static int
+children_index (lua_State *L)
+{
+  M6Node *node = *(M6Node **) luaL_checkudata (L, 1, CHILDREN_MT);
+  size_t len;
+  const char *s = lua_tolstring (L, 2, &len);
+  M6Node *c = s != NULL && lua_type (L, 2) == LUA_TSTRING
+    ? child_by_label (state_get (L), node, s, len) : NULL;
+
+  if (c != NULL)
+    push_proxy (L, c, &key_nodes, NODE_MT);
+  else
+    lua_pushnil (L);
+  return 1;
+}
+
+static int
+children_len (lua_State *L)
+{
+  M6Node *node = *(M6Node **) luaL_checkudata (L, 1, CHILDREN_MT);
+  lua_pushinteger (L, node->n_children);
+  return 1;
+}
+
+/* next() over children in first-seen order: the key is the label. */
+static int
+children_next (lua_State *L)
+{
+  M6Node *node = *(M6Node **) luaL_checkudata (L, 1, CHILDREN_MT);
+  State *st = state_get (L);
+  M6Node *c;
+
+  if (lua_isnil (L, 2))
+    c = node->first_child;
+  else
+    {
+      size_t len;
+      const char *s = luaL_checklstring (L, 2, &len);
+      c = child_by_label (st, node, s, len);
+      c = c != NULL ? c->next_sibling : NULL;
+    }
+  if (c == NULL)
+    return 0;
+  push_label (L, st, c);
+  push_proxy (L, c, &key_nodes, NODE_MT);
+  return 2;
+}
+
+static int
+children_pairs (lua_State *L)
+{
+  luaL_checkudata (L, 1, CHILDREN_MT);
+  lua_pushcfunction (L, children_next);
+  lua_pushvalue (L, 1);
+  lua_pushnil (L);
+  return 3;
+}
+
+/* ---------------------------------------------------------------------------
+ * profiler.convert: the payload of DESIGN §2 as Lua tables
+ * ------------------------------------------------------------------------- */
+
+static void
+push_json (lua_State *L, JsonNode *node)
+{
+  luaL_checkstack (L, 4, "payload too deep");
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *o = json_node_get_object (node);
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        lua_createtable (L, 0, (int) json_object_get_size (o));
+        json_object_iter_init (&iter, o);
+        while (json_object_iter_next (&iter, &name, &member))
+          {
+            push_json (L, member);
+            lua_setfield (L, -2, name);
+          }
+        break;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *a = json_node_get_array (node);
+        guint n = json_array_get_length (a);
+        lua_createtable (L, (int) n, 0);
+        for (guint i = 0; i < n; i++)
+          {
+            push_json (L, json_array_get_element (a, i));
+            lua_rawseti (L, -2, (int) i + 1);
+          }
+        break;
+      }
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node) == G_TYPE_INT64 ? 0
+              : json_node_get_value_type (node) == G_TYPE_DOUBLE ? 1
+              : json_node_get_value_type (node) == G_TYPE_STRING ? 2 : 3)
+        {
+        case 0: lua_pushinteger (L, (lua_Integer) json_node_get_int (node)); break;
+        case 1: lua_pushnumber (L, json_node_get_double (node)); break;
+        case 2: lua_pushstring (L, json_node_get_string (node)); break;
+        default: lua_pushboolean (L, json_node_get_boolean (node)); break;
+        }
+      break;
+    default:
+      lua_pushnil (L);
+      break;
+    }
+}
+
+static int
+l_convert (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  M6Node *node = m6_tree_get_root (st->tree);
+
+  if (!lua_isnoneornil (L, 1))
+    {
+      M6Node **p = luaL_testudata (L, 1, NODE_MT);
+      if (p == NULL)
+        return luaL_error (L, "bad argument #1 to 'convert' (mach6 node expected, got %s)",
+                           luaL_typename (L, 1));
+      node = *p;
+    }
+  g_autoptr (JsonNode) payload = m6_payload_build (st->tree, node);
+  push_json (L, payload);
+  return 1;
+}
+
+/* profiler.json(node): the payload as JSON text, as mach6 report --json. */
+static int
+l_json (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  M6Node *node = m6_tree_get_root (st->tree);
+  if (!lua_isnoneornil (L, 1))
+    node = *(M6Node **) luaL_checkudata (L, 1, NODE_MT);
+  g_autofree char *text = m6_payload_to_string (st->tree, node, lua_toboolean (L, 2));
+  lua_pushstring (L, text);
+  return 1;
+}
+
+static int
+l_unbalanced (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  lua_pushinteger (L, (lua_Integer) (m6_tree_get_unbalanced (st->tree) + st->unbalanced));
+  return 1;
+}
+
+static int
+l_depth (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  lua_pushinteger (L, m6_tree_get_depth (st->tree));
+  return 1;
+}
+
+/* profiler.root is a field, as in the original: the table's __index. */
+static int
+profiler_index (lua_State *L)
+{
+  const char *key = lua_tostring (L, 2);
+  if (key != NULL && strcmp (key, "root") == 0)
+    {
+      State *st = lua_touserdata (L, lua_upvalueindex (1));
+      push_proxy (L, m6_tree_get_root (st->tree), &key_nodes, NODE_MT);
+      return 1;
+    }
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Auto-instrumentation: a call/return hook
+ * ------------------------------------------------------------------------- */
+
+static lua_CFunction own_functions[16];
+static guint n_own_functions;
+
+static gboolean
+is_own_function (lua_CFunction f)
+{
+  for (guint i = 0; i < n_own_functions; i++)
+    if (own_functions[i] == f)
+      return TRUE;
+  return FALSE;
+}
+
+static guint
+func_hash (gconstpointer p)
+{
+  const FuncInfo *f = p;
+  return g_direct_hash (f->source) ^ (guint) f->line * 2654435761u ^ g_direct_hash ((gpointer) f->cfn);
+}
+
+static gboolean
+func_equal (gconstpointer a, gconstpointer b)
+{
+  const FuncInfo *x = a, *y = b;
+  return x->source == y->source && x->line == y->line && x->cfn == y->cfn
+         && strcmp (x->short_src, y->short_src) == 0;
+}
+
+/* The filter, run once per function: is it shown? */
+static gboolean
+func_filter_keeps (lua_State *L, const char *label, const char *short_src)
+{
+  lua_pushlightuserdata (L, &key_filter);
+  lua_rawget (L, LUA_REGISTRYINDEX);
+  if (!lua_isfunction (L, -1))
+    {
+      lua_pop (L, 1);
+      return TRUE;
+    }
+  lua_pushstring (L, label);
+  lua_pushstring (L, short_src);
+  if (lua_pcall (L, 2, 1, 0) != 0)
+    {
+      lua_pop (L, 1);
+      return TRUE;
+    }
+  gboolean keep = lua_toboolean (L, -1);
+  lua_pop (L, 1);
+  return keep;
+}
+
+static FuncInfo *
+func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn)
+{
+  FuncInfo key = { .source = ar->source, .line = ar->linedefined, .cfn = cfn };
+  g_strlcpy (key.short_src, ar->short_src, sizeof key.short_src);
+  FuncInfo *f = g_hash_table_lookup (st->funcs, &key);
+  if (f != NULL)
+    return f;
+
+  f = g_new (FuncInfo, 1);
+  *f = key;
+  /* "n" only now: the name as the first call site sees it. */
+  lua_getinfo (L, "n", ar);
+  const char *name = ar->name;
+  g_autofree char *label = NULL;
+  if (cfn != NULL || ar->what == NULL || strcmp (ar->what, "C") == 0)
+    label = g_strdup_printf ("%s [C]", name ? name : "?");
+  else if (strcmp (ar->what, "main") == 0)
+    label = g_strdup_printf ("main chunk (%s)", ar->short_src);
+  else
+    label = g_strdup_printf ("%s (%s:%d)", name ? name : "function", ar->short_src, ar->linedefined);
+  f->silent = (ar->what != NULL && strcmp (ar->what, "C") == 0 && !st->auto_c)
+              || (st->have_filter && !func_filter_keeps (L, label, ar->short_src));
+  f->tree_label = m6_labels_intern (m6_tree_get_labels (st->tree), label, -1);
+  f->ring_label = mach6_label_id (label);
+  g_hash_table_add (st->funcs, f);
+  return f;
+}
+
+#if LUA_VERSION_NUM < 502
+/* LuaJIT reports a tail call as a plain call and unwinds errors without
+ * returns: if the caller is in the stack, whatever is above it is gone. */
+static void
+resync_with_caller (lua_State *L, State *st, Stack *s, gint64 t, gint64 h)
+{
+  lua_Debug caller;
+  if (s->n_entries == 0 || !lua_getstack (L, 1, &caller))
+    return;
+  lua_getinfo (L, "f", &caller);
+  const void *fn = lua_topointer (L, -1);
+  lua_pop (L, 1);
+  for (guint i = s->n_entries; i-- > 0;)
+    if (s->entries[i].fn == fn)
+      {
+        /* Manual scopes above the caller belong to it: keep them. */
+        guint keep = i + 1;
+        while (keep < s->n_entries && (s->entries[keep].flags & ENTRY_MANUAL))
+          keep++;
+        stack_pop_to (st, s, keep, t, h);
+        return;
+      }
+}
+#endif
+
+static void
+hook (lua_State *L, lua_Debug *ar)
+{
+  State *st = state_get (L);
+  if (st == NULL || !st->auto_on)
+    {
+      lua_sethook (L, NULL, 0, 0);
+      return;
+    }
+
+  lua_getinfo (L, "Sf", ar);
+  lua_CFunction cfn = lua_iscfunction (L, -1) ? lua_tocfunction (L, -1) : NULL;
+  const void *fn = lua_topointer (L, -1);
+  lua_pop (L, 1);
+  if (cfn != NULL && is_own_function (cfn))
+    return;   /* mark/done manage the stack themselves */
+
+  gint64 h = heap_bytes (L);
+  gint64 t = m6_clock_monotonic_ns (NULL);
+  Stack *s = thread_current (st, L, t, h);
+  st->auto_events++;
+
+  if (ar->event == LUA_HOOKRET)
+    {
+      /* Pop down to this function's entry: anything above it was unwound
+       * by an error without a return of its own. */
+      for (guint i = s->n_entries; i-- > 0;)
+        if (s->entries[i].fn == fn)
+          {
+            stack_pop_to (st, s, i, t, h);
+            break;
+          }
+      return;
+    }
+
+#ifdef LUA_HOOKTAILCALL
+  if (ar->event == LUA_HOOKTAILCALL)
+    {
+      /* The caller's frame is replaced: its scope ends here and the callee
+       * appears beside it (as LuaJIT sees it too). */
+      guint i = s->n_entries;
+      while (i > 0 && (s->entries[i - 1].flags & ENTRY_MANUAL))
+        i--;
+      if (i > 0)
+        stack_pop_to (st, s, i - 1, t, h);
+    }
+#else
+  resync_with_caller (L, st, s, t, h);
+#endif
+
+  FuncInfo *f = func_info (L, st, ar, cfn);
+  Entry e = { fn, f->tree_label, f->ring_label, f->silent ? ENTRY_SILENT : 0 };
+  stack_push (s, &e);
+  if (!f->silent)
+    scope_open (st, f->tree_label, f->ring_label, t, h);
+}
+
+/* mach6.auto(on [, {include = {patterns}, exclude = {patterns}, c = bool}]) */
+static const char filter_source[] =
+  "local include, exclude = ...\n"
+  "return function (label, src)\n"
+  "  if include then\n"
+  "    local hit = false\n"
+  "    for _, p in ipairs (include) do\n"
+  "      if string.find (label, p) or string.find (src, p) then hit = true break end\n"
+  "    end\n"
+  "    if not hit then return false end\n"
+  "  end\n"
+  "  for _, p in ipairs (exclude or {}) do\n"
+  "    if string.find (label, p) or string.find (src, p) then return false end\n"
+  "  end\n"
+  "  return true\n"
+  "end\n";
+
+static int
+l_auto (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  luaL_checktype (L, 1, LUA_TBOOLEAN);
+  gboolean on = lua_toboolean (L, 1);
+
+  if (st->auto_on)
+    {
+      st->auto_on = FALSE;
+      auto_reset (L, st);
+    }
+  g_hash_table_remove_all (st->funcs);
+  st->have_filter = FALSE;
+  st->auto_c = FALSE;
+  lua_pushlightuserdata (L, &key_filter);
+  lua_pushnil (L);
+  lua_rawset (L, LUA_REGISTRYINDEX);
+
+  if (!on)
+    {
+      lua_sethook (L, NULL, 0, 0);
+      return 0;
+    }
+
+  if (!lua_isnoneornil (L, 2))
+    {
+      luaL_checktype (L, 2, LUA_TTABLE);
+      lua_getfield (L, 2, "c");
+      st->auto_c = lua_toboolean (L, -1);
+      lua_pop (L, 1);
+      if (luaL_loadstring (L, filter_source) != 0)
+        return lua_error (L);
+      lua_getfield (L, 2, "include");
+      lua_getfield (L, 2, "exclude");
+      for (int i = -2; i <= -1; i++)
+        if (!lua_isnil (L, i) && !lua_istable (L, i))
+          return luaL_error (L, "bad argument #2 to 'auto' (include and exclude must be tables of patterns)");
+      gboolean any = !lua_isnil (L, -1) || !lua_isnil (L, -2);
+      lua_call (L, 2, 1);
+      if (any)
+        {
+          lua_pushlightuserdata (L, &key_filter);
+          lua_insert (L, -2);
+          lua_rawset (L, LUA_REGISTRYINDEX);
+          st->have_filter = TRUE;
+        }
+      else
+        lua_pop (L, 1);
+    }
+  st->auto_on = TRUE;
+  lua_sethook (L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * sample: a reservoir of 128 and summarize()
+ * ------------------------------------------------------------------------- */
+
+typedef struct
+{
+  M6Rng   rng;
+  guint64 seen;
+  guint   n;
+  double  values[M6_RESERVOIR_SLOTS];
+} Sample;
+
+static int
+sample_new (lua_State *L)
+{
+  lua_Integer seed = luaL_optinteger (L, 1, 0x6d616368);
+  Sample *r = lua_newuserdata (L, sizeof (Sample));
+  memset (r, 0, sizeof *r);
+  m6_rng_seed (&r->rng, (guint64) seed);
+  luaL_getmetatable (L, SAMPLE_MT);
+  lua_setmetatable (L, -2);
+  return 1;
+}
+
+/* Algorithm R as DESIGN §2 and m6_reservoir_add(): the k-th value goes to
+ * slot k-1 while k <= 128, then to a uniform j in [0, k-1] if j < 128. */
+static int
+sample_add (lua_State *L)
+{
+  Sample *r = luaL_checkudata (L, 1, SAMPLE_MT);
+  double v = luaL_checknumber (L, 2);
+  guint64 k = ++r->seen;
+  if (k <= M6_RESERVOIR_SLOTS)
+    r->values[r->n++] = v;
+  else
+    {
+      guint64 j = m6_rng_below (&r->rng, k);
+      if (j < M6_RESERVOIR_SLOTS)
+        r->values[j] = v;
+    }
+  return 0;
+}
+
+static int
+sample_values (lua_State *L)
+{
+  Sample *r = luaL_checkudata (L, 1, SAMPLE_MT);
+  lua_createtable (L, (int) r->n, 0);
+  for (guint i = 0; i < r->n; i++)
+    {
+      lua_pushnumber (L, r->values[i]);
+      lua_rawseti (L, -2, (int) i + 1);
+    }
+  return 1;
+}
+
+static int
+sample_count (lua_State *L)
+{
+  Sample *r = luaL_checkudata (L, 1, SAMPLE_MT);
+  lua_pushinteger (L, (lua_Integer) r->seen);
+  return 1;
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+quantile (const double *sorted, size_t n, double p)
+{
+  /* Linear interpolation at the 1-based rank p*(n-1)+1 (numpy "linear"). */
+  double pos = p * (double) (n - 1);
+  size_t lo = (size_t) pos;
+  if (lo + 1 >= n)
+    return sorted[n - 1];
+  return sorted[lo] + (pos - (double) lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+static void
+push_summary (lua_State *L, double *v, size_t n)
+{
+  double min = 0, max = 0, avg = 0, p10 = 0, p50 = 0, p90 = 0;
+  if (n > 0)
+    {
+      qsort (v, n, sizeof *v, compare_double);
+      double sum = 0;
+      for (size_t i = 0; i < n; i++)
+        sum += v[i];
+      min = v[0];
+      max = v[n - 1];
+      avg = sum / (double) n;
+      p10 = quantile (v, n, 0.10);
+      p50 = quantile (v, n, 0.50);
+      p90 = quantile (v, n, 0.90);
+    }
+  lua_createtable (L, 0, 7);
+  lua_pushinteger (L, (lua_Integer) n); lua_setfield (L, -2, "n");
+  lua_pushnumber (L, min); lua_setfield (L, -2, "min");
+  lua_pushnumber (L, max); lua_setfield (L, -2, "max");
+  lua_pushnumber (L, avg); lua_setfield (L, -2, "avg");
+  lua_pushnumber (L, p10); lua_setfield (L, -2, "p10");
+  lua_pushnumber (L, p50); lua_setfield (L, -2, "p50");
+  lua_pushnumber (L, p90); lua_setfield (L, -2, "p90");
+}
+
+/* sample.summarize(values): values is an array of numbers or a reservoir. */
+static int
+sample_summarize (lua_State *L)
+{
+  Sample *r = luaL_testudata (L, 1, SAMPLE_MT);
+  if (r != NULL)
+    {
+      double v[M6_RESERVOIR_SLOTS];
+      memcpy (v, r->values, r->n * sizeof (double));
+      push_summary (L, v, r->n);
+      return 1;
+    }
+  luaL_checktype (L, 1, LUA_TTABLE);
+  size_t n = lua_rawlen (L, 1);
+  double *v = lua_newuserdata (L, (n ? n : 1) * sizeof (double));
+  for (size_t i = 0; i < n; i++)
+    {
+      lua_rawgeti (L, 1, (int) i + 1);
+      if (lua_type (L, -1) != LUA_TNUMBER)
+        return luaL_error (L, "bad argument #1 to 'summarize' (value %d is %s, not a number)",
+                           (int) i + 1, luaL_typename (L, -1));
+      v[i] = lua_tonumber (L, -1);
+      lua_pop (L, 1);
+    }
+  push_summary (L, v, n);
+  return 1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Module
+ * ------------------------------------------------------------------------- */
+
+static int
+l_heap (lua_State *L)
+{
+  lua_pushnumber (L, (lua_Number) heap_bytes (L));
+  return 1;
+}
+
+static int
+l_attached (lua_State *L)
+{
+  lua_pushboolean (L, mach6_attached ());
+  return 1;
+}
+
+static int
+l_thread_name (lua_State *L)
+{
+  mach6_thread_name (luaL_checkstring (L, 1));
+  return 0;
+}
+
+static int
+l_auto_events (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  lua_pushnumber (L, (lua_Number) st->auto_events);
+  return 1;
+}
+
+static void
+new_metatable (lua_State *L, const char *name, const luaL_Reg *fns)
+{
+  luaL_newmetatable (L, name);
+  luaL_setfuncs (L, fns, 0);
+  lua_pushliteral (L, "mach6");
+  lua_setfield (L, -2, "__metatable");
+  lua_pop (L, 1);
+}
+
+static void
+own (lua_CFunction f)
+{
+  if (!is_own_function (f) && n_own_functions < G_N_ELEMENTS (own_functions))
+    own_functions[n_own_functions++] = f;
+}
+
+__attribute__((visibility ("default"))) int luaopen_mach6 (lua_State *L);
+
+int
+luaopen_mach6 (lua_State *L)
+{
+  /* One profiler per Lua state: require() twice gives the same one. */
+  State *st = state_get (L);
+  if (st == NULL)
+    {
+      st = lua_newuserdata (L, sizeof (State));
+      memset (st, 0, sizeof *st);
+      st->tree = m6_tree_new (NULL);
+      st->funcs = g_hash_table_new_full (func_hash, func_equal, NULL, g_free);
+      st->chain = g_ptr_array_new ();
+      lua_newtable (L);
+      lua_pushcfunction (L, state_gc);
+      lua_setfield (L, -2, "__gc");
+      lua_setmetatable (L, -2);
+      lua_pushlightuserdata (L, &key_state);
+      lua_insert (L, -2);
+      lua_rawset (L, LUA_REGISTRYINDEX);
+
+      /* Proxy caches: weak values, so unused proxies go. */
+      void *caches[] = { &key_nodes, &key_children };
+      for (guint i = 0; i < G_N_ELEMENTS (caches); i++)
+        {
+          lua_pushlightuserdata (L, caches[i]);
+          lua_newtable (L);
+          lua_newtable (L);
+          lua_pushliteral (L, "v");
+          lua_setfield (L, -2, "__mode");
+          lua_setmetatable (L, -2);
+          lua_rawset (L, LUA_REGISTRYINDEX);
+        }
+
+      static const luaL_Reg node_fns[] = {
+        { "__index", node_index }, { "__tostring", node_tostring }, { NULL, NULL } };
+      static const luaL_Reg children_fns[] = {
+        { "__index", children_index }, { "__len", children_len },
+        { "__pairs", children_pairs }, { NULL, NULL } };
+      static const luaL_Reg stack_fns[] = { { "__gc", stack_gc }, { NULL, NULL } };
+      static const luaL_Reg sample_methods[] = {
+        { "add", sample_add }, { "values", sample_values }, { "count", sample_count },
+        { "summarize", sample_summarize }, { NULL, NULL } };
+      new_metatable (L, NODE_MT, node_fns);
+      new_metatable (L, CHILDREN_MT, children_fns);
+      new_metatable (L, STACK_MT, stack_fns);
+      luaL_newmetatable (L, SAMPLE_MT);
+      luaL_newlib (L, sample_methods);
+      lua_setfield (L, -2, "__index");
+      lua_pop (L, 1);
+      auto_reset (L, st);
+    }
+
+  static const luaL_Reg profiler_fns[] = {
+    { "mark", l_mark }, { "done", l_done }, { "convert", l_convert }, { "json", l_json },
+    { "unbalanced", l_unbalanced }, { "depth", l_depth }, { NULL, NULL } };
+  static const luaL_Reg module_fns[] = {
+    { "auto", l_auto }, { "auto_events", l_auto_events }, { NULL, NULL } };
+  own (l_mark);
+  own (l_done);
+  own (l_auto);
+
+  lua_newtable (L);                           /* mach6 */
+  lua_newtable (L);                           /* mach6.profiler */
+  lua_pushlightuserdata (L, st);
+  luaL_setfuncs (L, profiler_fns, 1);
+  lua_newtable (L);
+  lua_pushlightuserdata (L, st);
+  lua_pushcclosure (L, profiler_index, 1);
+  lua_setfield (L, -2, "__index");
+  lua_setmetatable (L, -2);
+  lua_setfield (L, -2, "profiler");
+
+  lua_pushlightuserdata (L, st);
+  luaL_setfuncs (L, module_fns, 1);
+  lua_pushcfunction (L, l_heap);
+  lua_setfield (L, -2, "heap");
+  lua_pushcfunction (L, l_attached);
+  lua_setfield (L, -2, "attached");
+  lua_pushcfunction (L, l_thread_name);
+  lua_setfield (L, -2, "thread_name");
+
+  static const luaL_Reg sample_fns[] = {
+    { "new", sample_new }, { "add", sample_add }, { "values", sample_values },
+    { "summarize", sample_summarize }, { NULL, NULL } };
+  luaL_newlib (L, sample_fns);
+  lua_setfield (L, -2, "sample");
+  return 1;
+}
