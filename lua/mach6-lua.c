@@ -42,6 +42,7 @@ static char key_filter;
 enum {
   ENTRY_SILENT = 1 << 0,   /* a call filtered out: kept only to match its return */
   ENTRY_MANUAL = 1 << 1,   /* a profiler.mark() */
+  ENTRY_LOCAL  = 1 << 2,   /* in the in-process tree only, not in the ring */
 };
 
 typedef struct
@@ -50,6 +51,7 @@ typedef struct
   guint32     tree_label;
   guint32     ring_label;
   guint32     flags;
+  guint32     level;       /* LuaJIT: frames on the stack of its function */
 } Entry;
 
 /* The open scopes of one Lua thread (coroutine). Parked: its scopes are
@@ -84,6 +86,9 @@ typedef struct
   struct { const char *s; guint32 tree_label; guint32 ring_label; } labels[256];
 
   /* auto-instrumentation */
+  gboolean    collect;     /* full collection before every reading */
+  gboolean    collecting;  /* inside it (a finalizer may call us) */
+
   gboolean    auto_on;
   gboolean    auto_c;      /* show C functions too */
   gboolean    have_filter;
@@ -95,7 +100,7 @@ typedef struct
 } State;
 
 static inline gint64
-heap_bytes (lua_State *L)
+heap_count (lua_State *L)
 {
   /* collectgarbage("count"), exact: KB and the remainder in bytes. Inside
    * a finalizer Lua 5.4 refuses (-1); that reading is then 0 KB off. */
@@ -104,6 +109,23 @@ heap_bytes (lua_State *L)
   if (kb < 0 || b < 0)
     return -1;
   return (gint64) kb * 1024 + b;
+}
+
+/* The reading every mark and done takes. In collect mode, garbage goes
+ * first: a scope's delta is then what it retains, not what it allocated
+ * (in a collected heap, the frees of a collection land in whichever scope
+ * happens to trigger it, so a scope that only makes garbage looks as if it
+ * grew). Exact, and as slow as a full collection per event. */
+static gint64
+heap_bytes (State *st, lua_State *L)
+{
+  if (G_UNLIKELY (st->collect) && !st->collecting)
+    {
+      st->collecting = TRUE;
+      lua_gc (L, LUA_GCCOLLECT, 0);
+      st->collecting = FALSE;
+    }
+  return heap_count (L);
 }
 
 static State *
@@ -156,17 +178,19 @@ label_ids (State *st, const char *s, size_t len, guint32 *tree_label, guint32 *r
 /* Every scope opens and closes in both places: the in-process tree and the
  * ring (which writes nothing unless a viewer records). */
 static inline void
-scope_open (State *st, guint32 tree_label, guint32 ring_label, gint64 t, gint64 h)
+scope_open (State *st, guint32 tree_label, guint32 ring_label, gint64 t, gint64 h, guint32 flags)
 {
   m6_tree_mark (st->tree, tree_label, t, h);
-  mach6_mark_id_heap (ring_label, h);
+  if (!(flags & ENTRY_LOCAL))
+    mach6_mark_id_heap (ring_label, h);
 }
 
 static inline void
-scope_close (State *st, gint64 t, gint64 h)
+scope_close (State *st, gint64 t, gint64 h, guint32 flags)
 {
   m6_tree_done (st->tree, t, h, NULL);
-  mach6_done_heap (h);
+  if (!(flags & ENTRY_LOCAL))
+    mach6_done_heap (h);
 }
 
 /* ---------------------------------------------------------------------------
@@ -198,16 +222,32 @@ stack_close_all (State *st, Stack *s, gint64 t, gint64 h)
 {
   for (guint i = s->n_entries; i-- > 0;)
     if (!(s->entries[i].flags & ENTRY_SILENT))
-      scope_close (st, t, h);
+      scope_close (st, t, h, s->entries[i].flags);
 }
 
-/* Reopen entries [from, n) of @s, outermost first. */
+static gboolean chain_has_manual (State *st, Stack *except);
+
+/* Reopen entries [from, n) of @s, outermost first. Whether a function
+ * scope goes to the ring depends on the manual scopes below it, which may
+ * have changed. */
 static void
 stack_reopen (State *st, Stack *s, guint from, gint64 t, gint64 h)
 {
+  gboolean manual_below = chain_has_manual (st, s);
+  for (guint i = 0; i < from && !manual_below; i++)
+    manual_below = (s->entries[i].flags & ENTRY_MANUAL) != 0;
   for (guint i = from; i < s->n_entries; i++)
-    if (!(s->entries[i].flags & ENTRY_SILENT))
-      scope_open (st, s->entries[i].tree_label, s->entries[i].ring_label, t, h);
+    {
+      Entry *e = &s->entries[i];
+      if (e->flags & ENTRY_MANUAL)
+        manual_below = TRUE;
+      else if (manual_below)
+        e->flags &= ~ENTRY_LOCAL;
+      else
+        e->flags |= ENTRY_LOCAL;
+      if (!(e->flags & ENTRY_SILENT))
+        scope_open (st, e->tree_label, e->ring_label, t, h, e->flags);
+    }
 }
 
 /* Pop entries down to @keep (closing the open ones). */
@@ -218,7 +258,7 @@ stack_pop_to (State *st, Stack *s, guint keep, gint64 t, gint64 h)
     {
       Entry *e = &s->entries[--s->n_entries];
       if (!(e->flags & ENTRY_SILENT))
-        scope_close (st, t, h);
+        scope_close (st, t, h, e->flags);
     }
 }
 
@@ -244,6 +284,23 @@ stack_lookup (lua_State *L)
     }
   lua_pop (L, 1);
   return s;
+}
+
+/* Is a manual scope open in the threads that resumed (or are) the current
+ * one, other than @except? */
+static gboolean
+chain_has_manual (State *st, Stack *except)
+{
+  for (guint i = 0; i < st->chain->len; i++)
+    {
+      Stack *c = g_ptr_array_index (st->chain, i);
+      if (c == except)
+        continue;
+      for (guint j = 0; j < c->n_entries; j++)
+        if (c->entries[j].flags & ENTRY_MANUAL)
+          return TRUE;
+    }
+  return FALSE;
 }
 
 /* Keep the chain's stacks alive by reference while they are in it. */
@@ -314,19 +371,10 @@ thread_current (State *st, lua_State *L, gint64 t, gint64 h)
   return thread_switch (st, L, t, h);
 }
 
-/* Close every scope auto mode opened, in every thread, and forget them. */
 static void
-auto_reset (lua_State *L, State *st)
+threads_forget (lua_State *L, State *st)
 {
-  gint64 t = m6_clock_monotonic_ns (NULL);
-  gint64 h = heap_bytes (L);
-
-  while (st->chain->len > 0)
-    {
-      Stack *top = g_ptr_array_index (st->chain, st->chain->len - 1);
-      stack_pop_to (st, top, 0, t, h);
-      g_ptr_array_set_size (st->chain, st->chain->len - 1);
-    }
+  g_ptr_array_set_size (st->chain, 0);
   st->cur_L = NULL;
   st->cur = NULL;
   lua_pushlightuserdata (L, &key_threads);
@@ -340,6 +388,93 @@ auto_reset (lua_State *L, State *st)
   lua_newtable (L);
   lua_rawset (L, LUA_REGISTRYINDEX);
 }
+
+/* Auto mode ends: close every function scope, in every thread. Manual
+ * scopes that were open below all of them (a frame opened before auto)
+ * stay open for their done(). */
+static void
+auto_stop (lua_State *L, State *st)
+{
+  gint64 h = heap_bytes (st, L);
+  gint64 t = m6_clock_monotonic_ns (NULL);
+
+  while (st->chain->len > 0)
+    {
+      Stack *top = g_ptr_array_index (st->chain, st->chain->len - 1);
+      guint keep = 0;
+      if (st->chain->len == 1)
+        while (keep < top->n_entries && (top->entries[keep].flags & ENTRY_MANUAL))
+          keep++;
+      stack_pop_to (st, top, keep, t, h);
+      g_ptr_array_set_size (st->chain, st->chain->len - 1);
+    }
+  threads_forget (L, st);
+}
+
+/* Auto mode starts: the scopes already open become manual entries of
+ * this thread, so that their done() finds them. */
+static void
+auto_start (lua_State *L, State *st)
+{
+  threads_forget (L, st);
+  Stack *s = thread_switch (st, L, 0, 0);
+  guint depth = m6_tree_get_depth (st->tree);
+  M6Node *node = m6_tree_get_current (st->tree);
+  M6Labels *labels = m6_tree_get_labels (st->tree);
+
+  s->n_entries = 0;
+  for (guint i = 0; i < depth; i++)
+    stack_push (s, &(Entry) { NULL, 0, 0, ENTRY_MANUAL, 0 });
+  for (guint i = depth; i-- > 0 && node != NULL && node->parent != NULL; node = node->parent)
+    {
+      s->entries[i].tree_label = node->label;
+      s->entries[i].ring_label = mach6_label_id (m6_labels_get (labels, node->label));
+    }
+}
+
+#if LUA_VERSION_NUM < 502
+/* Frames on @L's stack (level 0 is the running function). LuaJIT reports
+ * a tail call as a plain call and unwinds errors without returns, so its
+ * entries are matched by stack depth rather than by events: at a call at
+ * depth d, anything at depth >= d is gone. */
+static guint32
+stack_frames (lua_State *L)
+{
+  lua_Debug ar;
+  int lo = 0, hi = 1;
+  while (lua_getstack (L, hi, &ar))
+    {
+      lo = hi;
+      hi *= 2;
+    }
+  while (lo + 1 < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+      if (lua_getstack (L, mid, &ar))
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return (guint32) lo + 1;
+}
+
+/* Returns whether a function entry of exactly @level was left: at a call,
+ * that frame was replaced, so this is a tail call. */
+static gboolean
+pop_from_level (State *st, Stack *s, guint32 level, gint64 t, gint64 h)
+{
+  gboolean replaced = FALSE;
+  guint keep = s->n_entries;
+  while (keep > 0 && s->entries[keep - 1].level >= level)
+    {
+      keep--;
+      if (s->entries[keep].level == level && !(s->entries[keep].flags & ENTRY_MANUAL))
+        replaced = TRUE;
+    }
+  stack_pop_to (st, s, keep, t, h);
+  return replaced;
+}
+#endif
 
 /* ---------------------------------------------------------------------------
  * profiler.mark / profiler.done
@@ -364,15 +499,18 @@ l_mark (lua_State *L)
 
   label_ids (st, label, len, &tree_label, &ring_label);
   /* Heap before clock: the reading's own cost stays out of the scope. */
-  gint64 h = heap_bytes (L);
+  gint64 h = heap_bytes (st, L);
   gint64 t = m6_clock_monotonic_ns (NULL);
   if (st->auto_on)
     {
       Stack *s = thread_current (st, L, t, h);
-      Entry e = { NULL, tree_label, ring_label, ENTRY_MANUAL };
+      Entry e = { NULL, tree_label, ring_label, ENTRY_MANUAL, 0 };
+#if LUA_VERSION_NUM < 502
+      e.level = stack_frames (L) - 1;   /* its caller's: mark is level 0 */
+#endif
       stack_push (s, &e);
     }
-  scope_open (st, tree_label, ring_label, t, h);
+  scope_open (st, tree_label, ring_label, t, h, 0);
   return 0;
 }
 
@@ -380,12 +518,12 @@ static int
 l_done (lua_State *L)
 {
   State *st = lua_touserdata (L, lua_upvalueindex (1));
-  gint64 h = heap_bytes (L);
+  gint64 h = heap_bytes (st, L);
   gint64 t = m6_clock_monotonic_ns (NULL);
 
   if (G_LIKELY (!st->auto_on))
     {
-      scope_close (st, t, h);
+      scope_close (st, t, h, 0);
       return 0;
     }
 
@@ -404,7 +542,7 @@ l_done (lua_State *L)
   i--;
   for (guint j = s->n_entries; j-- > i;)
     if (!(s->entries[j].flags & ENTRY_SILENT))
-      scope_close (st, t, h);
+      scope_close (st, t, h, s->entries[j].flags);
   memmove (&s->entries[i], &s->entries[i + 1], (s->n_entries - i - 1) * sizeof (Entry));
   s->n_entries--;
   stack_reopen (st, s, i, t, h);
@@ -717,7 +855,7 @@ func_filter_keeps (lua_State *L, const char *label, const char *short_src)
 }
 
 static FuncInfo *
-func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn)
+func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn, gboolean tail)
 {
   FuncInfo key = { .source = ar->source, .line = ar->linedefined, .cfn = cfn };
   g_strlcpy (key.short_src, ar->short_src, sizeof key.short_src);
@@ -727,9 +865,14 @@ func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn)
 
   f = g_new (FuncInfo, 1);
   *f = key;
-  /* "n" only now: the name as the first call site sees it. */
-  lua_getinfo (L, "n", ar);
-  const char *name = ar->name;
+  /* "n" only now: the name as the first call site sees it. A tail call
+   * has no call site (LuaJIT would name the replaced caller's). */
+  const char *name = NULL;
+  if (!tail)
+    {
+      lua_getinfo (L, "n", ar);
+      name = ar->name;
+    }
   g_autofree char *label = NULL;
   if (cfn != NULL || ar->what == NULL || strcmp (ar->what, "C") == 0)
     label = g_strdup_printf ("%s [C]", name ? name : "?");
@@ -745,30 +888,6 @@ func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn)
   return f;
 }
 
-#if LUA_VERSION_NUM < 502
-/* LuaJIT reports a tail call as a plain call and unwinds errors without
- * returns: if the caller is in the stack, whatever is above it is gone. */
-static void
-resync_with_caller (lua_State *L, State *st, Stack *s, gint64 t, gint64 h)
-{
-  lua_Debug caller;
-  if (s->n_entries == 0 || !lua_getstack (L, 1, &caller))
-    return;
-  lua_getinfo (L, "f", &caller);
-  const void *fn = lua_topointer (L, -1);
-  lua_pop (L, 1);
-  for (guint i = s->n_entries; i-- > 0;)
-    if (s->entries[i].fn == fn)
-      {
-        /* Manual scopes above the caller belong to it: keep them. */
-        guint keep = i + 1;
-        while (keep < s->n_entries && (s->entries[keep].flags & ENTRY_MANUAL))
-          keep++;
-        stack_pop_to (st, s, keep, t, h);
-        return;
-      }
-}
-#endif
 
 static void
 hook (lua_State *L, lua_Debug *ar)
@@ -787,11 +906,17 @@ hook (lua_State *L, lua_Debug *ar)
   if (cfn != NULL && is_own_function (cfn))
     return;   /* mark/done manage the stack themselves */
 
-  gint64 h = heap_bytes (L);
+  gint64 h = heap_bytes (st, L);
   gint64 t = m6_clock_monotonic_ns (NULL);
   Stack *s = thread_current (st, L, t, h);
   st->auto_events++;
 
+#if LUA_VERSION_NUM < 502
+  guint32 level = stack_frames (L);
+  gboolean tail = pop_from_level (st, s, level, t, h);
+  if (ar->event != LUA_HOOKCALL)
+    return;
+#else
   if (ar->event == LUA_HOOKRET)
     {
       /* Pop down to this function's entry: anything above it was unwound
@@ -806,7 +931,8 @@ hook (lua_State *L, lua_Debug *ar)
     }
 
 #ifdef LUA_HOOKTAILCALL
-  if (ar->event == LUA_HOOKTAILCALL)
+  gboolean tail = ar->event == LUA_HOOKTAILCALL;
+  if (tail)
     {
       /* The caller's frame is replaced: its scope ends here and the callee
        * appears beside it (as LuaJIT sees it too). */
@@ -816,15 +942,24 @@ hook (lua_State *L, lua_Debug *ar)
       if (i > 0)
         stack_pop_to (st, s, i - 1, t, h);
     }
-#else
-  resync_with_caller (L, st, s, t, h);
+#endif
 #endif
 
-  FuncInfo *f = func_info (L, st, ar, cfn);
-  Entry e = { fn, f->tree_label, f->ring_label, f->silent ? ENTRY_SILENT : 0 };
+  FuncInfo *f = func_info (L, st, ar, cfn, tail);
+  /* A function goes to the ring only inside a manual scope (a frame):
+   * the ring records from a top-level mark on, and the outermost function
+   * of a program (its main loop) never returns. */
+  guint32 flags = f->silent ? ENTRY_SILENT : 0;
+  gboolean manual_below = chain_has_manual (st, NULL);
+  if (!manual_below)
+    flags |= ENTRY_LOCAL;
+  Entry e = { fn, f->tree_label, f->ring_label, flags, 0 };
+#if LUA_VERSION_NUM < 502
+  e.level = level;
+#endif
   stack_push (s, &e);
   if (!f->silent)
-    scope_open (st, f->tree_label, f->ring_label, t, h);
+    scope_open (st, f->tree_label, f->ring_label, t, h, flags);
 }
 
 /* mach6.auto(on [, {include = {patterns}, exclude = {patterns}, c = bool}]) */
@@ -854,7 +989,7 @@ l_auto (lua_State *L)
   if (st->auto_on)
     {
       st->auto_on = FALSE;
-      auto_reset (L, st);
+      auto_stop (L, st);
     }
   g_hash_table_remove_all (st->funcs);
   st->have_filter = FALSE;
@@ -894,6 +1029,7 @@ l_auto (lua_State *L)
       else
         lua_pop (L, 1);
     }
+  auto_start (L, st);
   st->auto_on = TRUE;
   lua_sethook (L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
   return 0;
@@ -1043,8 +1179,18 @@ sample_summarize (lua_State *L)
 static int
 l_heap (lua_State *L)
 {
-  lua_pushnumber (L, (lua_Number) heap_bytes (L));
+  lua_pushnumber (L, (lua_Number) heap_count (L));
   return 1;
+}
+
+/* mach6.collect(on): collect mode (see heap_bytes). */
+static int
+l_collect (lua_State *L)
+{
+  State *st = lua_touserdata (L, lua_upvalueindex (1));
+  luaL_checktype (L, 1, LUA_TBOOLEAN);
+  st->collect = lua_toboolean (L, 1);
+  return 0;
 }
 
 static int
@@ -1137,14 +1283,15 @@ luaopen_mach6 (lua_State *L)
       luaL_newlib (L, sample_methods);
       lua_setfield (L, -2, "__index");
       lua_pop (L, 1);
-      auto_reset (L, st);
+      threads_forget (L, st);
     }
 
   static const luaL_Reg profiler_fns[] = {
     { "mark", l_mark }, { "done", l_done }, { "convert", l_convert }, { "json", l_json },
     { "unbalanced", l_unbalanced }, { "depth", l_depth }, { NULL, NULL } };
   static const luaL_Reg module_fns[] = {
-    { "auto", l_auto }, { "auto_events", l_auto_events }, { NULL, NULL } };
+    { "auto", l_auto }, { "auto_events", l_auto_events }, { "collect", l_collect },
+    { NULL, NULL } };
   own (l_mark);
   own (l_done);
   own (l_auto);
