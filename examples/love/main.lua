@@ -1,7 +1,8 @@
 -- main.lua — a small LÖVE game instrumented with the mach6 Lua module:
 -- balls move (physics), steer (ai), shed particles (particles) and are drawn
 -- (render). `L` toggles a leak in particles, `H` a 30 ms hitch in ai.
--- Arguments: --leak, --hitch, --quit-after S.
+-- Arguments: --leak, --hitch, --quit-after S, --screenshot FILE.png (after
+-- 2 s; FILE is an absolute path).
 -- The module is found where meson installs it, or in the build tree next
 -- to this folder (build/lua/5.1/mach6.so), or through MACH6_LUA_CPATH.
 local source = love.filesystem.getSource ()
@@ -11,7 +12,7 @@ local mach6 = require ("mach6")
 local profiler = mach6.profiler
 
 local balls, particles, leaked = {}, {}, {}
-local leak, hitch, quit_after = false, false, nil
+local leak, hitch, quit_after, screenshot = false, false, nil, nil
 local elapsed, frames = 0, 0
 
 local function busy (seconds)
@@ -24,6 +25,7 @@ function love.load (args)
     if a == "--leak" then leak = true end
     if a == "--hitch" then hitch = true end
     if a == "--quit-after" then quit_after = tonumber (args[i + 1]) end
+    if a == "--screenshot" then screenshot = args[i + 1] end
   end
   love.math.setRandomSeed (6)
   for i = 1, 200 do
@@ -74,6 +76,14 @@ function love.update (dt)
   frames = frames + 1
   elapsed = elapsed + dt
   if quit_after and elapsed > quit_after then love.event.quit () end
+  if screenshot and elapsed > 2 then
+    local path = screenshot
+    screenshot = nil
+    love.graphics.captureScreenshot (function (image)
+      local f = io.open (path, "wb")
+      if f then f:write (image:encode ("png"):getString ()) f:close () end
+    end)
+  end
 end
 
 function love.draw ()
@@ -84,6 +94,7 @@ function love.draw ()
   profiler.done ()
   profiler.mark ("particles")
   love.graphics.setColor (1, 0.6, 0.2)
+  love.graphics.setPointSize (3)
   for _, p in ipairs (particles) do love.graphics.points (p.x, p.y) end
   profiler.done ()
   profiler.mark ("hud")
