@@ -43,7 +43,9 @@ enum {
   ENTRY_SILENT = 1 << 0,   /* a call filtered out: kept only to match its return */
   ENTRY_MANUAL = 1 << 1,   /* a profiler.mark() */
   ENTRY_LOCAL  = 1 << 2,   /* in the in-process tree only, not in the ring */
+  ENTRY_FRAME  = 1 << 3,   /* a function auto(true, {frame = ...}) names a frame */
 };
+#define ENTRY_RING_ROOT (ENTRY_MANUAL | ENTRY_FRAME)
 
 typedef struct
 {
@@ -75,6 +77,7 @@ typedef struct
   guint32     tree_label;
   guint32     ring_label;
   gboolean    silent;
+  gboolean    frame;       /* matches auto's frame patterns */
 } FuncInfo;
 
 typedef struct
@@ -235,11 +238,11 @@ stack_reopen (State *st, Stack *s, guint from, gint64 t, gint64 h)
 {
   gboolean manual_below = chain_has_manual (st, s);
   for (guint i = 0; i < from && !manual_below; i++)
-    manual_below = (s->entries[i].flags & ENTRY_MANUAL) != 0;
+    manual_below = (s->entries[i].flags & ENTRY_RING_ROOT) != 0;
   for (guint i = from; i < s->n_entries; i++)
     {
       Entry *e = &s->entries[i];
-      if (e->flags & ENTRY_MANUAL)
+      if (e->flags & ENTRY_RING_ROOT)
         manual_below = TRUE;
       else if (manual_below)
         e->flags &= ~ENTRY_LOCAL;
@@ -297,7 +300,7 @@ chain_has_manual (State *st, Stack *except)
       if (c == except)
         continue;
       for (guint j = 0; j < c->n_entries; j++)
-        if (c->entries[j].flags & ENTRY_MANUAL)
+        if (c->entries[j].flags & ENTRY_RING_ROOT)
           return TRUE;
     }
   return FALSE;
@@ -831,10 +834,11 @@ func_equal (gconstpointer a, gconstpointer b)
          && strcmp (x->short_src, y->short_src) == 0;
 }
 
-/* The filter, run once per function: is it shown? */
+/* The filter, run once per function: is it shown, and is it a frame? */
 static gboolean
-func_filter_keeps (lua_State *L, const char *label, const char *short_src)
+func_filter_keeps (lua_State *L, const char *label, const char *short_src, gboolean *frame)
 {
+  *frame = FALSE;
   lua_pushlightuserdata (L, &key_filter);
   lua_rawget (L, LUA_REGISTRYINDEX);
   if (!lua_isfunction (L, -1))
@@ -844,13 +848,14 @@ func_filter_keeps (lua_State *L, const char *label, const char *short_src)
     }
   lua_pushstring (L, label);
   lua_pushstring (L, short_src);
-  if (lua_pcall (L, 2, 1, 0) != 0)
+  if (lua_pcall (L, 2, 2, 0) != 0)
     {
       lua_pop (L, 1);
       return TRUE;
     }
-  gboolean keep = lua_toboolean (L, -1);
-  lua_pop (L, 1);
+  gboolean keep = lua_toboolean (L, -2);
+  *frame = lua_toboolean (L, -1);
+  lua_pop (L, 2);
   return keep;
 }
 
@@ -880,8 +885,10 @@ func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn, gboolean t
     label = g_strdup_printf ("main chunk (%s)", ar->short_src);
   else
     label = g_strdup_printf ("%s (%s:%d)", name ? name : "function", ar->short_src, ar->linedefined);
-  f->silent = (ar->what != NULL && strcmp (ar->what, "C") == 0 && !st->auto_c)
-              || (st->have_filter && !func_filter_keeps (L, label, ar->short_src));
+  gboolean frame = FALSE;
+  gboolean keep = !st->have_filter || func_filter_keeps (L, label, ar->short_src, &frame);
+  f->frame = keep && frame;
+  f->silent = !keep || (!f->frame && ar->what != NULL && strcmp (ar->what, "C") == 0 && !st->auto_c);
   f->tree_label = m6_labels_intern (m6_tree_get_labels (st->tree), label, -1);
   f->ring_label = mach6_label_id (label);
   g_hash_table_add (st->funcs, f);
@@ -950,8 +957,9 @@ hook (lua_State *L, lua_Debug *ar)
    * the ring records from a top-level mark on, and the outermost function
    * of a program (its main loop) never returns. */
   guint32 flags = f->silent ? ENTRY_SILENT : 0;
-  gboolean manual_below = chain_has_manual (st, NULL);
-  if (!manual_below)
+  if (f->frame)
+    flags |= ENTRY_FRAME;
+  else if (!chain_has_manual (st, NULL))
     flags |= ENTRY_LOCAL;
   Entry e = { fn, f->tree_label, f->ring_label, flags, 0 };
 #if LUA_VERSION_NUM < 502
@@ -962,21 +970,21 @@ hook (lua_State *L, lua_Debug *ar)
     scope_open (st, f->tree_label, f->ring_label, t, h, flags);
 }
 
-/* mach6.auto(on [, {include = {patterns}, exclude = {patterns}, c = bool}]) */
+/* mach6.auto(on [, {include = {patterns}, exclude = {patterns},
+ *                   frame = {patterns}, c = bool}]): run once per function. */
 static const char filter_source[] =
-  "local include, exclude = ...\n"
+  "local include, exclude, frame = ...\n"
+  "local function any (list, label, src)\n"
+  "  for _, p in ipairs (list or {}) do\n"
+  "    if string.find (label, p) or string.find (src, p) then return true end\n"
+  "  end\n"
+  "  return false\n"
+  "end\n"
   "return function (label, src)\n"
-  "  if include then\n"
-  "    local hit = false\n"
-  "    for _, p in ipairs (include) do\n"
-  "      if string.find (label, p) or string.find (src, p) then hit = true break end\n"
-  "    end\n"
-  "    if not hit then return false end\n"
-  "  end\n"
-  "  for _, p in ipairs (exclude or {}) do\n"
-  "    if string.find (label, p) or string.find (src, p) then return false end\n"
-  "  end\n"
-  "  return true\n"
+  "  local is_frame = any (frame, label, src)\n"
+  "  if include and not is_frame and not any (include, label, src) then return false end\n"
+  "  if any (exclude, label, src) then return false end\n"
+  "  return true, is_frame\n"
   "end\n";
 
 static int
@@ -1014,11 +1022,24 @@ l_auto (lua_State *L)
         return lua_error (L);
       lua_getfield (L, 2, "include");
       lua_getfield (L, 2, "exclude");
-      for (int i = -2; i <= -1; i++)
-        if (!lua_isnil (L, i) && !lua_istable (L, i))
-          return luaL_error (L, "bad argument #2 to 'auto' (include and exclude must be tables of patterns)");
-      gboolean any = !lua_isnil (L, -1) || !lua_isnil (L, -2);
-      lua_call (L, 2, 1);
+      lua_getfield (L, 2, "frame");
+      gboolean any = FALSE;
+      for (int i = -3; i <= -1; i++)
+        {
+          if (lua_type (L, i) == LUA_TSTRING)
+            {
+              /* One pattern for a list of one. */
+              lua_createtable (L, 1, 0);
+              lua_pushvalue (L, i - 1);
+              lua_rawseti (L, -2, 1);
+              lua_replace (L, i - 1);
+            }
+          if (!lua_isnil (L, i) && !lua_istable (L, i))
+            return luaL_error (L, "bad argument #2 to 'auto' (include, exclude and frame must be "
+                                  "patterns or lists of patterns)");
+          any = any || !lua_isnil (L, i);
+        }
+      lua_call (L, 3, 1);
       if (any)
         {
           lua_pushlightuserdata (L, &key_filter);
@@ -1321,5 +1342,50 @@ luaopen_mach6 (lua_State *L)
     { "summarize", sample_summarize }, { NULL, NULL } };
   luaL_newlib (L, sample_fns);
   lua_setfield (L, -2, "sample");
+  return 1;
+}
+
+/* Push a list of the comma-separated patterns in $@name, or nothing. */
+static gboolean
+push_env_patterns (lua_State *L, const char *name)
+{
+  const char *value = getenv (name);
+  if (value == NULL || *value == '\0')
+    return FALSE;
+  g_auto (GStrv) parts = g_strsplit (value, ",", -1);
+  lua_newtable (L);
+  for (int i = 0; parts[i] != NULL; i++)
+    {
+      lua_pushstring (L, parts[i]);
+      lua_rawseti (L, -2, i + 1);
+    }
+  return TRUE;
+}
+
+/* require "mach6.auto" (lua -l mach6.auto prog.lua): the module with
+ * auto-instrumentation on from here, configured from the environment:
+ * MACH6_AUTO_FRAME, MACH6_AUTO_INCLUDE, MACH6_AUTO_EXCLUDE (comma-separated
+ * patterns) and MACH6_AUTO_C=1. */
+__attribute__((visibility ("default"))) int luaopen_mach6_auto (lua_State *L);
+
+int
+luaopen_mach6_auto (lua_State *L)
+{
+  static const struct { const char *env; const char *key; } options[] = {
+    { "MACH6_AUTO_FRAME", "frame" }, { "MACH6_AUTO_INCLUDE", "include" },
+    { "MACH6_AUTO_EXCLUDE", "exclude" },
+  };
+
+  luaopen_mach6 (L);
+  lua_getfield (L, -1, "auto");
+  lua_pushboolean (L, 1);
+  lua_newtable (L);
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    if (push_env_patterns (L, options[i].env))
+      lua_setfield (L, -2, options[i].key);
+  const char *c = getenv ("MACH6_AUTO_C");
+  lua_pushboolean (L, c != NULL && strcmp (c, "1") == 0);
+  lua_setfield (L, -2, "c");
+  lua_call (L, 2, 0);
   return 1;
 }

@@ -124,4 +124,30 @@ t.test ("/lua/live/auto-balanced", function ()
   t.ok (report:find ("function (", 1, true), "coroutine and pcall'd functions in the report")
 end)
 
+-- An unmodified program under the launcher, its frame named by a pattern.
+t.test ("/lua/live/launcher", function ()
+  local interp = arg[-1]
+  local src = debug.getinfo (1, "S").source:match ("^@(.*)/[^/]*$") or "."
+  local tmp = os.tmpname ()
+  os.execute (string.format ("MACH6_AUTO_FRAME='^tick ' %q -l mach6.auto %q/unmodified.lua 30 >/dev/null 2>&1 & echo $! > %q",
+                             interp, src, tmp))
+  local f = io.open (tmp) local child = f:read ("*l") f:close ()
+  local listed = false
+  for _ = 1, 100 do
+    if read_command (string.format ("%q list", cli)):find ("\n" .. child .. "%s") then listed = true break end
+    os.execute ("sleep 0.1")
+  end
+  t.ok (listed, "the launched program is listed")
+  local report = read_command (string.format ("%q record %s --duration 1 -o %q.mach6 >/dev/null && %q report %q.mach6",
+                                              cli, child, tmp, cli, tmp))
+  os.execute ("kill " .. child)
+  os.remove (tmp) os.remove (tmp .. ".mach6")
+  for line in report:gmatch ("[^\n]+") do print ("# " .. line) end
+  t.ok (report:find (" 0 unbalanced", 1, true), "balanced")
+  t.ok (report:find ("\ntick %(") ~= nil, "tick is the top-level scope")
+  t.ok (report:find ("\n  update %(") ~= nil, "update inside it")
+  t.ok (report:find ("\n    fib %(") ~= nil, "fib inside update")
+  t.ok (report:find ("\n  draw %(") ~= nil, "draw inside tick")
+end)
+
 t.run ()
