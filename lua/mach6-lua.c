@@ -18,6 +18,7 @@
 #include "m6-tree.h"
 
 #if LUA_VERSION_NUM < 502
+# include <luajit.h>
 # define lua_rawlen(L, i) lua_objlen ((L), (i))
 #endif
 
@@ -471,7 +472,10 @@ pop_from_level (State *st, Stack *s, guint32 level, gint64 t, gint64 h)
   while (keep > 0 && s->entries[keep - 1].level >= level)
     {
       keep--;
-      if (s->entries[keep].level == level && !(s->entries[keep].flags & ENTRY_MANUAL))
+      /* Not a silent entry: LuaJIT has no return hook for fast functions
+       * (os.clock), whose entries stay until the next call at their level. */
+      if (s->entries[keep].level == level
+          && !(s->entries[keep].flags & (ENTRY_MANUAL | ENTRY_SILENT)))
         replaced = TRUE;
     }
   stack_pop_to (st, s, keep, t, h);
@@ -1009,6 +1013,9 @@ l_auto (lua_State *L)
   if (!on)
     {
       lua_sethook (L, NULL, 0, 0);
+#if LUA_VERSION_NUM < 502
+      luaJIT_setmode (L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+#endif
       return 0;
     }
 
@@ -1053,6 +1060,13 @@ l_auto (lua_State *L)
   auto_start (L, st);
   st->auto_on = TRUE;
   lua_sethook (L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
+#if LUA_VERSION_NUM < 502
+  /* LuaJIT never calls hooks from compiled code: a hot loop would vanish
+   * from the tree. The interpreter it is, while auto is on (and the
+   * compiled traces are flushed). */
+  luaJIT_setmode (L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
+  luaJIT_setmode (L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+#endif
   return 0;
 }
 
