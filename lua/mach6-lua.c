@@ -62,6 +62,7 @@ typedef struct
  * resumed. */
 typedef struct
 {
+  lua_State *L;
   Entry   *entries;
   guint    n_entries;
   guint    n_alloc;
@@ -84,7 +85,7 @@ typedef struct
 typedef struct
 {
   M6Tree     *tree;
-  guint64     unbalanced;  /* manual dones with nothing to close (auto mode) */
+  guint64     unbalanced;  /* dones with nothing to close */
 
   /* label cache: Lua string pointer -> ids, checked against the text */
   struct { const char *s; guint32 tree_label; guint32 ring_label; } labels[256];
@@ -311,50 +312,50 @@ chain_has_manual (State *st, Stack *except)
 static void
 chain_ref (lua_State *L, guint index, gboolean keep)
 {
+  /* The chain holds its threads (not just their stacks): a thread in it is
+   * asked for its status later, so it must not be collected meanwhile. */
   lua_pushlightuserdata (L, &key_chain);
   lua_rawget (L, LUA_REGISTRYINDEX);
   if (keep)
-    {
-      lua_pushlightuserdata (L, &key_threads);
-      lua_rawget (L, LUA_REGISTRYINDEX);
-      lua_pushthread (L);
-      lua_rawget (L, -2);
-      lua_rawseti (L, -3, (int) index + 1);
-      lua_pop (L, 1);
-    }
+    lua_pushthread (L);
   else
-    {
-      lua_pushnil (L);
-      lua_rawseti (L, -2, (int) index + 1);
-    }
+    lua_pushnil (L);
+  lua_rawseti (L, -2, (int) index + 1);
   lua_pop (L, 1);
 }
 
-/* Make @L the current thread. Coroutines nest: a thread already in the
- * chain is a resumer we came back to, so every thread above it yielded (or
- * ended) and its scopes close; any other thread is being resumed by the top
- * of the chain, so its parked scopes reopen under whatever is open there. */
+/* Running, or waiting in a resume of its own ("normal")? A suspended
+ * coroutine has yielded; a dead one has no frames or ended in an error. */
+static gboolean
+thread_is_active (lua_State *T)
+{
+  lua_Debug ar;
+  return lua_status (T) == 0 && lua_getstack (T, 0, &ar);
+}
+
+/* Make @L the current thread. Lua sees no yields, only the next event of
+ * another thread; coroutines nest, though, so every thread on top of the
+ * chain that is no longer active yielded (or ended) since: its scopes
+ * close. If @L is then on top, we came back to it; otherwise it is being
+ * resumed by the top of the chain, and its parked scopes reopen under
+ * whatever is open there. */
 static Stack *
 thread_switch (State *st, lua_State *L, gint64 t, gint64 h)
 {
   Stack *s = stack_lookup (L);
-  guint i;
 
-  for (i = 0; i < st->chain->len; i++)
-    if (g_ptr_array_index (st->chain, i) == s)
-      break;
-  if (i < st->chain->len)
+  s->L = L;
+  while (st->chain->len > 0)
     {
-      while (st->chain->len > i + 1)
-        {
-          Stack *top = g_ptr_array_index (st->chain, st->chain->len - 1);
-          stack_close_all (st, top, t, h);
-          top->parked = TRUE;
-          chain_ref (L, st->chain->len - 1, FALSE);
-          g_ptr_array_set_size (st->chain, st->chain->len - 1);
-        }
+      Stack *top = g_ptr_array_index (st->chain, st->chain->len - 1);
+      if (top == s || thread_is_active (top->L))
+        break;
+      stack_close_all (st, top, t, h);
+      top->parked = TRUE;
+      chain_ref (L, st->chain->len - 1, FALSE);
+      g_ptr_array_set_size (st->chain, st->chain->len - 1);
     }
-  else
+  if (st->chain->len == 0 || g_ptr_array_index (st->chain, st->chain->len - 1) != s)
     {
       chain_ref (L, st->chain->len, TRUE);
       g_ptr_array_add (st->chain, s);
@@ -394,46 +395,28 @@ threads_forget (lua_State *L, State *st)
 }
 
 /* Auto mode ends: close every function scope, in every thread. Manual
- * scopes that were open below all of them (a frame opened before auto)
- * stay open for their done(). */
+ * scopes below the lowest of them stay open for their done(); those above
+ * it must close with it (the tree is one stack). */
 static void
 auto_stop (lua_State *L, State *st)
 {
   gint64 h = heap_bytes (st, L);
   gint64 t = m6_clock_monotonic_ns (NULL);
+  guint thread = st->chain->len, entry = 0;
 
-  while (st->chain->len > 0)
+  for (guint i = 0; i < st->chain->len && thread == st->chain->len; i++)
     {
-      Stack *top = g_ptr_array_index (st->chain, st->chain->len - 1);
-      guint keep = 0;
-      if (st->chain->len == 1)
-        while (keep < top->n_entries && (top->entries[keep].flags & ENTRY_MANUAL))
-          keep++;
-      stack_pop_to (st, top, keep, t, h);
-      g_ptr_array_set_size (st->chain, st->chain->len - 1);
+      Stack *c = g_ptr_array_index (st->chain, i);
+      for (guint j = 0; j < c->n_entries; j++)
+        if (!(c->entries[j].flags & ENTRY_MANUAL))
+          {
+            thread = i;
+            entry = j;
+            break;
+          }
     }
-  threads_forget (L, st);
-}
-
-/* Auto mode starts: the scopes already open become manual entries of
- * this thread, so that their done() finds them. */
-static void
-auto_start (lua_State *L, State *st)
-{
-  threads_forget (L, st);
-  Stack *s = thread_switch (st, L, 0, 0);
-  guint depth = m6_tree_get_depth (st->tree);
-  M6Node *node = m6_tree_get_current (st->tree);
-  M6Labels *labels = m6_tree_get_labels (st->tree);
-
-  s->n_entries = 0;
-  for (guint i = 0; i < depth; i++)
-    stack_push (s, &(Entry) { NULL, 0, 0, ENTRY_MANUAL, 0 });
-  for (guint i = depth; i-- > 0 && node != NULL && node->parent != NULL; node = node->parent)
-    {
-      s->entries[i].tree_label = node->label;
-      s->entries[i].ring_label = mach6_label_id (m6_labels_get (labels, node->label));
-    }
+  for (guint i = st->chain->len; i-- > thread;)
+    stack_pop_to (st, g_ptr_array_index (st->chain, i), i == thread ? entry : 0, t, h);
 }
 
 #if LUA_VERSION_NUM < 502
@@ -496,6 +479,9 @@ check_label (lua_State *L, int arg, size_t *len)
   return lua_tolstring (L, arg, len);
 }
 
+/* Scopes are kept per coroutine (a Stack per Lua thread): a yield closes
+ * the yielding coroutine's scopes in the tree and the next resume reopens
+ * them, so coroutines never nest in each other's scopes. */
 static int
 l_mark (lua_State *L)
 {
@@ -508,51 +494,64 @@ l_mark (lua_State *L)
   /* Heap before clock: the reading's own cost stays out of the scope. */
   gint64 h = heap_bytes (st, L);
   gint64 t = m6_clock_monotonic_ns (NULL);
-  if (st->auto_on)
-    {
-      Stack *s = thread_current (st, L, t, h);
-      Entry e = { NULL, tree_label, ring_label, ENTRY_MANUAL, 0 };
+  Stack *s = thread_current (st, L, t, h);
+  Entry e = { NULL, tree_label, ring_label, ENTRY_MANUAL, 0 };
 #if LUA_VERSION_NUM < 502
-      e.level = stack_frames (L) - 1;   /* its caller's: mark is level 0 */
+  if (st->auto_on)
+    e.level = stack_frames (L) - 1;   /* its caller's: mark is level 0 */
 #endif
-      stack_push (s, &e);
-    }
+  stack_push (s, &e);
   scope_open (st, tree_label, ring_label, t, h, 0);
   return 0;
 }
 
+/* Close the innermost manual scope of this coroutine, or else of the
+ * nearest one that resumed it. Whatever was opened inside that scope
+ * (function scopes, a resumed coroutine's scopes) closes with it and
+ * reopens at once one level up, so the frame-spanning pattern (done; mark)
+ * keeps the stream balanced. */
 static int
 l_done (lua_State *L)
 {
   State *st = lua_touserdata (L, lua_upvalueindex (1));
   gint64 h = heap_bytes (st, L);
   gint64 t = m6_clock_monotonic_ns (NULL);
+  Stack *s = thread_current (st, L, t, h);
 
-  if (G_LIKELY (!st->auto_on))
+  /* The common case: this thread's innermost entry is the manual scope. */
+  if (G_LIKELY (s->n_entries > 0 && (s->entries[s->n_entries - 1].flags & ENTRY_MANUAL)))
     {
-      scope_close (st, t, h, 0);
+      scope_close (st, t, h, s->entries[--s->n_entries].flags);
       return 0;
     }
 
-  /* Auto mode: close the innermost manual scope of this thread. Function
-   * scopes opened inside it close with it and reopen at once one level up,
-   * so the frame-spanning pattern (done; mark) keeps the stream balanced. */
-  Stack *s = thread_current (st, L, t, h);
-  guint i = s->n_entries;
-  while (i > 0 && !(s->entries[i - 1].flags & ENTRY_MANUAL))
-    i--;
-  if (i == 0)
+  guint ci = st->chain->len, i = 0;
+  while (ci-- > 0)
     {
-      st->unbalanced++;
+      Stack *c = g_ptr_array_index (st->chain, ci);
+      for (i = c->n_entries; i > 0 && !(c->entries[i - 1].flags & ENTRY_MANUAL); i--)
+        ;
+      if (i > 0)
+        break;
+    }
+  if (ci == G_MAXUINT)
+    {
+      st->unbalanced++;   /* nothing open: ignored and counted (DESIGN §2) */
       return 0;
     }
   i--;
-  for (guint j = s->n_entries; j-- > i;)
-    if (!(s->entries[j].flags & ENTRY_SILENT))
-      scope_close (st, t, h, s->entries[j].flags);
-  memmove (&s->entries[i], &s->entries[i + 1], (s->n_entries - i - 1) * sizeof (Entry));
-  s->n_entries--;
-  stack_reopen (st, s, i, t, h);
+
+  Stack *c = g_ptr_array_index (st->chain, ci);
+  for (guint k = st->chain->len; k-- > ci + 1;)
+    stack_close_all (st, g_ptr_array_index (st->chain, k), t, h);
+  for (guint j = c->n_entries; j-- > i;)
+    if (!(c->entries[j].flags & ENTRY_SILENT))
+      scope_close (st, t, h, c->entries[j].flags);
+  memmove (&c->entries[i], &c->entries[i + 1], (c->n_entries - i - 1) * sizeof (Entry));
+  c->n_entries--;
+  stack_reopen (st, c, i, t, h);
+  for (guint k = ci + 1; k < st->chain->len; k++)
+    stack_reopen (st, g_ptr_array_index (st->chain, k), 0, t, h);
   return 0;
 }
 
@@ -1000,8 +999,8 @@ l_auto (lua_State *L)
 
   if (st->auto_on)
     {
-      st->auto_on = FALSE;
       auto_stop (L, st);
+      st->auto_on = FALSE;
     }
   g_hash_table_remove_all (st->funcs);
   st->have_filter = FALSE;
@@ -1057,7 +1056,6 @@ l_auto (lua_State *L)
       else
         lua_pop (L, 1);
     }
-  auto_start (L, st);
   st->auto_on = TRUE;
   lua_sethook (L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
 #if LUA_VERSION_NUM < 502

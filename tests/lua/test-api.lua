@@ -179,6 +179,39 @@ t.test ("/lua/bad-input", function ()
   t.ok (profiler.root.children[string.rep ("x", 5000)] ~= nil, "long label")
 end)
 
+-- Manual scopes belong to the coroutine that opened them: a yield closes
+-- them, the next resume reopens them under the resumer's current scope.
+t.test ("/lua/coroutines-keep-their-scopes", function ()
+  local function worker (name)
+    return coroutine.wrap (function ()
+      profiler.mark (name)
+      for i = 1, 3 do
+        profiler.mark ("step") coroutine.yield (i) profiler.done ()
+      end
+      profiler.done ()
+    end)
+  end
+  profiler.mark ("scheduler")
+  local a, b = worker ("a"), worker ("b")
+  for _ = 1, 4 do a () b () end
+  profiler.done ()
+  t.eq (profiler.depth (), 0, "balanced")
+  local p = profiler.convert (profiler.root.children.scheduler)
+  t.eq (#p.children, 2, "a and b side by side under the scheduler")
+  for _, c in ipairs (p.children) do
+    t.eq (c.stats.count, 4, c.label .. ": one scope per resume")
+    t.eq (#c.children, 1, c.label .. ": only its own step inside")
+    t.eq (c.children[1].label, "step", c.label .. ": step")
+    t.eq (c.children[1].stats.count, 3 + 3, c.label .. ": each step closed at the yield and again at its done")
+  end
+  -- done() in a coroutine with nothing of its own open closes the
+  -- resumer's scope (the original's frame pattern driven from a coroutine).
+  profiler.mark ("outer")
+  coroutine.wrap (function () profiler.done () end) ()
+  t.eq (profiler.depth (), 0, "outer closed from the coroutine")
+  t.eq (profiler.convert (profiler.root.children.outer).stats.count, 1, "outer count")
+end)
+
 t.test ("/lua/sample", function ()
   local s = mach6.sample
   local function near (a, b, what) t.ok (math.abs (a - b) < 1e-9, what .. ": " .. a .. " vs " .. b) end
