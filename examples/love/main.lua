@@ -1,8 +1,8 @@
 -- main.lua — a small LÖVE game instrumented with the mach6 Lua module:
 -- balls move (physics), steer (ai), shed particles (particles) and are drawn
 -- (render). `L` toggles a leak in particles, `H` a 30 ms hitch in ai.
--- Arguments: --leak, --hitch, --quit-after S, --screenshot FILE.png (after
--- 2 s; FILE is an absolute path).
+-- Arguments: --leak, --hitch, --auto (every function under the scopes),
+-- --quit-after S, --screenshot FILE.png (after 2 s; an absolute path).
 -- The module is found where meson installs it, or in the build tree next
 -- to this folder (build/lua/5.1/mach6.so), or through MACH6_LUA_CPATH.
 local source = love.filesystem.getSource ()
@@ -24,6 +24,7 @@ function love.load (args)
   for i, a in ipairs (args) do
     if a == "--leak" then leak = true end
     if a == "--hitch" then hitch = true end
+    if a == "--auto" then mach6.auto (true, { exclude = { "^busy " } }) end
     if a == "--quit-after" then quit_after = tonumber (args[i + 1]) end
     if a == "--screenshot" then screenshot = args[i + 1] end
   end
