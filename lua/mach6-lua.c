@@ -93,6 +93,7 @@ typedef struct
   /* auto-instrumentation */
   gboolean    collect;     /* full collection before every reading */
   gboolean    collecting;  /* inside it (a finalizer may call us) */
+  gint64      last_heap;   /* the latest reading Lua gave */
 
   gboolean    auto_on;
   gboolean    auto_c;      /* show C functions too */
@@ -108,7 +109,7 @@ static inline gint64
 heap_count (lua_State *L)
 {
   /* collectgarbage("count"), exact: KB and the remainder in bytes. Inside
-   * a finalizer Lua 5.4 refuses (-1); that reading is then 0 KB off. */
+   * a finalizer Lua 5.4 refuses (-1): the caller keeps its last reading. */
   int kb = lua_gc (L, LUA_GCCOUNT, 0);
   int b = lua_gc (L, LUA_GCCOUNTB, 0);
   if (kb < 0 || b < 0)
@@ -130,7 +131,11 @@ heap_bytes (State *st, lua_State *L)
       lua_gc (L, LUA_GCCOLLECT, 0);
       st->collecting = FALSE;
     }
-  return heap_count (L);
+  gint64 h = heap_count (L);
+  if (G_UNLIKELY (h < 0))
+    return st->last_heap;
+  st->last_heap = h;
+  return h;
 }
 
 static State *

@@ -174,6 +174,22 @@ t.test ("/lua/bad-input", function ()
   profiler.done ()
   t.eq (profiler.unbalanced (), before + 2, "unbalanced dones counted")
   t.eq (profiler.depth (), 0, "still nothing open")
+  -- Marks from a finalizer (where Lua 5.4 will not count its heap) and a
+  -- label that is not valid UTF-8 are fine too.
+  local before_gc = profiler.unbalanced ()
+  local function finalizer () profiler.mark ("finalizer") profiler.done () end
+  if newproxy then   -- Lua 5.1: only userdata have finalizers
+    getmetatable (newproxy (true)).__gc = finalizer
+  else
+    setmetatable ({}, { __gc = finalizer })
+  end
+  collectgarbage ("collect")
+  t.ok (profiler.root.children.finalizer ~= nil, "marked from a finalizer")
+  local fin = profiler.convert (profiler.root.children.finalizer)
+  t.ok (fin.stats["mem.first"] > 0, "a heap reading, not an error code")
+  t.eq (profiler.unbalanced (), before_gc, "balanced")
+  profiler.mark ("\255\254") profiler.done ()
+  t.ok (profiler.convert ().children ~= nil, "converts with invalid UTF-8")
   -- A long label is a label like any other.
   profiler.mark (string.rep ("x", 5000)) profiler.done ()
   t.ok (profiler.root.children[string.rep ("x", 5000)] ~= nil, "long label")
