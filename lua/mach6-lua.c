@@ -39,7 +39,7 @@ static char key_filter;
  * Per-state profiler
  * ------------------------------------------------------------------------- */
 
-/* One open scope of one Lua thread while auto-instrumentation is on. */
+/* One open scope of one Lua thread: a manual mark or a hooked call. */
 enum {
   ENTRY_SILENT = 1 << 0,   /* a call filtered out: kept only to match its return */
   ENTRY_MANUAL = 1 << 1,   /* a profiler.mark() */
@@ -90,18 +90,21 @@ typedef struct
   /* label cache: Lua string pointer -> ids, checked against the text */
   struct { const char *s; guint32 tree_label; guint32 ring_label; } labels[256];
 
-  /* auto-instrumentation */
+  /* heap readings */
   gboolean    collect;     /* full collection before every reading */
   gboolean    collecting;  /* inside it (a finalizer may call us) */
   gint64      last_heap;   /* the latest reading Lua gave */
 
+  /* coroutines: the stacks open in the tree */
+  lua_State  *cur_L;       /* the thread the last event came from */
+  Stack      *cur;
+  GPtrArray  *chain;       /* Stacks open in the tree, outermost first */
+
+  /* auto-instrumentation */
   gboolean    auto_on;
   gboolean    auto_c;      /* show C functions too */
   gboolean    have_filter;
   GHashTable *funcs;       /* FuncInfo by (source, line, cfn) */
-  lua_State  *cur_L;       /* the thread the last event came from */
-  Stack      *cur;
-  GPtrArray  *chain;       /* Stacks open in the tree, outermost first */
   guint64     auto_events;
 } State;
 
