@@ -176,6 +176,26 @@ t.test ("/lua/auto/filter", function ()
   t.eq (total (q, after), 0, "after excluded")
 end)
 
+-- A seeded random program of nested calls, tail calls, errors caught at
+-- random depths, coroutines resumed and abandoned, manual scopes opened
+-- and closed anywhere: whatever happens, everything closes and every node
+-- keeps the identity.
+t.test ("/lua/auto/random-programs", function ()
+  local seed = tonumber (os.getenv ("MACH6_TEST_SEED") or "") or os.time () % 100000 + 1
+  local round = require ("random-program") (profiler, t.rng (seed))
+  profiler.mark ("random")
+  mach6.auto (true)
+  for _ = 1, 200 do round () end
+  mach6.auto (false)
+  t.eq (profiler.depth (), 1, "only the manual scope of the test open")
+  profiler.done ()
+  local function check (n, path)
+    t.eq (n.stats["mem.net"], n.stats["mem.last"] - n.stats["mem.first"], "identity at " .. path)
+    for _, c in ipairs (n.children) do check (c, path .. "/" .. c.label) end
+  end
+  check (profiler.convert (profiler.root.children.random), "random")
+end)
+
 t.test ("/lua/auto/cost-counted", function ()
   local before = mach6.auto_events ()
   auto_run ("count", function () fib (5) end)

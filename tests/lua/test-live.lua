@@ -124,6 +124,23 @@ t.test ("/lua/live/auto-balanced", function ()
   t.ok (report:find ("function (", 1, true), "coroutine and pcall'd functions in the report")
 end)
 
+-- Random programs under auto, a frame each: the reader validates every
+-- event of the stream it records.
+t.test ("/lua/live/auto-random-balanced", function ()
+  local seed = tonumber (os.getenv ("MACH6_TEST_SEED") or "") or os.time () % 100000 + 1
+  local round = require ("random-program") (profiler, t.rng (seed))
+  local function random_frame ()
+    profiler.mark ("frame")
+    round ()
+    profiler.done ()
+  end
+  mach6.auto (true)
+  local report = record_while (random_frame, 1)
+  mach6.auto (false)
+  t.ok (report:find (" 0 unbalanced, 0 rejected", 1, true), "the ring stream stayed balanced")
+  t.ok (report:find ("\nframe ", 1, true), "frames recorded")
+end)
+
 -- An unmodified program under the launcher, its frame named by a pattern.
 t.test ("/lua/live/launcher", function ()
   local interp = arg[-1]
