@@ -106,6 +106,8 @@ typedef struct
   gboolean    have_filter;
   GHashTable *funcs;       /* FuncInfo by (source, line, cfn) */
   guint64     auto_events;
+  lua_CFunction co_resume; /* coroutine.resume and wrap's function: */
+  lua_CFunction co_wrap;   /* Lua 5.4 hooks a coroutine they run */
 } State;
 
 static inline gint64
@@ -907,6 +909,35 @@ func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn, gboolean t
 }
 
 
+static void hook (lua_State *L, lua_Debug *ar);
+
+#if LUA_VERSION_NUM >= 502
+/* Lua 5.4 hooks are per thread, and a coroutine inherits its creator's
+ * only when it is created: one created before auto(true) is hooked here,
+ * when it is resumed (the coroutine is resume's first argument, or wrap's
+ * function's upvalue; the function is on top of the stack). */
+static void
+hook_coroutine (lua_State *L, lua_Debug *ar, gboolean wrapped)
+{
+  lua_State *co = NULL;
+  if (wrapped)
+    {
+      if (lua_getupvalue (L, -1, 1) != NULL)
+        {
+          co = lua_tothread (L, -1);
+          lua_pop (L, 1);
+        }
+    }
+  else if (lua_getlocal (L, ar, 1) != NULL)
+    {
+      co = lua_tothread (L, -1);
+      lua_pop (L, 1);
+    }
+  if (co != NULL && lua_gethook (co) != hook)
+    lua_sethook (co, hook, LUA_MASKCALL | LUA_MASKRET, 0);
+}
+#endif
+
 static void
 hook (lua_State *L, lua_Debug *ar)
 {
@@ -920,6 +951,10 @@ hook (lua_State *L, lua_Debug *ar)
   lua_getinfo (L, "Sf", ar);
   lua_CFunction cfn = lua_iscfunction (L, -1) ? lua_tocfunction (L, -1) : NULL;
   const void *fn = lua_topointer (L, -1);
+#if LUA_VERSION_NUM >= 502
+  if (cfn != NULL && ar->event == LUA_HOOKCALL && (cfn == st->co_resume || cfn == st->co_wrap))
+    hook_coroutine (L, ar, cfn == st->co_wrap);
+#endif
   lua_pop (L, 1);
   if (cfn != NULL && is_own_function (cfn))
     return;   /* mark/done manage the stack themselves */
@@ -1065,6 +1100,20 @@ l_auto (lua_State *L)
         lua_pop (L, 1);
     }
   st->auto_on = TRUE;
+#if LUA_VERSION_NUM >= 502
+  lua_getglobal (L, "coroutine");
+  if (lua_istable (L, -1))
+    {
+      lua_getfield (L, -1, "resume");
+      st->co_resume = lua_tocfunction (L, -1);
+      lua_getfield (L, -2, "wrap");
+      lua_pushcfunction (L, l_depth);
+      if (lua_pcall (L, 1, 1, 0) == 0)
+        st->co_wrap = lua_tocfunction (L, -1);
+      lua_pop (L, 2);
+    }
+  lua_pop (L, 1);
+#endif
   lua_sethook (L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
 #if LUA_VERSION_NUM < 502
   /* LuaJIT never calls hooks from compiled code: a hot loop would vanish

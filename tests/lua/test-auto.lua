@@ -124,6 +124,17 @@ t.test ("/lua/auto/coroutines", function ()
   t.eq (find (find (ba, step), body_b), nil, "b never inside a's step")
 end)
 
+t.test ("/lua/auto/coroutine-created-before", function ()
+  local early = coroutine.create (body_a)
+  local early_wrap = coroutine.wrap (body_b)
+  local p = auto_run ("early", function ()
+    for _ = 1, 4 do coroutine.resume (early) end
+    for _ = 1, 3 do early_wrap () end
+  end)
+  t.eq (find (p, body_a).stats.count, 4, "body_a seen though created before auto")
+  t.eq (find (p, body_b).stats.count, 3, "body_b seen though created before auto")
+end)
+
 t.test ("/lua/auto/manual-inside", function ()
   -- A manual scope closed from a callee: the function scopes opened inside
   -- it close with it and go on one level up.
