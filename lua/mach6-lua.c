@@ -820,16 +820,15 @@ profiler_index (lua_State *L)
  * Auto-instrumentation: a call/return hook
  * ------------------------------------------------------------------------- */
 
-static lua_CFunction own_functions[16];
-static guint n_own_functions;
+static int l_auto (lua_State *L);
 
+/* mark, done and auto manage the stacks themselves: the hook skips them.
+ * A constant list, since several Lua states (LÖVE threads) may load the
+ * module at once. */
 static gboolean
 is_own_function (lua_CFunction f)
 {
-  for (guint i = 0; i < n_own_functions; i++)
-    if (own_functions[i] == f)
-      return TRUE;
-  return FALSE;
+  return f == l_mark || f == l_done || f == l_auto;
 }
 
 static guint
@@ -1315,12 +1314,6 @@ new_metatable (lua_State *L, const char *name, const luaL_Reg *fns)
   lua_pop (L, 1);
 }
 
-static void
-own (lua_CFunction f)
-{
-  if (!is_own_function (f) && n_own_functions < G_N_ELEMENTS (own_functions))
-    own_functions[n_own_functions++] = f;
-}
 
 __attribute__((visibility ("default"))) int luaopen_mach6 (lua_State *L);
 
@@ -1382,9 +1375,6 @@ luaopen_mach6 (lua_State *L)
   static const luaL_Reg module_fns[] = {
     { "auto", l_auto }, { "auto_events", l_auto_events }, { "collect", l_collect },
     { NULL, NULL } };
-  own (l_mark);
-  own (l_done);
-  own (l_auto);
 
   lua_newtable (L);                           /* mach6 */
   lua_newtable (L);                           /* mach6.profiler */

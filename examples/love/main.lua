@@ -1,6 +1,7 @@
 -- main.lua — a small LÖVE game instrumented with the mach6 Lua module:
 -- balls move (physics), steer (ai), shed particles (particles) and are drawn
--- (render). `L` toggles a leak in particles, `H` a 30 ms hitch in ai.
+-- (render). `L` toggles a leak in particles, `H` a 30 ms hitch in ai. A
+-- LÖVE thread, "loader", has a Lua state (and a profiler) of its own.
 -- Arguments: --leak, --hitch, --auto (every function under the scopes),
 -- --quit-after S, --screenshot FILE.png (after 2 s; an absolute path).
 -- The module is found where meson installs it, or in the build tree next
@@ -20,6 +21,30 @@ local function busy (seconds)
   while love.timer.getTime () - t0 < seconds do end
 end
 
+-- The worker thread: its own Lua state, so its own tree; the viewer shows
+-- it as a second thread of the game.
+local loader_code = [[
+  local cpath = ...
+  package.cpath = cpath
+  require ("love.timer")
+  local mach6 = require ("mach6")
+  local profiler = mach6.profiler
+  mach6.thread_name ("loader")
+  local quit = love.thread.getChannel ("mach6-quit")
+  local cache = {}
+  while not quit:peek () do
+    profiler.mark ("load")
+    profiler.mark ("decode") local t = {} for i = 1, 500 do t[i] = i * i end profiler.done ()
+    profiler.mark ("cache") cache[#cache % 64 + 1] = t profiler.done ()
+    profiler.done ()
+    love.timer.sleep (0.01)
+  end
+]]
+
+function love.quit ()
+  love.thread.getChannel ("mach6-quit"):push (true)
+end
+
 function love.load (args)
   for i, a in ipairs (args) do
     if a == "--leak" then leak = true end
@@ -28,6 +53,7 @@ function love.load (args)
     if a == "--quit-after" then quit_after = tonumber (args[i + 1]) end
     if a == "--screenshot" then screenshot = args[i + 1] end
   end
+  love.thread.newThread (loader_code):start (package.cpath)
   love.math.setRandomSeed (6)
   for i = 1, 200 do
     balls[i] = { x = love.math.random (20, 620), y = love.math.random (20, 380),

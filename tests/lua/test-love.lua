@@ -39,6 +39,9 @@ t.test ("/lua/love/recorded", function ()
   for _, scope in ipairs { "love.update", "love.draw", "physics", "ai", "particles", "balls", "hud" } do
     t.ok (report:find ("\n%s*" .. scope:gsub ("%.", "%%.") .. "%s+%d"), scope .. " in the report")
   end
+  -- The loader thread, with a Lua state and a tree of its own.
+  t.ok (report:find ("“loader”", 1, true), "the loader thread")
+  t.ok (report:find ("\n  decode%s+%d"), "decode under load")
   -- The leak is in update's particles: it carries update's growth.
   local upd = report:match ("\nlove%.update%s+%d+%s+%S+%s+%S+%s+%S+%s+%S+%s+(%S+)")
   local part = report:match ("\nlove%.update.-\n  particles%s+%d+%s+%S+%s+%S+%s+%S+%s+%S+%s+(%S+)")
