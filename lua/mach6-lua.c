@@ -1019,6 +1019,9 @@ hook (lua_State *L, lua_Debug *ar)
  *                   frame = {patterns}, c = bool}]): run once per function. */
 static const char filter_source[] =
   "local include, exclude, frame = ...\n"
+  "for _, list in pairs { include, exclude, frame } do\n"
+  "  for _, p in ipairs (list) do string.find ('', p) end   -- a bad pattern fails here\n"
+  "end\n"
   "local function any (list, label, src)\n"
   "  for _, p in ipairs (list or {}) do\n"
   "    if string.find (label, p) or string.find (src, p) then return true end\n"
