@@ -54,7 +54,7 @@ typedef struct
   guint32     tree_label;
   guint32     ring_label;
   guint32     flags;
-  guint32     level;       /* LuaJIT: frames on the stack of its function */
+  guint32     level;       /* LuaJIT: stack slot of its function's frame */
 } Entry;
 
 /* The open scopes of one Lua thread (coroutine). Parked: its scopes are
@@ -66,6 +66,7 @@ typedef struct
   Entry   *entries;
   guint    n_entries;
   guint    n_alloc;
+  guint    n_roots;        /* entries with ENTRY_RING_ROOT */
   gboolean parked;
 } Stack;
 
@@ -209,7 +210,7 @@ scope_close (State *st, gint64 t, gint64 h, guint32 flags)
 }
 
 /* ---------------------------------------------------------------------------
- * Per-thread stacks (auto mode)
+ * Per-thread stacks (coroutines)
  * ------------------------------------------------------------------------- */
 
 static int
@@ -229,6 +230,18 @@ stack_push (Stack *s, const Entry *e)
       s->entries = g_renew (Entry, s->entries, s->n_alloc);
     }
   s->entries[s->n_entries++] = *e;
+  if (e->flags & ENTRY_RING_ROOT)
+    s->n_roots++;
+}
+
+/* Take entry @i out of @s (its scope is closed already). */
+static void
+stack_remove (Stack *s, guint i)
+{
+  if (s->entries[i].flags & ENTRY_RING_ROOT)
+    s->n_roots--;
+  memmove (&s->entries[i], &s->entries[i + 1], (s->n_entries - i - 1) * sizeof (Entry));
+  s->n_entries--;
 }
 
 /* Close the scopes of @s in the tree, innermost first, keeping the entries. */
@@ -240,7 +253,7 @@ stack_close_all (State *st, Stack *s, gint64 t, gint64 h)
       scope_close (st, t, h, s->entries[i].flags);
 }
 
-static gboolean chain_has_manual (State *st, Stack *except);
+static gboolean chain_has_root_below (State *st, Stack *s);
 
 /* Reopen entries [from, n) of @s, outermost first. Whether a function
  * scope goes to the ring depends on the manual scopes below it, which may
@@ -248,7 +261,7 @@ static gboolean chain_has_manual (State *st, Stack *except);
 static void
 stack_reopen (State *st, Stack *s, guint from, gint64 t, gint64 h)
 {
-  gboolean manual_below = chain_has_manual (st, s);
+  gboolean manual_below = chain_has_root_below (st, s);
   for (guint i = 0; i < from && !manual_below; i++)
     manual_below = (s->entries[i].flags & ENTRY_RING_ROOT) != 0;
   for (guint i = from; i < s->n_entries; i++)
@@ -272,6 +285,8 @@ stack_pop_to (State *st, Stack *s, guint keep, gint64 t, gint64 h)
   while (s->n_entries > keep)
     {
       Entry *e = &s->entries[--s->n_entries];
+      if (e->flags & ENTRY_RING_ROOT)
+        s->n_roots--;
       if (!(e->flags & ENTRY_SILENT))
         scope_close (st, t, h, e->flags);
     }
@@ -301,19 +316,18 @@ stack_lookup (lua_State *L)
   return s;
 }
 
-/* Is a manual scope open in the threads that resumed (or are) the current
- * one, other than @except? */
+/* Is a manual (or frame) scope open in the threads below @s in the chain,
+ * the ones that resumed it? With @s NULL: in any thread of the chain. */
 static gboolean
-chain_has_manual (State *st, Stack *except)
+chain_has_root_below (State *st, Stack *s)
 {
   for (guint i = 0; i < st->chain->len; i++)
     {
       Stack *c = g_ptr_array_index (st->chain, i);
-      if (c == except)
-        continue;
-      for (guint j = 0; j < c->n_entries; j++)
-        if (c->entries[j].flags & ENTRY_RING_ROOT)
-          return TRUE;
+      if (c == s)
+        break;
+      if (c->n_roots > 0)
+        return TRUE;
     }
   return FALSE;
 }
@@ -430,29 +444,25 @@ auto_stop (lua_State *L, State *st)
 }
 
 #if LUA_VERSION_NUM < 502
-/* Frames on @L's stack (level 0 is the running function). LuaJIT reports
- * a tail call as a plain call and unwinds errors without returns, so its
- * entries are matched by stack depth rather than by events: at a call at
- * depth d, anything at depth >= d is gone. */
+/* LuaJIT reports a tail call as a plain call and unwinds errors without
+ * returns, so its entries are matched by where their frame sits on the Lua
+ * stack: at a call whose frame is at slot d, any entry at d or above is gone
+ * (d itself: a tail call replaced that frame). LuaJIT's lua_Debug carries
+ * the slot (its private i_ci: the slot in a hook, the slot in the low 16
+ * bits from lua_getstack; stacks are under 65536 slots), so this costs no
+ * walk of the stack. */
 static guint32
-stack_frames (lua_State *L)
+frame_slot (const lua_Debug *ar)
+{
+  return ((guint32) ar->i_ci & 0xffff) + 1;
+}
+
+/* The slot of the function that called the running C function. */
+static guint32
+caller_slot (lua_State *L)
 {
   lua_Debug ar;
-  int lo = 0, hi = 1;
-  while (lua_getstack (L, hi, &ar))
-    {
-      lo = hi;
-      hi *= 2;
-    }
-  while (lo + 1 < hi)
-    {
-      int mid = lo + (hi - lo) / 2;
-      if (lua_getstack (L, mid, &ar))
-        lo = mid;
-      else
-        hi = mid;
-    }
-  return (guint32) lo + 1;
+  return lua_getstack (L, 1, &ar) ? frame_slot (&ar) : 0;
 }
 
 /* Returns whether a function entry of exactly @level was left: at a call,
@@ -508,7 +518,7 @@ l_mark (lua_State *L)
   Entry e = { NULL, tree_label, ring_label, ENTRY_MANUAL, 0 };
 #if LUA_VERSION_NUM < 502
   if (st->auto_on)
-    e.level = stack_frames (L) - 1;   /* its caller's: mark is level 0 */
+    e.level = caller_slot (L);   /* the function that called mark owns it */
 #endif
   stack_push (s, &e);
   scope_open (st, tree_label, ring_label, t, h, 0);
@@ -531,6 +541,7 @@ l_done (lua_State *L)
   /* The common case: this thread's innermost entry is the manual scope. */
   if (G_LIKELY (s->n_entries > 0 && (s->entries[s->n_entries - 1].flags & ENTRY_MANUAL)))
     {
+      s->n_roots--;
       scope_close (st, t, h, s->entries[--s->n_entries].flags);
       return 0;
     }
@@ -557,8 +568,7 @@ l_done (lua_State *L)
   for (guint j = c->n_entries; j-- > i;)
     if (!(c->entries[j].flags & ENTRY_SILENT))
       scope_close (st, t, h, c->entries[j].flags);
-  memmove (&c->entries[i], &c->entries[i + 1], (c->n_entries - i - 1) * sizeof (Entry));
-  c->n_entries--;
+  stack_remove (c, i);
   stack_reopen (st, c, i, t, h);
   for (guint k = ci + 1; k < st->chain->len; k++)
     stack_reopen (st, g_ptr_array_index (st->chain, k), 0, t, h);
@@ -964,7 +974,7 @@ hook (lua_State *L, lua_Debug *ar)
   st->auto_events++;
 
 #if LUA_VERSION_NUM < 502
-  guint32 level = stack_frames (L);
+  guint32 level = frame_slot (ar);
   gboolean tail = pop_from_level (st, s, level, t, h);
   if (ar->event != LUA_HOOKCALL)
     return;
@@ -1004,7 +1014,7 @@ hook (lua_State *L, lua_Debug *ar)
   guint32 flags = f->silent ? ENTRY_SILENT : 0;
   if (f->frame)
     flags |= ENTRY_FRAME;
-  else if (!chain_has_manual (st, NULL))
+  else if (!chain_has_root_below (st, NULL))
     flags |= ENTRY_LOCAL;
   Entry e = { fn, f->tree_label, f->ring_label, flags, 0 };
 #if LUA_VERSION_NUM < 502

@@ -56,6 +56,21 @@ t.test ("/lua/auto/recursion", function ()
   t.eq (depth, 10, "recursion depth")
 end)
 
+local function down (n) if n == 0 then return 0 end local r = down (n - 1) return r + 1 end
+
+t.test ("/lua/auto/deep-recursion", function ()
+  local p = auto_run ("deep", function () down (3000) end)
+  t.eq (total (p, down), 3001, "every level")
+  local label = find (p, down).label
+  local node, depth = profiler.root.children.deep.children[p.label].children[label], 0
+  while node do
+    depth = depth + 1
+    t.ok (#node.children <= 1, "a chain")
+    node = node.children[label]
+  end
+  t.eq (depth, 3001, "a chain of 3001 downs")
+end)
+
 local function countdown (n) if n == 0 then return "done" end return countdown (n - 1) end
 local function tail_caller () return countdown (5) end
 
