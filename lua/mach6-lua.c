@@ -87,6 +87,7 @@ typedef struct
 {
   M6Tree     *tree;
   guint64     unbalanced;  /* dones with nothing to close */
+  guint64     ring_open;   /* scopes open in the ring */
 
   /* label cache: Lua string pointer -> ids, checked against the text */
   struct { const char *s; guint32 tree_label; guint32 ring_label; } labels[256];
@@ -160,6 +161,11 @@ static int
 state_gc (lua_State *L)
 {
   State *st = lua_touserdata (L, 1);
+  /* The state closes (a reload, a LÖVE restart) with scopes open: close
+   * them in the ring, which outlives it, or the next state's marks would
+   * nest in them and the ring never see a top level again. */
+  for (; st->ring_open > 0; st->ring_open--)
+    mach6_done_heap (st->last_heap);
   g_clear_pointer (&st->tree, m6_tree_free);
   g_clear_pointer (&st->funcs, g_hash_table_unref);
   g_clear_pointer (&st->chain, g_ptr_array_unref);
@@ -198,7 +204,10 @@ scope_open (State *st, guint32 tree_label, guint32 ring_label, gint64 t, gint64 
 {
   m6_tree_mark (st->tree, tree_label, t, h);
   if (!(flags & ENTRY_LOCAL))
-    mach6_mark_id_heap (ring_label, h);
+    {
+      mach6_mark_id_heap (ring_label, h);
+      st->ring_open++;
+    }
 }
 
 static inline void
@@ -206,7 +215,10 @@ scope_close (State *st, gint64 t, gint64 h, guint32 flags)
 {
   m6_tree_done (st->tree, t, h, NULL);
   if (!(flags & ENTRY_LOCAL))
-    mach6_done_heap (h);
+    {
+      mach6_done_heap (h);
+      st->ring_open--;
+    }
 }
 
 /* ---------------------------------------------------------------------------
