@@ -150,7 +150,7 @@ t.test ("/lua/live/launcher", function ()
                              interp, src, tmp))
   local f = io.open (tmp) local child = f:read ("*l") f:close ()
   local listed = false
-  for _ = 1, 100 do
+  for _ = 1, 300 do
     if read_command (string.format ("%q list", cli)):find ("\n" .. child .. "%s") then listed = true break end
     os.execute ("sleep 0.1")
   end

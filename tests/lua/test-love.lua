@@ -25,7 +25,7 @@ t.test ("/lua/love/recorded", function ()
   local f = io.open (pidfile) local pid = f:read ("*l") f:close ()
   -- Wait for its segment: the first mark creates it.
   local listed = false
-  for _ = 1, 100 do
+  for _ = 1, 300 do      -- LÖVE can take a while to start on a loaded machine
     if read_command (string.format ("%q list", cli)):find ("\n" .. pid .. "%s") then listed = true break end
     os.execute ("sleep 0.1")
   end
