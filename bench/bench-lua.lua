@@ -78,6 +78,14 @@ if cli then
   print (string.format ("# %s attached: %s drops while recording", rt, drops))
 end
 
+-- convert() of a frame of 11 nodes, as the original pattern calls it
+-- every frame; per node.
+mark ("cframe")
+for _, l in ipairs { "physics", "ai", "render", "audio", "ui" } do mark (l) mark ("sub") done () done () end
+done ()
+local cframe = profiler.root.children.cframe
+emit ("convert_per_node", best (function (n) for _ = 1, n do profiler.convert (cframe) end end, 20000) / 11, "ns")
+
 -- Auto-instrumentation on a call-heavy benchmark (fib(20): 21891 calls).
 local function fib (n) if n < 2 then return n end return fib (n - 1) + fib (n - 2) end
 local calls = 21891

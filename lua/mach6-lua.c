@@ -5,6 +5,7 @@
  * reading is the Lua state's own allocator, to the byte. mach6.auto() hooks
  * calls and returns so an unmodified program shows its call tree.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -726,54 +727,73 @@ children_pairs (lua_State *L)
  * profiler.convert: the payload of DESIGN §2 as Lua tables
  * ------------------------------------------------------------------------- */
 
-static void
-push_json (lua_State *L, JsonNode *node)
+/* The payload's stats keys (core/m6-payload.c), read straight from the
+ * computed stats: formatting the numbers as JSON text and reading them back
+ * costs twenty times as much. /lua/convert-matches-json checks that the
+ * two lists agree. */
+typedef struct
 {
-  luaL_checkstack (L, 4, "payload too deep");
-  switch (json_node_get_node_type (node))
+  const char *key;
+  gsize       offset;
+  gboolean    is_count;
+} StatsKey;
+
+#define DKEY(k, field) { k, G_STRUCT_OFFSET (M6NodeStats, field), FALSE }
+#define CKEY(k, field) { k, G_STRUCT_OFFSET (M6NodeStats, field), TRUE }
+
+static const StatsKey stats_keys[] = {
+  DKEY ("time.avg", time_avg), DKEY ("time.p50", time_p50), DKEY ("time.p90", time_p90),
+  DKEY ("time.max", time_max), DKEY ("mem_delta.avg", mem_delta_avg), DKEY ("mem.net", mem_net),
+  CKEY ("count", count),
+  DKEY ("time.min", time_min), DKEY ("time.p10", time_p10), DKEY ("time.total", time_total),
+  DKEY ("mem_delta.min", mem_delta_min), DKEY ("mem_delta.max", mem_delta_max),
+  DKEY ("mem_delta.p10", mem_delta_p10), DKEY ("mem_delta.p50", mem_delta_p50),
+  DKEY ("mem_delta.p90", mem_delta_p90), DKEY ("mem_delta.total", mem_delta_total),
+  DKEY ("inverse_mem.total", inverse_mem_total), DKEY ("inverse_mem.avg", inverse_mem_avg),
+  CKEY ("inverse_mem.count", inverse_count), DKEY ("mem.rate", mem_rate),
+  DKEY ("mem.first", mem_first), DKEY ("mem.last", mem_last),
+};
+
+static void
+push_stats (lua_State *L, const M6Node *node)
+{
+  M6NodeStats stats;
+
+  m6_node_stats_compute (node, &stats);
+  lua_createtable (L, 0, G_N_ELEMENTS (stats_keys));
+  for (guint i = 0; i < G_N_ELEMENTS (stats_keys); i++)
     {
-    case JSON_NODE_OBJECT:
-      {
-        JsonObject *o = json_node_get_object (node);
-        JsonObjectIter iter;
-        const char *name;
-        JsonNode *member;
-        lua_createtable (L, 0, (int) json_object_get_size (o));
-        json_object_iter_init (&iter, o);
-        while (json_object_iter_next (&iter, &name, &member))
-          {
-            push_json (L, member);
-            lua_setfield (L, -2, name);
-          }
-        break;
-      }
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *a = json_node_get_array (node);
-        guint n = json_array_get_length (a);
-        lua_createtable (L, (int) n, 0);
-        for (guint i = 0; i < n; i++)
-          {
-            push_json (L, json_array_get_element (a, i));
-            lua_rawseti (L, -2, (int) i + 1);
-          }
-        break;
-      }
-    case JSON_NODE_VALUE:
-      switch (json_node_get_value_type (node) == G_TYPE_INT64 ? 0
-              : json_node_get_value_type (node) == G_TYPE_DOUBLE ? 1
-              : json_node_get_value_type (node) == G_TYPE_STRING ? 2 : 3)
+      const StatsKey *k = &stats_keys[i];
+      const char *field = (const char *) &stats + k->offset;
+      if (k->is_count)
+        lua_pushinteger (L, (lua_Integer) *(const guint64 *) field);
+      else
         {
-        case 0: lua_pushinteger (L, (lua_Integer) json_node_get_int (node)); break;
-        case 1: lua_pushnumber (L, json_node_get_double (node)); break;
-        case 2: lua_pushstring (L, json_node_get_string (node)); break;
-        default: lua_pushboolean (L, json_node_get_boolean (node)); break;
+          double v = *(const double *) field;
+          lua_pushnumber (L, isfinite (v) ? v : 0.0);   /* as the payload writes it */
         }
-      break;
-    default:
-      lua_pushnil (L);
-      break;
+      lua_setfield (L, -2, k->key);
     }
+}
+
+static void
+push_payload (lua_State *L, M6Tree *tree, const M6Node *node)
+{
+  luaL_checkstack (L, 6, "payload too deep");
+  lua_createtable (L, 0, 3);
+  g_autofree char *label = m6_payload_label (tree, node);
+  lua_pushstring (L, label);
+  lua_setfield (L, -2, "label");
+  push_stats (L, node);
+  lua_setfield (L, -2, "stats");
+  lua_createtable (L, (int) node->n_children, 0);
+  int i = 1;
+  for (const M6Node *c = node->first_child; c != NULL; c = c->next_sibling)
+    {
+      push_payload (L, tree, c);
+      lua_rawseti (L, -2, i++);
+    }
+  lua_setfield (L, -2, "children");
 }
 
 static int
@@ -790,8 +810,7 @@ l_convert (lua_State *L)
                            luaL_typename (L, 1));
       node = *p;
     }
-  g_autoptr (JsonNode) payload = m6_payload_build (st->tree, node);
-  push_json (L, payload);
+  push_payload (L, st->tree, node);
   return 1;
 }
 

@@ -60,6 +60,24 @@ t.test ("/lua/original-pattern", function ()
   t.eq (whole.children[1].label, "frame", "convert() first child")
 end)
 
+-- convert() reads the stats without going through JSON; they must be the
+-- payload's all the same: every key of profiler.json(), the same numbers.
+t.test ("/lua/convert-matches-json", function ()
+  local node = profiler.root.children.frame
+  local json = profiler.json (node)
+  local stats = profiler.convert (node).stats
+  local n = 0
+  for key, text in json:match ('"stats":(%b{})'):gmatch ('"([^"]+)":([^,}]+)') do
+    n = n + 1
+    t.ok (stats[key] ~= nil, "convert() has " .. key)
+    t.eq (stats[key], tonumber (text), key)
+  end
+  local m = 0
+  for _ in pairs (stats) do m = m + 1 end
+  t.eq (m, n, "no key that the payload does not have")
+  t.ok (n >= 22, "the payload's keys: " .. n)
+end)
+
 t.test ("/lua/pairs-first-seen-order", function ()
   if _VERSION ~= "Lua 5.4" then print ("# no __pairs before Lua 5.2") return end
   profiler.mark ("order")
