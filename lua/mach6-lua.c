@@ -776,10 +776,11 @@ push_stats (lua_State *L, const M6Node *node)
     }
 }
 
+/* Leaves { label, stats, children = <array, still on the stack above> }. */
 static void
-push_payload (lua_State *L, M6Tree *tree, const M6Node *node)
+payload_enter (lua_State *L, M6Tree *tree, const M6Node *node)
 {
-  luaL_checkstack (L, 6, "payload too deep");
+  luaL_checkstack (L, 4, "payload too deep");
   lua_createtable (L, 0, 3);
   g_autofree char *label = m6_payload_label (tree, node);
   lua_pushstring (L, label);
@@ -787,13 +788,47 @@ push_payload (lua_State *L, M6Tree *tree, const M6Node *node)
   push_stats (L, node);
   lua_setfield (L, -2, "stats");
   lua_createtable (L, (int) node->n_children, 0);
-  int i = 1;
-  for (const M6Node *c = node->first_child; c != NULL; c = c->next_sibling)
+}
+
+/* The payload of @top, walked without recursion (a recursive chain can be
+ * deeper than the C stack): each open node keeps its table and its
+ * children array on the Lua stack. */
+static void
+push_payload (lua_State *L, M6Tree *tree, const M6Node *top)
+{
+  g_autoptr (GArray) index = g_array_new (FALSE, FALSE, sizeof (int));  /* next slot per level */
+  const M6Node *node = top;
+
+  payload_enter (L, tree, node);
+  g_array_append_val (index, (int) { 1 });
+  for (;;)
     {
-      push_payload (L, tree, c);
-      lua_rawseti (L, -2, i++);
+      const M6Node *next = NULL;
+      if (node->first_child != NULL)
+        next = node->first_child;
+      else
+        {
+          /* Close nodes until one has a next sibling. */
+          for (;;)
+            {
+              lua_setfield (L, -2, "children");
+              g_array_set_size (index, index->len - 1);
+              if (node == top)
+                return;
+              int *slot = &g_array_index (index, int, index->len - 1);
+              lua_rawseti (L, -2, (*slot)++);
+              if (node->next_sibling != NULL)
+                {
+                  next = node->next_sibling;
+                  break;
+                }
+              node = node->parent;
+            }
+        }
+      node = next;
+      payload_enter (L, tree, node);
+      g_array_append_val (index, (int) { 1 });
     }
-  lua_setfield (L, -2, "children");
 }
 
 static int
