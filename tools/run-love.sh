@@ -19,6 +19,10 @@ fi
 
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   if [ -z "${MACH6_UNDER_XVFB:-}" ]; then
+    if ! command -v xvfb-run >/dev/null; then
+      echo "mach6: no display and no xvfb-run: LÖVE needs one of them (make deps installs xvfb)" >&2
+      exit 1
+    fi
     echo "mach6: no display here; running the LÖVE demo and the viewer under Xvfb"
     MACH6_UNDER_XVFB=1 exec xvfb-run -a -s "-screen 0 1600x1000x24" bash "$0" "$build"
   fi
