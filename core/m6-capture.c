@@ -584,49 +584,87 @@ m6_capture_writer_finish (M6CaptureWriter  *self,
   return TRUE;
 }
 
-gboolean
-m6_capture_writer_save_copy (M6CaptureWriter  *self,
-                             const char       *dest,
-                             GError          **error)
+struct _M6CaptureCopy
 {
-  g_autofree char *tmp_path = NULL;
-  g_autoptr (GByteArray) end = g_byte_array_new ();
-  g_autofree guint8 *chunk = NULL;
-  guint64 offset = 0;
-  int fd;
+  int         fd;          /* the recording, opened again: it may be renamed */
+  char       *source;
+  guint64     length;      /* bytes of it to copy */
+  GByteArray *end;         /* the END record that closes the copy */
+};
 
-  g_return_val_if_fail (self != NULL, FALSE);
-  g_return_val_if_fail (dest != NULL, FALSE);
+M6CaptureCopy *
+m6_capture_writer_begin_copy (M6CaptureWriter  *self,
+                              GError          **error)
+{
+  g_autoptr (M6CaptureCopy) copy = g_new0 (M6CaptureCopy, 1);
 
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy->fd = -1;
   if (self->done)
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
                    _("the capture %s is no longer recording"), self->path);
-      return FALSE;
+      return NULL;
     }
   writer_sync (self);
   if (!writer_flush (self))
     {
       if (error != NULL)
         *error = g_error_copy (self->error);
-      return FALSE;
+      return NULL;
     }
+  copy->source = g_strdup (self->tmp_path);
+  copy->fd = open (self->tmp_path, O_RDONLY | O_CLOEXEC);
+  if (copy->fd < 0)
+    {
+      int saved = errno;
+      g_autofree char *display = g_filename_display_name (self->tmp_path);
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("cannot read %s: %s"), display, g_strerror (saved));
+      return NULL;
+    }
+  copy->length = self->flushed;
+  copy->end = g_byte_array_new ();
+  append_end (copy->end, self);
+  return g_steal_pointer (&copy);
+}
+
+gboolean
+m6_capture_copy_write (M6CaptureCopy   *copy,
+                       const char      *dest,
+                       GCancellable    *cancellable,
+                       M6ProgressFunc   progress,
+                       gpointer         progress_data,
+                       GError         **error)
+{
+  g_autofree char *tmp_path = NULL;
+  g_autofree guint8 *chunk = NULL;
+  guint64 offset = 0;
+  int fd;
+
+  g_return_val_if_fail (copy != NULL, FALSE);
+  g_return_val_if_fail (dest != NULL, FALSE);
 
   fd = open_temp (dest, &tmp_path, error);
   if (fd < 0)
     return FALSE;
 
   chunk = g_malloc (FLUSH_BYTES);
-  while (offset < self->flushed)
+  while (offset < copy->length)
     {
-      gsize want = (gsize) MIN ((guint64) FLUSH_BYTES, self->flushed - offset);
-      gssize n = pread (self->fd, chunk, want, (off_t) offset);
+      gsize want = (gsize) MIN ((guint64) FLUSH_BYTES, copy->length - offset);
+      gssize n;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        goto fail;
+      n = pread (copy->fd, chunk, want, (off_t) offset);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         {
           int saved = n < 0 ? errno : EIO;
-          g_autofree char *display = g_filename_display_name (self->tmp_path);
+          g_autofree char *display = g_filename_display_name (copy->source);
           g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
                        _("cannot read %s: %s"), display, g_strerror (saved));
           goto fail;
@@ -634,10 +672,11 @@ m6_capture_writer_save_copy (M6CaptureWriter  *self,
       if (!write_all (fd, chunk, (gsize) n, dest, error))
         goto fail;
       offset += (guint64) n;
+      if (progress != NULL)
+        progress (offset, copy->length, progress_data);
     }
 
-  append_end (end, self);
-  if (!write_all (fd, end->data, end->len, dest, error)
+  if (!write_all (fd, copy->end->data, copy->end->len, dest, error)
       || !commit_file (fd, tmp_path, dest, error))
     goto fail;
   close (fd);
@@ -647,6 +686,29 @@ fail:
   close (fd);
   g_unlink (tmp_path);
   return FALSE;
+}
+
+void
+m6_capture_copy_free (M6CaptureCopy *copy)
+{
+  if (copy == NULL)
+    return;
+  if (copy->fd >= 0)
+    close (copy->fd);
+  if (copy->end != NULL)
+    g_byte_array_unref (copy->end);
+  g_free (copy->source);
+  g_free (copy);
+}
+
+gboolean
+m6_capture_writer_save_copy (M6CaptureWriter  *self,
+                             const char       *dest,
+                             GError          **error)
+{
+  g_autoptr (M6CaptureCopy) copy = m6_capture_writer_begin_copy (self, error);
+
+  return copy != NULL && m6_capture_copy_write (copy, dest, NULL, NULL, NULL, error);
 }
 
 void
@@ -1015,6 +1077,18 @@ m6_capture_load_into (const char     *path,
                       M6CaptureInfo  *info,
                       GError        **error)
 {
+  return m6_capture_load_into_full (path, target, info, NULL, NULL, NULL, error);
+}
+
+gboolean
+m6_capture_load_into_full (const char      *path,
+                           M6Session       *target,
+                           M6CaptureInfo   *info,
+                           GCancellable    *cancellable,
+                           M6ProgressFunc   progress,
+                           gpointer         progress_data,
+                           GError         **error)
+{
   g_autofree char *display = NULL;
   M6Session *session = target;
   g_autofree guint8 *payload = NULL;
@@ -1068,6 +1142,14 @@ m6_capture_load_into (const char     *path,
 
       ld.record++;
       ld.offset = offset;
+      /* Every 64 records (up to 12 MB): cheap, and often enough to show. */
+      if ((ld.record & 63) == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            goto out;
+          if (progress != NULL)
+            progress (offset, size, progress_data);
+        }
       if (remaining < RECORD_HEADER_SIZE)
         {
           info->ignored_bytes = remaining;
@@ -1128,6 +1210,8 @@ m6_capture_load_into (const char     *path,
     }
 
   info->n_events = ld.n_events;
+  if (progress != NULL)
+    progress (size, size, progress_data);
   /* A capture never grows: it is over. */
   m6_session_set_ended (session, TRUE);
   m6_session_notify_changed (session);
