@@ -455,24 +455,31 @@ m6_recording_init (M6Recording *self)
 }
 
 M6Recording *
-m6_recording_new (M6Reader    *reader,
-                  const char  *capture_path,
-                  GError     **error)
+m6_recording_new (M6Reader *reader)
 {
-  g_autoptr (M6Recording) self = g_object_new (M6_TYPE_RECORDING, NULL);
+  M6Recording *self;
 
   g_return_val_if_fail (reader != NULL, NULL);
 
+  self = g_object_new (M6_TYPE_RECORDING, NULL);
   self->reader = reader;
   self->session = g_object_ref (m6_reader_get_session (reader));
-  if (capture_path != NULL)
-    {
-      self->writer = m6_capture_writer_new (capture_path, self->session, error);
-      if (self->writer == NULL)
-        return NULL;
-      self->capture_path = g_strdup (capture_path);
-    }
-  return g_steal_pointer (&self);
+  return self;
+}
+
+gboolean
+m6_recording_set_capture (M6Recording  *self,
+                          const char   *capture_path,
+                          GError      **error)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
+  g_return_val_if_fail (self->worker == NULL && self->writer == NULL, FALSE);
+
+  self->writer = m6_capture_writer_new (capture_path, self->session, error);
+  if (self->writer == NULL)
+    return FALSE;
+  self->capture_path = g_strdup (capture_path);
+  return TRUE;
 }
 
 /* --- getters ------------------------------------------------------------ */

@@ -28,11 +28,13 @@ G_BEGIN_DECLS
 #define M6_TYPE_RECORDING (m6_recording_get_type ())
 G_DECLARE_FINAL_TYPE (M6Recording, m6_recording, M6, RECORDING, GObject)
 
-/* Take over @reader and, if @capture_path is not NULL, record everything
- * it drains to that capture (a temporary file until finished). Nothing is
- * drained until m6_recording_start(). NULL with @error if the capture
- * cannot be created (@reader is freed then). */
-M6Recording  *m6_recording_new                (M6Reader      *reader,
+/* Take over @reader. Nothing is drained until m6_recording_start(). */
+M6Recording  *m6_recording_new                (M6Reader      *reader);
+
+/* Before start: record everything drained to @capture_path (a temporary
+ * file next to it until finished). FALSE with @error if it cannot be
+ * created; the recording then runs without a capture. */
+gboolean      m6_recording_set_capture        (M6Recording   *self,
                                                const char    *capture_path,
                                                GError       **error);
 

@@ -94,7 +94,9 @@ start_recording (TestProducer *producer,
   M6Recording *recording;
 
   g_assert_no_error (error);
-  recording = m6_recording_new (reader, capture, &error);
+  recording = m6_recording_new (reader);
+  if (capture != NULL)
+    g_assert_true (m6_recording_set_capture (recording, capture, &error));
   g_assert_no_error (error);
   m6_recording_start (recording);
   return recording;
