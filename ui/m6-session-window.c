@@ -82,6 +82,7 @@ struct _M6SessionWindow
   guint                 status_id;
   guint                 tick_id;
   guint                 n_ticks;
+  guint                 n_status_ticks;
   guint64               status_serial;
   guint64               data_serial;
   guint64               shown_serial;
@@ -699,6 +700,7 @@ status_cb (gpointer user_data)
 {
   M6SessionWindow *self = M6_SESSION_WINDOW (user_data);
 
+  self->n_status_ticks++;
   update_status (self);
   /* Nothing new since the last turn: this one showed the rate fall to
    * zero; the next "changed" starts the timer again. */
@@ -1903,6 +1905,12 @@ guint
 m6_session_window_get_n_refreshes (M6SessionWindow *self)
 {
   return self->n_refreshes;
+}
+
+guint
+m6_session_window_get_n_ticks (M6SessionWindow *self)
+{
+  return self->n_ticks + self->n_status_ticks;
 }
 
 const char *

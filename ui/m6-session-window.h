@@ -53,6 +53,9 @@ gboolean         m6_session_window_get_paused        (M6SessionWindow *self);
 gboolean         m6_session_window_get_ended_shown   (M6SessionWindow *self);
 /* Redraws of the live view so far (pausing stops them). */
 guint            m6_session_window_get_n_refreshes   (M6SessionWindow *self);
+/* Frame-clock ticks and status-timer turns so far: they stop while the
+ * view is paused or caught up with an idle program. */
+guint            m6_session_window_get_n_ticks       (M6SessionWindow *self);
 /* The temporary recording of a live session, or NULL. */
 const char      *m6_session_window_get_recording_path (M6SessionWindow *self);
 /* The file the last screenshot, export or save wrote, or NULL. */
