@@ -18,14 +18,13 @@
 #include "m6-json.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
+#include "m6-recording.h"
 
 #ifndef MACH6_VERSION
 # define MACH6_VERSION "unknown"
 #endif
 
 #define EXIT_USAGE        2
-#define DRAIN_INTERVAL_MS 10
-#define DRAIN_BUDGET      (1u << 20)
 #define REPORT_SECONDS    2.0
 #define RUN_WAIT_SECONDS  5.0
 #define LABEL_COLUMN_MAX  40
@@ -172,8 +171,7 @@ append_padded (GString    *out,
 
 typedef struct
 {
-  M6Reader        *reader;
-  M6CaptureWriter *writer;       /* NULL: report only */
+  M6Recording     *recording;    /* drains on its worker thread */
   GMainLoop       *loop;
   gint64           started_us;
   gint64           deadline_us;  /* 0: none */
@@ -182,59 +180,55 @@ typedef struct
   gboolean         interrupted;
   gboolean         ended;
   guint            tick;
-  GError          *error;
 } Recording;
 
 static void
 print_progress (Recording *rec,
                 gint64     now)
 {
-  M6Session *session = m6_reader_get_session (rec->reader);
+  M6Session *session = m6_recording_get_session (rec->recording);
 
+  m6_recording_lock (rec->recording);
   g_printerr (_("recording %s (pid %d): %.0f s, %llu events, %llu drops\n"),
               m6_session_get_process_name (session), m6_session_get_pid (session),
               (double) (now - rec->started_us) / G_USEC_PER_SEC,
               (unsigned long long) m6_session_get_n_events (session),
               (unsigned long long) m6_session_get_drops (session));
+  m6_recording_unlock (rec->recording);
 }
 
+/* The clock: progress once a second, and the time limit. */
 static gboolean
-on_drain_tick (gpointer data)
+on_record_tick (gpointer data)
 {
   Recording *rec = data;
-  M6Session *session = m6_reader_get_session (rec->reader);
-  gint64 now;
-  gsize n = 0;
+  gint64 now = g_get_monotonic_time ();
 
-  if (!m6_reader_drain (rec->reader, DRAIN_BUDGET, &n, &rec->error))
-    goto stop;
-  if (rec->writer != NULL && m6_capture_writer_get_error (rec->writer) != NULL)
-    {
-      rec->error = g_error_copy (m6_capture_writer_get_error (rec->writer));
-      goto stop;
-    }
-
-  now = g_get_monotonic_time ();
   if (rec->progress && now >= rec->next_progress_us)
     {
       print_progress (rec, now);
       rec->next_progress_us += G_USEC_PER_SEC;
     }
-  /* The reader marks the session ended before it drains: an empty drain
-   * after that has read everything. */
-  if (n == 0 && m6_session_get_ended (session))
-    {
-      rec->ended = TRUE;
-      goto stop;
-    }
   if (rec->deadline_us != 0 && now >= rec->deadline_us)
-    goto stop;
+    {
+      rec->tick = 0;
+      g_main_loop_quit (rec->loop);
+      return G_SOURCE_REMOVE;
+    }
   return G_SOURCE_CONTINUE;
+}
 
-stop:
-  rec->tick = 0;
+/* The worker stopped by itself: the producer ended and its rings are
+ * empty, or reading failed. */
+static void
+on_running (M6Recording *recording,
+            GParamSpec  *pspec,
+            Recording   *rec)
+{
+  if (m6_recording_get_running (recording))
+    return;
+  rec->ended = m6_recording_get_error (recording) == NULL;
   g_main_loop_quit (rec->loop);
-  return G_SOURCE_REMOVE;
 }
 
 static gboolean
@@ -247,21 +241,24 @@ on_stop_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* Drain until the producer ends, the time is up or a signal comes. */
+/* Record until the producer ends, the time is up or a signal comes; then
+ * take what the rings still hold, and finish the capture if there is one. */
 static gboolean
 record_loop (Recording  *rec,
              double      seconds,
              GError    **error)
 {
   guint sigint, sigterm;
-  gsize n;
+  gulong running_id;
 
   rec->loop = g_main_loop_new (NULL, FALSE);
   rec->started_us = g_get_monotonic_time ();
   rec->next_progress_us = rec->started_us + G_USEC_PER_SEC;
   rec->deadline_us = seconds > 0 ? rec->started_us + (gint64) (seconds * G_USEC_PER_SEC) : 0;
 
-  rec->tick = g_timeout_add (DRAIN_INTERVAL_MS, on_drain_tick, rec);
+  running_id = g_signal_connect (rec->recording, "notify::running", G_CALLBACK (on_running), rec);
+  m6_recording_start (rec->recording);
+  rec->tick = g_timeout_add (100, on_record_tick, rec);
   sigint = g_unix_signal_add (SIGINT, on_stop_signal, rec);
   sigterm = g_unix_signal_add (SIGTERM, on_stop_signal, rec);
 
@@ -270,18 +267,18 @@ record_loop (Recording  *rec,
   g_clear_handle_id (&rec->tick, g_source_remove);
   g_source_remove (sigint);
   g_source_remove (sigterm);
+  g_signal_handler_disconnect (rec->recording, running_id);
   g_clear_pointer (&rec->loop, g_main_loop_unref);
 
-  /* What the rings hold now belongs to the recording too. */
-  if (rec->error == NULL && !rec->ended)
-    m6_reader_drain (rec->reader, 0, &n, &rec->error);
-
-  if (rec->error != NULL)
+  if (m6_recording_get_error (rec->recording) != NULL)
     {
-      g_propagate_error (error, g_steal_pointer (&rec->error));
+      /* Keep what was recorded: the failure may be the producer's. */
+      g_propagate_error (error, g_error_copy (m6_recording_get_error (rec->recording)));
+      g_autoptr (GError) ignored = NULL;
+      m6_recording_finish (rec->recording, &ignored);
       return FALSE;
     }
-  return TRUE;
+  return m6_recording_finish (rec->recording, error);
 }
 
 static void
@@ -295,41 +292,34 @@ print_saved (const char *path,
            (double) m6_session_get_duration (session) / 1e9);
 }
 
-/* Record an attached reader into @output (or the default name). */
+/* Record an attached reader (taken) into @output (or the default name). */
 static int
 record_to_file (M6Reader   *reader,
                 const char *output,
                 double      seconds,
                 gboolean   *ended)
 {
-  M6Session *session = m6_reader_get_session (reader);
+  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  M6Session *session = m6_recording_get_session (recording);
   g_autofree char *path = output ? g_strdup (output) : default_output (session);
-  g_autoptr (M6CaptureWriter) writer = NULL;
   g_autoptr (GError) error = NULL;
-  Recording rec = { .reader = reader, .progress = TRUE };
+  Recording rec = { .recording = recording, .progress = TRUE };
 
-  writer = m6_capture_writer_new (path, session, &error);
-  if (writer == NULL)
+  if (!m6_recording_set_capture (recording, path, &error))
     {
       print_error (error->message);
       return EXIT_FAILURE;
     }
-  rec.writer = writer;
 
   gboolean ok = record_loop (&rec, seconds, &error);
   if (ended != NULL)
     *ended = rec.ended;
-  m6_reader_detach (reader);
   if (!ok)
     {
-      /* Keep what was recorded: the failure may be the producer's. */
       print_error (error->message);
-      g_clear_error (&error);
-    }
-  if (!m6_capture_writer_finish (writer, &error))
-    {
-      print_error (error->message);
-      return EXIT_FAILURE;
+      /* A failed read still leaves a finished capture; a failed write none. */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        return EXIT_FAILURE;
     }
   print_saved (path, session);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;
@@ -423,7 +413,7 @@ cmd_record (int    argc,
       print_error (error->message);
       return EXIT_FAILURE;
     }
-  return record_to_file (reader, output, seconds, NULL);
+  return record_to_file (g_steal_pointer (&reader), output, seconds, NULL);
 }
 
 /* --- report ------------------------------------------------------------- */
@@ -631,6 +621,7 @@ cmd_report (int    argc,
   else
     {
       g_autoptr (M6Reader) reader = NULL;
+      g_autoptr (M6Recording) recording = NULL;
       Recording rec = { 0 };
 
       if (!resolve_target (argv[1], &pid, &error)
@@ -639,13 +630,15 @@ cmd_report (int    argc,
           print_error (error->message);
           return EXIT_FAILURE;
         }
-      rec.reader = reader;
+      /* The same pipeline as `mach6 record` and the viewer, without a file. */
+      recording = m6_recording_new (g_steal_pointer (&reader));
+      rec.recording = recording;
       if (!record_loop (&rec, seconds, &error))
         {
           print_error (error->message);
           return EXIT_FAILURE;
         }
-      session = g_object_ref (m6_reader_get_session (reader));
+      session = g_object_ref (m6_recording_get_session (recording));
     }
 
   if (only_thread >= 0 && (guint) only_thread >= m6_session_get_n_threads (session))
@@ -849,7 +842,7 @@ cmd_run (int    argc,
     }
 
   gboolean ended = FALSE;
-  status = record_to_file (launch.reader, output, seconds, &ended);
+  status = record_to_file (g_steal_pointer (&launch.reader), output, seconds, &ended);
   m6_reader_free (g_steal_pointer (&launch.reader));
 
   /* Stopped early (time limit or Ctrl-C): the command goes too. */
