@@ -46,6 +46,7 @@ now_ns (void)
 typedef struct
 {
   uint32_t id;
+  const char *name;       /* the thread's, to find it in the session */
   gint64   duration_ns;
   gint64   period_ns;     /* 0: flat out */
   guint64  offered;
@@ -67,7 +68,7 @@ produce (void *data)
 {
   Load *load = data;
 
-  mach6_thread_name ("bench");
+  mach6_thread_name (load->name);
   /* Register the ring before the clock starts. */
   mach6_mark_id (load->id);
   mach6_done ();
@@ -121,7 +122,7 @@ run (gint64   duration_ns,
   g_autofree char *dir = g_dir_make_tmp ("mach6-bench-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "bench.mach6", NULL);
   M6Reader *reader = m6_reader_attach (getpid (), &error);
-  Load load = { mach6_label_id ("scope"), duration_ns, period_ns };
+  Load load = { mach6_label_id ("scope"), period_ns ? "bench-paced" : "bench-flat", duration_ns, period_ns };
   pthread_t thread;
 
   if (reader == NULL)
@@ -141,21 +142,22 @@ run (gint64   duration_ns,
   pthread_create (&thread, NULL, produce, &load);
   while (!__atomic_load_n (&load.ready, __ATOMIC_ACQUIRE))
     g_usleep (100);
-  /* Wait until the recording has seen the thread, then start the clock. */
-  for (;;)
+  /* Wait until the recording has this run's thread, then start the clock. */
+  M6Thread *t = NULL;
+  guint64 events0 = 0;
+  while (t == NULL)
     {
       m6_recording_lock (recording);
-      guint n = m6_session_get_n_threads (session);
+      for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+        if (g_strcmp0 (m6_session_get_thread (session, i)->name, load.name) == 0)
+          {
+            t = m6_session_get_thread (session, i);
+            events0 = t->n_events;
+          }
       m6_recording_unlock (recording);
-      if (n > 0)
-        break;
-      g_usleep (1000);
+      if (t == NULL)
+        g_usleep (1000);
     }
-  m6_recording_lock (recording);
-  M6Thread *t = m6_session_get_thread (session, m6_session_get_n_threads (session) - 1);
-  guint64 events0 = t->n_events;
-  m6_recording_unlock (recording);
-
   __atomic_store_n (&load.go, TRUE, __ATOMIC_RELEASE);
   pthread_join (thread, NULL);
 
