@@ -512,6 +512,13 @@ m6_recording_get_capture_path (M6Recording *self)
   return self->writer != NULL ? self->capture_path : NULL;
 }
 
+guint64
+m6_recording_get_capture_size (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), 0);
+  return self->writer != NULL ? m6_capture_writer_get_size (self->writer) : 0;
+}
+
 gboolean
 m6_recording_get_running (M6Recording *self)
 {

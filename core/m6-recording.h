@@ -67,6 +67,8 @@ M6Reader     *m6_recording_get_reader         (M6Recording   *self);
 gint          m6_recording_get_pid            (M6Recording   *self);
 /* The capture being written, or NULL. */
 const char   *m6_recording_get_capture_path   (M6Recording   *self);
+/* Bytes of the capture so far (0 without one); with the lock held. */
+guint64       m6_recording_get_capture_size   (M6Recording   *self);
 /* Is the worker draining? FALSE once the producer has ended and its rings
  * are empty, once the reader failed, and after stop. */
 gboolean      m6_recording_get_running        (M6Recording   *self);

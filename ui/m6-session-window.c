@@ -20,6 +20,7 @@
 #include "m6-recording.h"
 #include "m6-export.h"
 #include "m6-format.h"
+#include "m6-job-bar.h"
 #include "m6-json.h"
 #include "m6-painter.h"
 #include "m6-payload.h"
@@ -62,6 +63,7 @@ struct _M6SessionWindow
 
   M6Session            *session;
   M6Recording          *recording;       /* a live session's, or NULL */
+  M6JobBar             *job_bar;         /* a save or export on a thread */
   char                 *capture_path;    /* the file a loaded session came from */
   M6EventLog           *event_log;       /* a loaded capture's raw events, or NULL */
   M6CompareWindow      *compare_window;  /* the comparison with a baseline, or NULL */
@@ -959,22 +961,26 @@ typedef struct
 } SaveRequest;
 
 static void
-write_and_report (M6SessionWindow *self,
-                  WriteFunc        write,
-                  const char      *path,
-                  const SaveJob   *job)
+report_written (M6SessionWindow *self,
+                const char      *path,
+                const SaveJob   *job,
+                const GError    *error)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree char *shown = display_path (path);
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
 
-  if (!write (self, path, job, &error))
+  if (error != NULL)
     {
       g_autofree char *heading = g_strdup_printf (_("Could Not Save “%s”"), shown);
 
       g_free (self->last_message);
       self->last_message = g_strdup (error->message);
-      if (app != NULL)
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *message = g_strdup_printf (_("Saving %s was cancelled."), shown);
+          show_toast (self, message);
+        }
+      else if (app != NULL)
         m6_application_show_error (M6_APPLICATION (app), heading, error->message);
       return;
     }
@@ -985,6 +991,190 @@ write_and_report (M6SessionWindow *self,
     m6_application_add_recent (M6_APPLICATION (app), path);
   g_autofree char *message = saved_message (job, shown);
   show_toast (self, message);
+}
+
+/* --- saves and exports on a thread -------------------------------------- */
+
+/* What the thread needs, none of it the window's: the recording (which
+ * takes its own lock for a moment) or the file a loaded session came
+ * from. */
+typedef struct
+{
+  M6SessionWindow *self;
+  SaveJob          job;
+  char            *path;
+  M6Recording     *recording;
+  char            *capture_path;
+  M6JobBar        *bar;
+} ThreadSave;
+
+static void
+thread_save_free (gpointer data)
+{
+  ThreadSave *save = data;
+
+  g_object_unref (save->self);
+  g_free (save->path);
+  g_clear_object (&save->recording);
+  g_free (save->capture_path);
+  g_object_unref (save->bar);
+  g_free (save);
+}
+
+static gboolean
+thread_export (ThreadSave    *save,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  M6ExportOptions options = { save->job.interval_s > 0 ? save->job.interval_s : 1.0 };
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (M6EventLog) log = m6_event_log_new ();
+  g_autofree char *copy = NULL;
+  const char *source = save->capture_path;
+  gboolean ok;
+
+  if (save->recording != NULL)
+    {
+      g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
+      int fd;
+
+      copy = g_build_filename (dir, "export-XXXXXX.mach6", NULL);
+      if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = g_mkstemp (copy)) < 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       _("Could not make a copy of the recording in “%s”: %s"), dir, g_strerror (saved));
+          return FALSE;
+        }
+      close (fd);
+      if (!m6_recording_save_copy (save->recording, copy, cancellable, NULL, NULL, error))
+        {
+          g_unlink (copy);
+          return FALSE;
+        }
+      source = copy;
+    }
+
+  m6_session_set_recorder (session, m6_event_log_record, log);
+  ok = m6_capture_load_into_full (source, session, NULL, cancellable, m6_job_bar_progress, save->bar, error);
+  m6_session_set_recorder (session, NULL, NULL);
+  if (copy != NULL)
+    g_unlink (copy);
+  return ok && m6_export_session (session, log, save->job.format, &options, save->path, error);
+}
+
+static void
+file_progress (goffset  current,
+               goffset  total,
+               gpointer bar)
+{
+  m6_job_bar_progress ((guint64) current, (guint64) total, bar);
+}
+
+static void
+thread_save_run (GTask        *task,
+                 gpointer      source,
+                 gpointer      data,
+                 GCancellable *cancellable)
+{
+  ThreadSave *save = data;
+  GError *error = NULL;
+  gboolean ok;
+
+  if (save->job.kind == SAVED_EXPORT)
+    ok = thread_export (save, cancellable, &error);
+  else if (save->recording != NULL)
+    ok = m6_recording_save_copy (save->recording, save->path, cancellable, m6_job_bar_progress, save->bar, &error);
+  else
+    {
+      g_autoptr (GFile) src = g_file_new_for_path (save->capture_path);
+      g_autoptr (GFile) dest = g_file_new_for_path (save->path);
+      ok = g_file_equal (src, dest)
+           || g_file_copy (src, dest, G_FILE_COPY_OVERWRITE, cancellable, file_progress, save->bar, &error);
+    }
+  if (ok)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+thread_save_done (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  ThreadSave *save = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+
+  g_task_propagate_boolean (G_TASK (result), &error);
+  m6_job_bar_end (save->bar);
+  /* The window may have closed meanwhile: then there is no one to tell. */
+  if (gtk_widget_get_root (GTK_WIDGET (save->bar)) != NULL)
+    report_written (save->self, save->path, &save->job, error);
+}
+
+/* Copies of the recording and the exports that replay it go on a thread
+ * once they are big enough to be felt; the rest read the session in
+ * place (a few ms). */
+static gboolean
+save_on_thread (M6SessionWindow *self,
+                const char      *path,
+                const SaveJob   *job)
+{
+  gboolean replays = job->kind == SAVED_EXPORT
+                     && (job->format == M6_EXPORT_NDJSON || job->format == M6_EXPORT_CHROME);
+  guint64 size = 0;
+
+  if (job->kind != SAVED_CAPTURE && !(replays && self->event_log == NULL))
+    return FALSE;
+  if (self->recording != NULL)
+    {
+      if (m6_recording_get_capture_path (self->recording) == NULL)
+        return FALSE;
+      size = m6_recording_get_capture_size (self->recording);
+    }
+  else if (self->capture_path != NULL)
+    {
+      GStatBuf st;
+      if (g_stat (self->capture_path, &st) != 0)
+        return FALSE;
+      size = (guint64) st.st_size;
+    }
+  else
+    return FALSE;
+  if (size < m6_job_bar_get_async_threshold () || m6_job_bar_get_busy (self->job_bar))
+    return FALSE;
+
+  ThreadSave *save = g_new0 (ThreadSave, 1);
+  g_autofree char *shown = display_path (path);
+  g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
+  GCancellable *cancellable = m6_job_bar_begin (self->job_bar, title);
+  GTask *task = g_task_new (NULL, cancellable, thread_save_done, NULL);
+
+  save->self = g_object_ref (self);
+  save->job = *job;
+  save->path = g_strdup (path);
+  save->recording = self->recording ? g_object_ref (self->recording) : NULL;
+  save->capture_path = g_strdup (self->capture_path);
+  save->bar = g_object_ref (self->job_bar);
+  g_task_set_task_data (task, save, thread_save_free);
+  g_task_run_in_thread (task, thread_save_run);
+  g_object_unref (task);
+  return TRUE;
+}
+
+static void
+write_and_report (M6SessionWindow *self,
+                  WriteFunc        write,
+                  const char      *path,
+                  const SaveJob   *job)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (save_on_thread (self, path, job))
+    return;
+  write (self, path, job, &error);
+  report_written (self, path, job, error);
 }
 
 /* "1920x1080" -> 1920, 1080; "" (the widget's own size) -> 0, 0. */
@@ -1745,6 +1935,11 @@ m6_session_window_init (M6SessionWindow *self)
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
+  /* Above the status line, shown only while a job runs. */
+  self->job_bar = m6_job_bar_new ();
+  GtkWidget *status_bar = gtk_widget_get_parent (GTK_WIDGET (self->state_label));
+  gtk_widget_insert_before (GTK_WIDGET (self->job_bar), gtk_widget_get_parent (status_bar), status_bar);
+
   update_breadcrumbs (self);
 }
 
@@ -1952,6 +2147,24 @@ m6_session_window_get_notice (M6SessionWindow *self)
   if (!gtk_info_bar_get_revealed (self->ended_bar))
     return NULL;
   return gtk_label_get_text (self->ended_label);
+}
+
+M6Recording *
+m6_session_window_get_recording (M6SessionWindow *self)
+{
+  return self->recording;
+}
+
+M6JobBar *
+m6_session_window_get_job_bar (M6SessionWindow *self)
+{
+  return self->job_bar;
+}
+
+const char *
+m6_session_window_get_capture_path (M6SessionWindow *self)
+{
+  return self->capture_path;
 }
 
 M6CompareWindow *

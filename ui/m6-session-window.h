@@ -21,7 +21,9 @@
 #include "m6-drift-graph.h"
 #include "m6-export.h"
 #include "m6-flame-graph.h"
+#include "m6-job-bar.h"
 #include "m6-reader.h"
+#include "m6-recording.h"
 #include "m6-session.h"
 #include "m6-stats-view.h"
 
@@ -72,6 +74,12 @@ void             m6_session_window_set_event_log     (M6SessionWindow *self,
 void             m6_session_window_show_notice       (M6SessionWindow *self,
                                                       const char      *message);
 const char      *m6_session_window_get_notice        (M6SessionWindow *self);
+/* A live session's recording (its worker drains; see m6-recording.h), or
+ * NULL; the bar of a save or export running on a thread; the file a
+ * loaded session came from, or NULL. */
+M6Recording     *m6_session_window_get_recording     (M6SessionWindow *self);
+M6JobBar        *m6_session_window_get_job_bar       (M6SessionWindow *self);
+const char      *m6_session_window_get_capture_path  (M6SessionWindow *self);
 /* The comparison `win.compare` opened, or NULL. */
 M6CompareWindow *m6_session_window_get_compare_window (M6SessionWindow *self);
 

@@ -1,0 +1,285 @@
+/* test-jobs.c — long work off the main loop, in real windows (under Xvfb
+ * when there is no display): a large capture loads on a thread while
+ * another window is driven through its actions, shows its progress and
+ * can be cancelled; a live window keeps answering while its recording's
+ * worker is held; a large save runs behind the session window's job bar. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+
+#include "m6-application.h"
+#include "m6-capture.h"
+#include "m6-job-bar.h"
+#include "m6-recording.h"
+#include "m6-session-window.h"
+#include "m6-ui.h"
+#include "ui-test-util.h"
+
+static M6Application *app;
+static char *tmpdir;
+static char *big_path;      /* a capture of BIG_FRAMES frames */
+static char *small_path;
+
+#define BIG_FRAMES 200000u  /* x 10 events: 2 M events, 48 MB */
+
+/* A capture of @frames frames of frame → a, b (heap moving), written
+ * through the real writer. */
+static void
+write_capture (const char *path,
+               guint       frames)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  M6CaptureWriter *writer;
+  M6Thread *thread;
+  guint32 frame, a, b;
+  g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (M6Event));
+  gint64 t = 0, heap = 1000;
+
+  m6_session_set_process (session, 4242, "big-game");
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
+  thread = m6_session_add_thread (session, 4242, "main");
+  frame = m6_session_intern_label (session, "frame", -1);
+  a = m6_session_intern_label (session, "physics", -1);
+  b = m6_session_intern_label (session, "render", -1);
+  writer = m6_capture_writer_new (path, session, &error);
+  g_assert_no_error (error);
+
+  for (guint f = 0; f < frames; f++)
+    {
+      M6Event evs[] = {
+        { t += 10, heap, frame, 0 },
+        { t += 10, heap += 16, a, 1 },
+        { t += 10, heap, M6_EVENT_DONE, 1 },
+        { t += 10, heap += 8, b, 1 },
+        { t += 10, heap -= 8, M6_EVENT_DONE, 1 },
+        { t += 10, heap, a, 1 },
+        { t += 10, heap, M6_EVENT_DONE, 1 },
+        { t += 10, heap, b, 1 },
+        { t += 10, heap, M6_EVENT_DONE, 1 },
+        { t += 10, heap, M6_EVENT_DONE, 0 },
+      };
+      g_array_append_vals (events, evs, G_N_ELEMENTS (evs));
+      if (events->len >= 65536 || f + 1 == frames)
+        {
+          m6_session_ingest (session, thread, (M6Event *) events->data, events->len);
+          g_array_set_size (events, 0);
+        }
+    }
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  g_assert_no_error (error);
+  m6_capture_writer_free (writer);
+}
+
+static M6SessionWindow *
+find_session_window (const char *path)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data))
+      {
+        M6SessionWindow *w = l->data;
+        if (path == NULL && m6_session_window_get_live (w))
+          return w;
+        if (path != NULL && g_strcmp0 (m6_session_window_get_capture_path (w), path) == 0)
+          return w;
+      }
+  return NULL;
+}
+
+static gboolean
+no_loads (gpointer data)
+{
+  return m6_application_get_n_loads (app) == 0;
+}
+
+static void
+open_and_wait (const char *path)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  g_assert_true (ui_wait_for (no_loads, NULL, 60));
+}
+
+/* The big capture loads on a thread: meanwhile the main loop turns and
+ * another window answers its actions; the load shows progress, and the
+ * window it opens has every frame. */
+static void
+test_load_keeps_ui_responsive (void)
+{
+  M6SessionWindow *small, *big;
+  guint turns = 0, answered = 0;
+  double fraction = 0;
+
+  open_and_wait (small_path);
+  small = find_session_window (small_path);
+  g_assert_nonnull (small);
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (big_path));
+  g_assert_cmpuint (m6_application_get_n_loads (app), ==, 1);
+  GtkWindow *load_window = m6_application_get_load_window (app);
+  g_assert_nonnull (load_window);
+  M6JobBar *bar = M6_JOB_BAR (gtk_window_get_child (load_window));
+  g_assert_true (m6_job_bar_get_busy (bar));
+  g_assert_nonnull (strstr (m6_job_bar_get_title (bar), "big.mach6"));
+
+  /* Drive the other window while the load runs. */
+  while (m6_application_get_n_loads (app) > 0)
+    {
+      gboolean searching;
+      g_autoptr (GVariant) state = NULL;
+
+      g_action_group_activate_action (G_ACTION_GROUP (small), "search", NULL);
+      state = g_action_group_get_action_state (G_ACTION_GROUP (small), "search");
+      searching = g_variant_get_boolean (state);
+      answered += searching == (answered % 2 == 0);
+      if (m6_application_get_n_loads (app) > 0)
+        fraction = MAX (fraction, m6_job_bar_get_fraction (bar));
+      g_main_context_iteration (NULL, FALSE);
+      turns++;
+    }
+  g_test_message ("%u main-loop turns and %u actions answered during the load; progress seen %.2f",
+                  turns, answered, fraction);
+  g_assert_cmpuint (turns, >, 2);
+  g_assert_cmpuint (answered, ==, turns);
+  g_assert_cmpfloat (fraction, >, 0.0);
+
+  big = find_session_window (big_path);
+  g_assert_nonnull (big);
+  M6Thread *thread = m6_session_get_thread (m6_session_window_get_session (big), 0);
+  g_assert_cmpuint (m6_tree_get_root (thread->tree)->first_child->count, ==, BIG_FRAMES);
+  gtk_window_destroy (GTK_WINDOW (big));
+  gtk_window_destroy (GTK_WINDOW (small));
+  ui_spin (0.05);
+}
+
+/* Cancel: no window, no error dialog, a sentence saying so. */
+static void
+test_load_cancel (void)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (big_path));
+  GtkWindow *load_window = m6_application_get_load_window (app);
+  g_assert_nonnull (load_window);
+  m6_job_bar_cancel (M6_JOB_BAR (gtk_window_get_child (load_window)));
+  g_assert_true (ui_wait_for (no_loads, NULL, 30));
+  g_assert_null (find_session_window (big_path));
+  g_assert_nonnull (strstr (m6_application_get_last_error (app), "cancelled"));
+}
+
+static gboolean
+events_above (gpointer data)
+{
+  M6SessionWindow *w = find_session_window (NULL);
+  return w != NULL && m6_session_get_n_events (m6_session_window_get_session (w)) > GPOINTER_TO_SIZE (data);
+}
+
+/* The worker held: the window still answers (zoom, search, thread, a
+ * screenshot); released, the data comes again. */
+static void
+test_held_worker_window_answers (void)
+{
+  g_autofree char *png = g_build_filename (tmpdir, "held.png", NULL);
+  GPid game = ui_start_game ("0", NULL);
+
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 1);
+  M6Recording *recording = m6_session_window_get_recording (window);
+  M6Session *session = m6_session_window_get_session (window);
+
+  m6_recording_hold_worker (recording, TRUE);
+  ui_spin (0.1);
+  guint64 events = m6_session_get_n_events (session);
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "search", NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "zoom-reset", NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (png));
+  g_test_message ("after the screenshot: %s", m6_session_window_get_last_message (window));
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, png);
+  ui_spin (0.3);
+  g_assert_cmpuint (m6_session_get_n_events (session), ==, events);
+
+  m6_recording_hold_worker (recording, FALSE);
+  g_assert_true (ui_wait_for (events_above, GSIZE_TO_POINTER (events), 10));
+
+  ui_stop_game (game, SIGKILL);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_unlink (png);
+}
+
+static gboolean
+bar_idle (gpointer data)
+{
+  return !m6_job_bar_get_busy (data);
+}
+
+/* A save over the threshold runs behind the window's job bar. */
+static void
+test_save_behind_job_bar (void)
+{
+  g_autofree char *copy = g_build_filename (tmpdir, "copy.mach6", NULL);
+  M6SessionWindow *window;
+
+  open_and_wait (small_path);
+  window = find_session_window (small_path);
+  g_setenv ("MACH6_ASYNC_BYTES", "1", TRUE);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "save-capture", g_variant_new_string (copy));
+  M6JobBar *bar = m6_session_window_get_job_bar (window);
+  g_assert_true (m6_job_bar_get_busy (bar));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  g_assert_true (ui_wait_for (bar_idle, bar, 30));
+  g_unsetenv ("MACH6_ASYNC_BYTES");
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, copy);
+  g_assert_true (g_file_test (copy, G_FILE_TEST_EXISTS));
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_unlink (copy);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  g_autofree char *cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_test_init (&argc, &argv, NULL);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+
+  if (!gtk_init_check ())
+    {
+      g_test_skip ("no display: run under xvfb-run (make test does)");
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+
+  tmpdir = g_dir_make_tmp ("mach6-jobs-XXXXXX", NULL);
+  big_path = g_build_filename (tmpdir, "big.mach6", NULL);
+  small_path = g_build_filename (tmpdir, "small.mach6", NULL);
+  write_capture (big_path, BIG_FRAMES);
+  write_capture (small_path, 100);
+
+  m6_ui_init ();
+  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  g_application_hold (G_APPLICATION (app));
+
+  g_test_add_func ("/ui/jobs/load-keeps-ui-responsive", test_load_keeps_ui_responsive);
+  g_test_add_func ("/ui/jobs/load-cancel", test_load_cancel);
+  g_test_add_func ("/ui/jobs/held-worker-window-answers", test_held_worker_window_answers);
+  g_test_add_func ("/ui/jobs/save-behind-job-bar", test_save_behind_job_bar);
+
+  status = g_test_run ();
+  g_application_release (G_APPLICATION (app));
+  g_clear_object (&app);
+
+  g_unlink (big_path);
+  g_unlink (small_path);
+  g_rmdir (tmpdir);
+  g_autofree char *recordings = g_build_filename (cache, "mach6", NULL);
+  g_rmdir (recordings);
+  g_rmdir (cache);
+  return status;
+}
