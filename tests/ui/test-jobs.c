@@ -11,6 +11,7 @@
 #include "m6-capture.h"
 #include "m6-job-bar.h"
 #include "m6-recording.h"
+#include "m6-screenshot.h"
 #include "m6-session-window.h"
 #include "m6-ui.h"
 #include "ui-test-util.h"
@@ -69,6 +70,18 @@ write_capture (const char *path,
   g_assert_true (m6_capture_writer_finish (writer, &error));
   g_assert_no_error (error);
   m6_capture_writer_free (writer);
+}
+
+/* With $MACH6_TEST_SHOTS set to a folder, save what the user sees there. */
+static void
+shoot (GtkWidget  *widget,
+       const char *name)
+{
+  const char *dir = g_getenv ("MACH6_TEST_SHOTS");
+  g_autofree char *path = dir ? g_build_filename (dir, name, NULL) : NULL;
+
+  if (path != NULL && !m6_widget_save_png (widget, path, NULL))
+    g_test_message ("could not save %s", path);
 }
 
 static M6SessionWindow *
@@ -158,6 +171,17 @@ test_load_cancel (void)
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (big_path));
   GtkWindow *load_window = m6_application_get_load_window (app);
   g_assert_nonnull (load_window);
+  if (g_getenv ("MACH6_TEST_SHOTS") != NULL)
+    {
+      /* Give it a frame to draw itself in (a picture only: the load may
+       * finish meanwhile, then there is nothing to cancel). */
+      for (int i = 0; i < 50 && m6_application_get_n_loads (app) > 0
+                      && gtk_widget_get_width (GTK_WIDGET (load_window)) == 0; i++)
+        g_main_context_iteration (NULL, FALSE);
+      if (m6_application_get_n_loads (app) == 0)
+        return;
+      shoot (GTK_WIDGET (load_window), "jobs-loading.png");
+    }
   m6_job_bar_cancel (M6_JOB_BAR (gtk_window_get_child (load_window)));
   g_assert_true (ui_wait_for (no_loads, NULL, 30));
   g_assert_null (find_session_window (big_path));
@@ -218,15 +242,18 @@ test_save_behind_job_bar (void)
   g_autofree char *copy = g_build_filename (tmpdir, "copy.mach6", NULL);
   M6SessionWindow *window;
 
-  open_and_wait (small_path);
-  window = find_session_window (small_path);
-  g_setenv ("MACH6_ASYNC_BYTES", "1", TRUE);
+  /* 48 MB: over the threshold. */
+  open_and_wait (big_path);
+  window = find_session_window (big_path);
   g_action_group_activate_action (G_ACTION_GROUP (window), "save-capture", g_variant_new_string (copy));
   M6JobBar *bar = m6_session_window_get_job_bar (window);
   g_assert_true (m6_job_bar_get_busy (bar));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  for (int i = 0; i < 50 && m6_job_bar_get_busy (bar) && gtk_widget_get_width (GTK_WIDGET (bar)) == 0; i++)
+    g_main_context_iteration (NULL, FALSE);
+  if (m6_job_bar_get_busy (bar))
+    shoot (GTK_WIDGET (window), "jobs-saving.png");
   g_assert_true (ui_wait_for (bar_idle, bar, 30));
-  g_unsetenv ("MACH6_ASYNC_BYTES");
   g_assert_cmpstr (m6_session_window_get_last_written (window), ==, copy);
   g_assert_true (g_file_test (copy, G_FILE_TEST_EXISTS));
   gtk_window_destroy (GTK_WINDOW (window));
