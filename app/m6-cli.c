@@ -556,6 +556,56 @@ print_json (M6Session *session,
   g_print ("%s\n", text);
 }
 
+/* On a terminal, a long load says how far it is, on one line that it
+ * rewrites at most ten times a second and clears at the end; in a pipe or
+ * a log, nothing. */
+typedef struct
+{
+  const char *path;
+  gboolean    on_terminal;
+  gint64      started_us;
+  gint64      next_us;
+  gboolean    shown;
+} LoadProgress;
+
+static void
+print_load_progress (guint64  done,
+                     guint64  total,
+                     gpointer data)
+{
+  LoadProgress *progress = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (progress->started_us == 0)
+    {
+      /* Short loads stay silent: the line starts after half a second
+       * ($MACH6_PROGRESS_AFTER_MS). */
+      const char *after = g_getenv ("MACH6_PROGRESS_AFTER_MS");
+      progress->started_us = now;
+      progress->next_us = now + (after != NULL ? (gint64) g_ascii_strtoll (after, NULL, 10) * 1000
+                                               : G_USEC_PER_SEC / 2);
+    }
+  if (now < progress->next_us || total == 0)
+    return;
+  progress->next_us = now + G_USEC_PER_SEC / 10;
+  progress->shown = TRUE;
+
+  g_autofree char *done_text = g_format_size (done);
+  g_autofree char *total_text = g_format_size (total);
+  g_autofree char *name = g_filename_display_basename (progress->path);
+  /* \r and erase-line: the line is rewritten in place. */
+  g_printerr ("\r\033[K");
+  g_printerr (_("mach6: reading %s: %.0f %% (%s of %s)"), name,
+              100.0 * (double) done / (double) total, done_text, total_text);
+}
+
+static void
+clear_progress_line (LoadProgress *progress)
+{
+  if (progress->shown)
+    g_printerr ("\r\033[K");
+}
+
 /* Load a capture, warning about an unfinished one; @log (optional) collects
  * the raw events for the exporters that need time. */
 static M6Session *
@@ -566,10 +616,17 @@ load_capture (const char  *path,
   g_autoptr (M6Session) session = m6_session_new ();
   M6CaptureInfo info;
 
+  LoadProgress progress = { path, isatty (STDERR_FILENO) };
+
   if (log != NULL)
     m6_session_set_recorder (session, m6_event_log_record, log);
-  if (!m6_capture_load_into (path, session, &info, error))
-    return NULL;
+  if (!m6_capture_load_into_full (path, session, &info, NULL,
+                                  progress.on_terminal ? print_load_progress : NULL, &progress, error))
+    {
+      clear_progress_line (&progress);
+      return NULL;
+    }
+  clear_progress_line (&progress);
   m6_session_set_recorder (session, NULL, NULL);
   if (!info.finished)
     g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
