@@ -525,7 +525,7 @@ print_table (M6Session *session,
       g_string_append_printf (out, _("\nThread %u “%s” (tid %llu, %s): %u frames, %llu events, %llu drops, %llu unbalanced, %llu rejected\n"),
                               i, thread->name, (unsigned long long) thread->tid,
                               exited ? _("exited") : _("live"),
-                              thread->frames->len, (unsigned long long) thread->n_events,
+                              (guint) MIN (thread->n_frames, (guint64) G_MAXUINT), (unsigned long long) thread->n_events,
                               (unsigned long long) thread->drops,
                               (unsigned long long) m6_tree_get_unbalanced (thread->tree),
                               (unsigned long long) thread->rejected);
