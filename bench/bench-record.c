@@ -11,6 +11,8 @@
  *   e2e_record_drop_pct_10m   % dropped at 10 M scopes/s for
  *                             $MACH6_BENCH_10M_SECONDS (default 60)
  *
+ * $MACH6_BENCH_NO_CAPTURE runs the same without writing the capture.
+ *
  * The ring is the default unless $MACH6_RING_EVENTS says otherwise.
  */
 #include <pthread.h>
@@ -131,7 +133,8 @@ run (gint64   duration_ns,
       exit (1);
     }
   g_autoptr (M6Recording) recording = m6_recording_new (reader);
-  if (!m6_recording_set_capture (recording, path, &error))
+  /* $MACH6_BENCH_NO_CAPTURE: the same without the file, to see its cost. */
+  if (g_getenv ("MACH6_BENCH_NO_CAPTURE") == NULL && !m6_recording_set_capture (recording, path, &error))
     {
       fprintf (stderr, "bench-record: %s\n", error->message);
       exit (1);
