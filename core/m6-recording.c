@@ -208,7 +208,10 @@ worker_main (gpointer data)
           __atomic_fetch_add (&self->n_batches, 1, __ATOMIC_RELAXED);
           queue_changed (self);
         }
-      if (!ok || (n == 0 && (finishing || (ended && pending == 0))))
+      /* Finishing takes what the rings hold now, not what a game still
+       * running flat out keeps adding: a drain short of its budget has
+       * emptied every ring it looked at. */
+      if (!ok || (finishing && n < BATCH_EVENTS) || (n == 0 && ended && pending == 0))
         {
           g_mutex_lock (&self->state_lock);
           if (!ok)

@@ -46,9 +46,10 @@ void          m6_recording_start              (M6Recording   *self);
  * what it has, the capture stays temporary. Safe to call more than once. */
 void          m6_recording_stop               (M6Recording   *self);
 
-/* Let the worker drain what the rings still hold (until a drain finds
- * nothing or the reader fails), stop it, detach and finish the capture
- * (END record, sync, rename). For `mach6 record` at its end. */
+/* Let the worker drain what the rings hold now (until a drain comes back
+ * short of its budget, so a game still running flat out cannot keep it
+ * going), stop it, detach and finish the capture (END record, sync,
+ * rename). For `mach6 record` at its end. */
 gboolean      m6_recording_finish             (M6Recording   *self,
                                                GError       **error);
 

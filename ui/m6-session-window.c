@@ -1700,7 +1700,10 @@ pause_change_state (GSimpleAction *action,
                                self->paused ? _("Resume the Live View (Space)") : _("Pause the Live View (Space)"));
   update_status (self);
   if (!self->paused)
-    refresh_views (self, TRUE);
+    {
+      refresh_views (self, TRUE);
+      ensure_ticking (self);
+    }
 }
 
 static void

@@ -335,6 +335,37 @@ test_save_copy_while_live (void)
   test_rm_dir (dir);
 }
 
+/* Finishing while a game floods its ring takes what is there and stops:
+ * it does not chase a producer that never pauses. */
+static void
+test_finish_while_flooding (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *capture = g_build_filename (dir, "flood.mach6", NULL);
+  const char *args[] = { "--mode", "flood", "--frames", "100000000", "--sleep-us", "0", NULL };
+  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
+  g_autoptr (M6Recording) recording = start_recording (producer, capture);
+  g_autoptr (GError) error = NULL;
+  M6CaptureInfo info;
+
+  m6_recording_attach_main_loop (recording);
+  iterate_until (recording, cond_events_held, GSIZE_TO_POINTER (100000), 20000);
+  m6_recording_detach_main_loop (recording);
+
+  /* The producer is still at it. */
+  g_assert_true (m6_recording_get_running (recording));
+  g_assert_true (m6_recording_finish (recording, &error));
+  g_assert_no_error (error);
+  g_assert_false (m6_recording_get_running (recording));
+
+  g_autoptr (M6Session) loaded = m6_capture_load_full (capture, &info, &error);
+  g_assert_no_error (error);
+  g_assert_true (info.finished);
+  g_assert_cmpuint (m6_session_get_n_events (loaded), ==,
+                    m6_session_get_n_events (m6_recording_get_session (recording)));
+  test_rm_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -345,5 +376,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/recording/held-worker-stalls-no-one", test_held_worker);
   g_test_add_func ("/reader/recording/main-loop-holds-lock", test_main_loop_holds_lock);
   g_test_add_func ("/reader/recording/save-copy-while-live", test_save_copy_while_live);
+  g_test_add_func ("/reader/recording/finish-while-flooding", test_finish_while_flooding);
   return g_test_run ();
 }
