@@ -247,7 +247,23 @@ struct _M6CaptureWriter
   gulong      changed_id;
   GError     *error;        /* sticky */
   gboolean    done;         /* finished or aborted */
+
+  /* Background writes (m6_capture_writer_set_background): full buffers go
+   * to io_thread through io_queue and come back empty through io_free. */
+  GThread     *io_thread;
+  GAsyncQueue *io_queue;
+  GAsyncQueue *io_free;
+  GMutex       io_lock;
+  GCond        io_cond;
+  guint        io_pending;  /* buffers queued or being written */
+  GError      *io_error;    /* the I/O thread's first error */
 };
+
+/* Buffers in flight at most: 8 × 256 KB. More, and the recorder waits
+ * (its rings fill and drop, counted) rather than memory growing. */
+#define IO_MAX_PENDING 8u
+#define IO_QUIT        ((gpointer) &io_quit_marker)
+static const int io_quit_marker;
 
 static void
 written_thread_clear (gpointer data)
@@ -284,11 +300,118 @@ record_end (M6CaptureWriter *self,
   self->n_records++;
 }
 
+static gpointer
+io_main (gpointer data)
+{
+  M6CaptureWriter *self = data;
+
+  for (;;)
+    {
+      GByteArray *buf = g_async_queue_pop (self->io_queue);
+      GError *error = NULL;
+
+      if (buf == IO_QUIT)
+        break;
+      if (self->io_error == NULL && !write_all (self->fd, buf->data, buf->len, self->path, &error))
+        {
+          g_mutex_lock (&self->io_lock);
+          self->io_error = error;
+          g_mutex_unlock (&self->io_lock);
+        }
+      g_byte_array_set_size (buf, 0);
+      g_async_queue_push (self->io_free, buf);
+      g_mutex_lock (&self->io_lock);
+      self->io_pending--;
+      g_cond_broadcast (&self->io_cond);
+      g_mutex_unlock (&self->io_lock);
+    }
+  return NULL;
+}
+
+/* Wait until at most @pending buffers are in flight; take over the I/O
+ * thread's error. */
+static gboolean
+io_wait (M6CaptureWriter *self,
+         guint            pending)
+{
+  if (self->io_thread == NULL)
+    return self->error == NULL;
+  g_mutex_lock (&self->io_lock);
+  while (self->io_pending > pending)
+    g_cond_wait (&self->io_cond, &self->io_lock);
+  if (self->io_error != NULL && self->error == NULL)
+    self->error = g_error_copy (self->io_error);
+  g_mutex_unlock (&self->io_lock);
+  return self->error == NULL;
+}
+
+static void
+io_stop (M6CaptureWriter *self)
+{
+  GByteArray *buf;
+
+  if (self->io_thread == NULL)
+    return;
+  g_async_queue_push (self->io_queue, IO_QUIT);
+  g_thread_join (g_steal_pointer (&self->io_thread));
+  io_wait (self, 0);
+  while ((buf = g_async_queue_try_pop (self->io_free)) != NULL)
+    g_byte_array_unref (buf);
+  g_clear_pointer (&self->io_queue, g_async_queue_unref);
+  g_clear_pointer (&self->io_free, g_async_queue_unref);
+}
+
+gboolean
+m6_capture_writer_set_background (M6CaptureWriter  *self,
+                                  GError          **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->io_thread != NULL || self->done)
+    return TRUE;
+  self->io_queue = g_async_queue_new ();
+  self->io_free = g_async_queue_new ();
+  self->io_thread = g_thread_try_new ("mach6-capture-io", io_main, self, error);
+  if (self->io_thread == NULL)
+    {
+      g_clear_pointer (&self->io_queue, g_async_queue_unref);
+      g_clear_pointer (&self->io_free, g_async_queue_unref);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+m6_capture_writer_wait_io (M6CaptureWriter *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return io_wait (self, 0);
+}
+
 static gboolean
 writer_flush (M6CaptureWriter *self)
 {
   if (self->error != NULL || self->buf->len == 0)
     return self->error == NULL;
+  if (self->io_thread != NULL)
+    {
+      GByteArray *next;
+
+      /* Hand the full buffer over and go on in an empty one: the append
+       * costs a memcpy, the write() (page cache) is the I/O thread's. */
+      if (!io_wait (self, IO_MAX_PENDING - 1))
+        return FALSE;
+      next = g_async_queue_try_pop (self->io_free);
+      if (next == NULL)
+        next = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+      self->flushed += self->buf->len;
+      g_mutex_lock (&self->io_lock);
+      self->io_pending++;
+      g_mutex_unlock (&self->io_lock);
+      g_async_queue_push (self->io_queue, self->buf);
+      self->buf = next;
+      return TRUE;
+    }
   if (!write_all (self->fd, self->buf->data, self->buf->len, self->path, &self->error))
     return FALSE;
   self->flushed += self->buf->len;
@@ -517,6 +640,8 @@ m6_capture_writer_new (const char  *path,
     return NULL;
 
   self = g_new0 (M6CaptureWriter, 1);
+  g_mutex_init (&self->io_lock);
+  g_cond_init (&self->io_cond);
   self->session = g_object_ref (session);
   self->path = g_strdup (path);
   self->tmp_path = tmp_path;
@@ -587,6 +712,8 @@ m6_capture_writer_finish (M6CaptureWriter  *self,
     }
   writer_flush (self);
   writer_detach (self);
+  io_stop (self);
+  io_wait (self, 0);
 
   if (self->error == NULL)
     commit_file (self->fd, self->tmp_path, self->path, &self->error);
@@ -627,7 +754,7 @@ m6_capture_writer_begin_copy (M6CaptureWriter  *self,
       return NULL;
     }
   writer_sync (self);
-  if (!writer_flush (self))
+  if (!writer_flush (self) || !io_wait (self, 0))
     {
       if (error != NULL)
         *error = g_error_copy (self->error);
@@ -738,6 +865,7 @@ m6_capture_writer_abort (M6CaptureWriter *self)
   if (self->done)
     return;
   writer_detach (self);
+  io_stop (self);
   if (self->fd >= 0)
     close (self->fd);
   self->fd = -1;
@@ -751,10 +879,14 @@ m6_capture_writer_free (M6CaptureWriter *self)
     return;
 
   m6_capture_writer_abort (self);
+  io_stop (self);
   if (self->fd >= 0)
     close (self->fd);
   g_clear_object (&self->session);
   g_clear_error (&self->error);
+  g_clear_error (&self->io_error);
+  g_mutex_clear (&self->io_lock);
+  g_cond_clear (&self->io_cond);
   g_byte_array_unref (self->buf);
   g_array_unref (self->threads);
   g_free (self->path);

@@ -65,6 +65,14 @@ typedef struct _M6CaptureWriter M6CaptureWriter;
 M6CaptureWriter  *m6_capture_writer_new        (const char       *path,
                                                 M6Session        *session,
                                                 GError          **error);
+/* From now on write() on a thread of the writer's own: appending events
+ * costs a memcpy into a buffer; full 256 KB buffers are written behind
+ * (at most 8 in flight, then the appender waits). Errors surface at the
+ * next append, copy or finish as before. */
+gboolean          m6_capture_writer_set_background (M6CaptureWriter *self,
+                                                    GError         **error);
+/* Wait until the buffers handed to that thread are written. */
+gboolean          m6_capture_writer_wait_io    (M6CaptureWriter *self);
 /* Write the END record, sync, and rename over @path atomically. */
 gboolean          m6_capture_writer_finish     (M6CaptureWriter  *self,
                                                 GError          **error);
