@@ -1125,7 +1125,10 @@ save_on_thread (M6SessionWindow *self,
                      && (job->format == M6_EXPORT_NDJSON || job->format == M6_EXPORT_CHROME);
   guint64 size = 0;
 
-  if (job->kind != SAVED_CAPTURE && !(replays && self->event_log == NULL))
+  /* A loaded capture's replaying exports too: its events are in memory,
+   * but the trace of a large one takes long to write. The thread reads
+   * the file again rather than share the window's event log. */
+  if (job->kind != SAVED_CAPTURE && !replays)
     return FALSE;
   if (self->recording != NULL)
     {

@@ -261,6 +261,30 @@ test_save_behind_job_bar (void)
   g_unlink (copy);
 }
 
+/* The Chrome trace of a large loaded capture is written on a thread too,
+ * and has every frame. */
+static void
+test_export_behind_job_bar (void)
+{
+  g_autofree char *trace = g_build_filename (tmpdir, "big.trace.json", NULL);
+  g_autofree char *action = g_strdup_printf ("chrome:%s", trace);
+  g_autofree char *text = NULL;
+  M6SessionWindow *window;
+
+  open_and_wait (big_path);
+  window = find_session_window (big_path);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export", g_variant_new_string (action));
+  M6JobBar *bar = m6_session_window_get_job_bar (window);
+  g_assert_true (m6_job_bar_get_busy (bar));
+  g_assert_true (ui_wait_for (bar_idle, bar, 60));
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, trace);
+  g_assert_true (g_file_get_contents (trace, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "{") || g_str_has_prefix (text, "["));
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_unlink (trace);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -297,6 +321,7 @@ main (int   argc,
   g_test_add_func ("/ui/jobs/load-cancel", test_load_cancel);
   g_test_add_func ("/ui/jobs/held-worker-window-answers", test_held_worker_window_answers);
   g_test_add_func ("/ui/jobs/save-behind-job-bar", test_save_behind_job_bar);
+  g_test_add_func ("/ui/jobs/export-behind-job-bar", test_export_behind_job_bar);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
