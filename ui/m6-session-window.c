@@ -24,6 +24,7 @@
 #include "m6-json.h"
 #include "m6-painter.h"
 #include "m6-payload.h"
+#include "m6-save-task.h"
 #include "m6-screenshot.h"
 
 #define STATUS_INTERVAL_MS    500
@@ -995,127 +996,36 @@ report_written (M6SessionWindow *self,
 
 /* --- saves and exports on a thread -------------------------------------- */
 
-/* What the thread needs, none of it the window's: the recording (which
- * takes its own lock for a moment) or the file a loaded session came
- * from. */
 typedef struct
 {
   M6SessionWindow *self;
+  M6JobBar        *bar;
   SaveJob          job;
   char            *path;
-  M6Recording     *recording;
-  char            *capture_path;
-  M6JobBar        *bar;
-} ThreadSave;
+} SaveDone;
 
 static void
-thread_save_free (gpointer data)
+save_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      data)
 {
-  ThreadSave *save = data;
-
-  g_object_unref (save->self);
-  g_free (save->path);
-  g_clear_object (&save->recording);
-  g_free (save->capture_path);
-  g_object_unref (save->bar);
-  g_free (save);
-}
-
-static gboolean
-thread_export (ThreadSave    *save,
-               GCancellable  *cancellable,
-               GError       **error)
-{
-  M6ExportOptions options = { save->job.interval_s > 0 ? save->job.interval_s : 1.0 };
-  g_autoptr (M6Session) session = m6_session_new ();
-  g_autoptr (M6EventLog) log = m6_event_log_new ();
-  g_autofree char *copy = NULL;
-  const char *source = save->capture_path;
-  gboolean ok;
-
-  if (save->recording != NULL)
-    {
-      g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
-      int fd;
-
-      copy = g_build_filename (dir, "export-XXXXXX.mach6", NULL);
-      if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = g_mkstemp (copy)) < 0)
-        {
-          int saved = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       _("Could not make a copy of the recording in “%s”: %s"), dir, g_strerror (saved));
-          return FALSE;
-        }
-      close (fd);
-      if (!m6_recording_save_copy (save->recording, copy, cancellable, NULL, NULL, error))
-        {
-          g_unlink (copy);
-          return FALSE;
-        }
-      source = copy;
-    }
-
-  m6_session_set_recorder (session, m6_event_log_record, log);
-  ok = m6_capture_load_into_full (source, session, NULL, cancellable, m6_job_bar_progress, save->bar, error);
-  m6_session_set_recorder (session, NULL, NULL);
-  if (copy != NULL)
-    g_unlink (copy);
-  return ok && m6_export_session (session, log, save->job.format, &options, save->path, error);
-}
-
-static void
-file_progress (goffset  current,
-               goffset  total,
-               gpointer bar)
-{
-  m6_job_bar_progress ((guint64) current, (guint64) total, bar);
-}
-
-static void
-thread_save_run (GTask        *task,
-                 gpointer      source,
-                 gpointer      data,
-                 GCancellable *cancellable)
-{
-  ThreadSave *save = data;
-  GError *error = NULL;
-  gboolean ok;
-
-  if (save->job.kind == SAVED_EXPORT)
-    ok = thread_export (save, cancellable, &error);
-  else if (save->recording != NULL)
-    ok = m6_recording_save_copy (save->recording, save->path, cancellable, m6_job_bar_progress, save->bar, &error);
-  else
-    {
-      g_autoptr (GFile) src = g_file_new_for_path (save->capture_path);
-      g_autoptr (GFile) dest = g_file_new_for_path (save->path);
-      ok = g_file_equal (src, dest)
-           || g_file_copy (src, dest, G_FILE_COPY_OVERWRITE, cancellable, file_progress, save->bar, &error);
-    }
-  if (ok)
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
-}
-
-static void
-thread_save_done (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  ThreadSave *save = g_task_get_task_data (G_TASK (result));
+  SaveDone *done = data;
   g_autoptr (GError) error = NULL;
 
-  g_task_propagate_boolean (G_TASK (result), &error);
-  m6_job_bar_end (save->bar);
+  m6_save_task_finish (result, &error);
+  m6_job_bar_end (done->bar);
   /* The window may have closed meanwhile: then there is no one to tell. */
-  if (gtk_widget_get_root (GTK_WIDGET (save->bar)) != NULL)
-    report_written (save->self, save->path, &save->job, error);
+  if (gtk_widget_get_root (GTK_WIDGET (done->bar)) != NULL)
+    report_written (done->self, done->path, &done->job, error);
+  g_object_unref (done->self);
+  g_object_unref (done->bar);
+  g_free (done->path);
+  g_free (done);
 }
 
 /* Copies of the recording and the exports that replay it go on a thread
- * once they are big enough to be felt; the rest read the session in
- * place (a few ms). */
+ * (m6-save-task.c) once they are big enough to be felt; the rest read the
+ * session in place (a few ms). */
 static gboolean
 save_on_thread (M6SessionWindow *self,
                 const char      *path,
@@ -1123,6 +1033,7 @@ save_on_thread (M6SessionWindow *self,
 {
   gboolean replays = job->kind == SAVED_EXPORT
                      && (job->format == M6_EXPORT_NDJSON || job->format == M6_EXPORT_CHROME);
+  M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
   guint64 size = 0;
 
   /* A loaded capture's replaying exports too: its events are in memory,
@@ -1148,21 +1059,17 @@ save_on_thread (M6SessionWindow *self,
   if (size < m6_job_bar_get_async_threshold () || m6_job_bar_get_busy (self->job_bar))
     return FALSE;
 
-  ThreadSave *save = g_new0 (ThreadSave, 1);
+  SaveDone *done = g_new0 (SaveDone, 1);
   g_autofree char *shown = display_path (path);
   g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
-  GCancellable *cancellable = m6_job_bar_begin (self->job_bar, title);
-  GTask *task = g_task_new (NULL, cancellable, thread_save_done, NULL);
 
-  save->self = g_object_ref (self);
-  save->job = *job;
-  save->path = g_strdup (path);
-  save->recording = self->recording ? g_object_ref (self->recording) : NULL;
-  save->capture_path = g_strdup (self->capture_path);
-  save->bar = g_object_ref (self->job_bar);
-  g_task_set_task_data (task, save, thread_save_free);
-  g_task_run_in_thread (task, thread_save_run);
-  g_object_unref (task);
+  done->self = g_object_ref (self);
+  done->bar = g_object_ref (self->job_bar);
+  done->job = *job;
+  done->path = g_strdup (path);
+  m6_save_task_run (self->job_bar, m6_job_bar_begin (self->job_bar, title),
+                    self->recording, self->capture_path, replays, job->format, &options, path,
+                    save_done_cb, done);
   return TRUE;
 }
 

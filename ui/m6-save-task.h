@@ -1,0 +1,31 @@
+/* m6-save-task.h — a save or an export of a session that runs on a thread:
+ * a copy of a live recording or of a capture file, or an export that
+ * replays one (NDJSON, Chrome trace). Touches no widget and no live
+ * session: the recording takes its own lock for a moment. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "m6-export.h"
+#include "m6-job-bar.h"
+#include "m6-recording.h"
+
+G_BEGIN_DECLS
+
+/* Copy the capture of @recording (or, if NULL, the file @capture_path) to
+ * @dest; or, with @export set, export it as @format to @dest. Progress goes
+ * to @bar, which also holds the cancellable (see m6_job_bar_begin). */
+void      m6_save_task_run     (M6JobBar               *bar,
+                                GCancellable           *cancellable,
+                                M6Recording            *recording,
+                                const char             *capture_path,
+                                gboolean                export,
+                                M6ExportFormat          format,
+                                const M6ExportOptions  *options,
+                                const char             *dest,
+                                GAsyncReadyCallback     callback,
+                                gpointer                user_data);
+gboolean  m6_save_task_finish  (GAsyncResult           *result,
+                                GError                **error);
+
+G_END_DECLS
