@@ -192,11 +192,15 @@ main (int   argc,
 
   M6Thread *t = m6_session_get_thread (session, 0);
   guint64 events0 = t->n_events, drops0 = t->drops, offered0 = offered;
+  M6Recording *recording = m6_session_window_get_recording (f.window);
+  gint64 busy0, wait0, busy1, wait1;
+  m6_recording_get_worker_times (recording, &busy0, &wait0);
   gint64 start = g_get_monotonic_time ();
   f.measuring = TRUE;
   while (g_get_monotonic_time () - start < (gint64) (seconds * G_USEC_PER_SEC))
     g_main_context_iteration (NULL, TRUE);
   f.measuring = FALSE;
+  m6_recording_get_worker_times (recording, &busy1, &wait1);
   double elapsed_s = (g_get_monotonic_time () - start) / 1e6;
   guint64 events = t->n_events - events0, drops = t->drops - drops0;
   guint64 scopes_offered = offered - offered0;
@@ -218,6 +222,10 @@ main (int   argc,
    * whole subtree but counts as one drop). */
   emit ("live_keep_pct_10m", scopes_offered ? 100.0 * (double) events / (2.0 * (double) scopes_offered) : 0, "%");
   emit ("live_drops_10m", (double) drops, "scopes");
+  /* Where the worker's time went: draining, or waiting for the main
+   * thread to sleep in poll() (the lock rule of m6-recording.h). */
+  emit ("live_worker_busy_pct_10m", 100.0 * (busy1 - busy0) / (elapsed_s * 1e6), "%");
+  emit ("live_worker_lock_wait_pct_10m", 100.0 * (wait1 - wait0) / (elapsed_s * 1e6), "%");
   emit ("live_nodes_10m", m6_tree_get_n_nodes (t->tree) - 1, "nodes");
 
   gtk_window_destroy (GTK_WINDOW (f.window));

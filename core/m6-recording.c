@@ -48,6 +48,8 @@ struct _M6Recording
 
   gint             notify_pending; /* atomic: a "changed" is queued */
   guint64          n_batches;      /* atomic */
+  gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
+  gint64           busy_us;        /* atomic: the worker holding the lock */
   guint64          n_notifies;
   gboolean         on_main_loop;
   GThread         *main_thread;    /* holds the lock outside poll() */
@@ -196,12 +198,20 @@ worker_main (gpointer data)
       if (stopping)
         break;
 
-      g_mutex_lock (&self->lock);
+      /* What the readers cost the worker is measured, not guessed. */
+      gint64 t0 = g_get_monotonic_time ();
+      if (!g_mutex_trylock (&self->lock))
+        {
+          g_mutex_lock (&self->lock);
+          __atomic_fetch_add (&self->lock_wait_us, g_get_monotonic_time () - t0, __ATOMIC_RELAXED);
+        }
+      gint64 t1 = g_get_monotonic_time ();
       ok = m6_reader_drain (self->reader, BATCH_EVENTS, &n, &error);
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
         pending = m6_reader_get_pending (self->reader);
       g_mutex_unlock (&self->lock);
+      __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
 
       if (n > 0)
         {
@@ -557,6 +567,17 @@ guint64
 m6_recording_get_n_batches (M6Recording *self)
 {
   return __atomic_load_n (&self->n_batches, __ATOMIC_RELAXED);
+}
+
+void
+m6_recording_get_worker_times (M6Recording *self,
+                               gint64      *busy_us,
+                               gint64      *lock_wait_us)
+{
+  if (busy_us != NULL)
+    *busy_us = __atomic_load_n (&self->busy_us, __ATOMIC_RELAXED);
+  if (lock_wait_us != NULL)
+    *lock_wait_us = __atomic_load_n (&self->lock_wait_us, __ATOMIC_RELAXED);
 }
 
 guint64

@@ -77,6 +77,11 @@ gboolean      m6_recording_get_running        (M6Recording   *self);
 const GError *m6_recording_get_error          (M6Recording   *self);
 /* Batches the worker ingested (each emits at most one "changed"). */
 guint64       m6_recording_get_n_batches      (M6Recording   *self);
+/* Wall time the worker spent draining with the lock held, and waiting
+ * for the lock (readers, the main loop outside poll()), in µs. */
+void          m6_recording_get_worker_times   (M6Recording   *self,
+                                               gint64        *busy_us,
+                                               gint64        *lock_wait_us);
 /* How many times "changed" was emitted. */
 guint64       m6_recording_get_n_notifies     (M6Recording   *self);
 
