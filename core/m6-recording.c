@@ -77,6 +77,8 @@ static guint signals[N_SIGNALS];
  * the main thread only. */
 static GPtrArray *main_loop_recordings;
 static GPollFunc  default_poll;
+static guint64    n_main_polls;        /* main thread only */
+static gint64     main_lock_wait_us;   /* main thread only */
 
 static gint
 main_loop_poll (GPollFD *fds,
@@ -90,8 +92,28 @@ main_loop_poll (GPollFD *fds,
     g_mutex_unlock (&((M6Recording *) g_ptr_array_index (held, i))->lock);
   result = default_poll (fds, n_fds, timeout);
   for (guint i = 0; i < held->len; i++)
-    g_mutex_lock (&((M6Recording *) g_ptr_array_index (held, i))->lock);
+    {
+      GMutex *lock = &((M6Recording *) g_ptr_array_index (held, i))->lock;
+
+      if (!g_mutex_trylock (lock))
+        {
+          gint64 t0 = g_get_monotonic_time ();
+          g_mutex_lock (lock);
+          main_lock_wait_us += g_get_monotonic_time () - t0;
+        }
+    }
+  n_main_polls++;
   return result;
+}
+
+void
+m6_recording_get_main_loop_stats (guint64 *n_polls,
+                                  gint64  *lock_wait_us)
+{
+  if (n_polls != NULL)
+    *n_polls = n_main_polls;
+  if (lock_wait_us != NULL)
+    *lock_wait_us = main_lock_wait_us;
 }
 
 void

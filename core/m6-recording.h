@@ -63,6 +63,11 @@ void          m6_recording_unlock             (M6Recording   *self);
 void          m6_recording_attach_main_loop   (M6Recording   *self);
 void          m6_recording_detach_main_loop   (M6Recording   *self);
 
+/* The main thread's polls, and the time it waited after one for a worker
+ * to finish its batch (µs), over every attached recording. */
+void          m6_recording_get_main_loop_stats (guint64      *n_polls,
+                                                gint64       *lock_wait_us);
+
 M6Session    *m6_recording_get_session        (M6Recording   *self);
 M6Reader     *m6_recording_get_reader         (M6Recording   *self);
 gint          m6_recording_get_pid            (M6Recording   *self);
