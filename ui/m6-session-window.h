@@ -32,8 +32,9 @@ G_BEGIN_DECLS
 #define M6_TYPE_SESSION_WINDOW (m6_session_window_get_type ())
 G_DECLARE_FINAL_TYPE (M6SessionWindow, m6_session_window, M6, SESSION_WINDOW, AdwApplicationWindow)
 
-/* A live session: the window drains @reader (taken over) and records it to
- * a temporary capture. */
+/* A live session: @reader (taken over) is drained and recorded to a
+ * temporary capture by an M6Recording on its worker thread; the window
+ * holds the session's lock outside poll() (see m6-recording.h). */
 M6SessionWindow *m6_session_window_new_live          (GtkApplication  *app,
                                                       M6Reader        *reader);
 /* A session loaded from @path (a capture file). */
