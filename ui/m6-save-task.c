@@ -19,6 +19,7 @@ typedef struct
   M6ExportFormat   format;
   M6ExportOptions  options;
   char            *dest;
+  M6Session       *session;       /* trees only */
 } SaveTask;
 
 static void
@@ -30,6 +31,7 @@ save_task_free (gpointer data)
   g_clear_object (&save->recording);
   g_free (save->capture_path);
   g_free (save->dest);
+  g_clear_object (&save->session);
   g_free (save);
 }
 
@@ -92,7 +94,17 @@ save_task_thread (GTask        *task,
   GError *error = NULL;
   gboolean ok;
 
-  if (save->export)
+  if (save->session != NULL)
+    {
+      ok = m6_export_session (save->session, NULL, save->format, &save->options, save->dest, &error);
+      /* It cannot stop half-way; a cancel takes back what it wrote. */
+      if (ok && g_cancellable_set_error_if_cancelled (cancellable, &error))
+        {
+          g_unlink (save->dest);
+          ok = FALSE;
+        }
+    }
+  else if (save->export)
     ok = export_replayed (save, cancellable, &error);
   else if (save->recording != NULL)
     ok = m6_recording_save_copy (save->recording, save->dest, cancellable, m6_job_bar_progress, save->bar, &error);
@@ -131,6 +143,27 @@ m6_save_task_run (M6JobBar               *bar,
   save->format = format;
   if (options != NULL)
     save->options = *options;
+  save->dest = g_strdup (dest);
+  g_task_set_task_data (task, save, save_task_free);
+  g_task_run_in_thread (task, save_task_thread);
+}
+
+void
+m6_save_task_run_trees (M6JobBar             *bar,
+                        GCancellable         *cancellable,
+                        M6Session            *session,
+                        M6ExportFormat        format,
+                        const char           *dest,
+                        GAsyncReadyCallback   callback,
+                        gpointer              user_data)
+{
+  SaveTask *save = g_new0 (SaveTask, 1);
+  g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  save->bar = g_object_ref (bar);
+  save->session = g_object_ref (session);
+  save->format = format;
+  save->options.interval_s = 1.0;
   save->dest = g_strdup (dest);
   g_task_set_task_data (task, save, save_task_free);
   g_task_run_in_thread (task, save_task_thread);

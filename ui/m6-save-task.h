@@ -12,6 +12,10 @@
 
 G_BEGIN_DECLS
 
+/* Trees with this many nodes or more export on a thread (a 10,000-node
+ * payload JSON takes ~60 ms). */
+#define M6_SAVE_TASK_ASYNC_NODES 5000u
+
 /* Copy the capture of @recording (or, if NULL, the file @capture_path) to
  * @dest; or, with @export set, export it as @format to @dest. Progress goes
  * to @bar, which also holds the cancellable (see m6_job_bar_begin). */
@@ -25,6 +29,16 @@ void      m6_save_task_run     (M6JobBar               *bar,
                                 const char             *dest,
                                 GAsyncReadyCallback     callback,
                                 gpointer                user_data);
+/* Export the trees of @session (json, csv, folded) to @dest. Only for a
+ * session nothing ingests any more (a loaded capture): the thread reads
+ * it while the window does. Cancel removes what was written. */
+void      m6_save_task_run_trees (M6JobBar              *bar,
+                                  GCancellable          *cancellable,
+                                  M6Session             *session,
+                                  M6ExportFormat         format,
+                                  const char            *dest,
+                                  GAsyncReadyCallback    callback,
+                                  gpointer               user_data);
 gboolean  m6_save_task_finish  (GAsyncResult           *result,
                                 GError                **error);
 

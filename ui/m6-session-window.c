@@ -1036,6 +1036,32 @@ save_on_thread (M6SessionWindow *self,
   M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
   guint64 size = 0;
 
+  /* A loaded session's trees (json, csv, folded) on a thread too once
+   * they are large: nothing ingests into it, so the thread and the window
+   * can both read it. A live one's are read in place, under its lock. */
+  if (self->recording == NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays)))
+    {
+      guint nodes = 0;
+
+      for (guint i = 0; i < m6_session_get_n_threads (self->session); i++)
+        nodes += m6_tree_get_n_nodes (m6_session_get_thread (self->session, i)->tree);
+      if (nodes < M6_SAVE_TASK_ASYNC_NODES || m6_job_bar_get_busy (self->job_bar))
+        return FALSE;
+
+      SaveDone *done = g_new0 (SaveDone, 1);
+      g_autofree char *shown = display_path (path);
+      g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
+
+      done->self = g_object_ref (self);
+      done->bar = g_object_ref (self->job_bar);
+      done->job = *job;
+      done->path = g_strdup (path);
+      m6_save_task_run_trees (self->job_bar, m6_job_bar_begin (self->job_bar, title), self->session,
+                              job->kind == SAVED_JSON ? M6_EXPORT_JSON : job->format, path,
+                              save_done_cb, done);
+      return TRUE;
+    }
+
   /* A loaded capture's replaying exports too: its events are in memory,
    * but the trace of a large one takes long to write. The thread reads
    * the file again rather than share the window's event log. */

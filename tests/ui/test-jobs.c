@@ -285,6 +285,64 @@ test_export_behind_job_bar (void)
   g_unlink (trace);
 }
 
+/* A loaded session of 6,001 nodes: its payload JSON is written on a
+ * thread, and is the document the window builds in place. */
+static void
+test_json_of_wide_tree_behind_job_bar (void)
+{
+  g_autofree char *wide = g_build_filename (tmpdir, "wide.mach6", NULL);
+  g_autofree char *json = g_build_filename (tmpdir, "wide.json", NULL);
+  g_autofree char *action = g_strdup_printf ("json:%s", json);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+
+  {
+    g_autoptr (M6Session) session = m6_session_new ();
+    M6Thread *thread = m6_session_add_thread (session, 5, "main");
+    guint32 frame = m6_session_intern_label (session, "frame", -1);
+    M6CaptureWriter *writer = m6_capture_writer_new (wide, session, &error);
+    g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (M6Event));
+    gint64 t = 0;
+
+    g_assert_no_error (error);
+    for (guint f = 0; f < 2; f++)
+      {
+        M6Event open = { t += 10, 0, frame, 0 };
+        g_array_append_val (events, open);
+        for (guint i = 0; i < 6000; i++)
+          {
+            char name[32];
+            g_snprintf (name, sizeof name, "scope_%u", i);
+            M6Event mark = { t += 10, i, m6_session_intern_label (session, name, -1), 1 };
+            M6Event done = { t += 10, i + 1, M6_EVENT_DONE, 1 };
+            g_array_append_val (events, mark);
+            g_array_append_val (events, done);
+          }
+        M6Event close = { t += 10, 0, M6_EVENT_DONE, 0 };
+        g_array_append_val (events, close);
+      }
+    m6_session_ingest (session, thread, (M6Event *) events->data, events->len);
+    g_assert_true (m6_capture_writer_finish (writer, &error));
+    m6_capture_writer_free (writer);
+  }
+
+  open_and_wait (wide);
+  M6SessionWindow *window = find_session_window (wide);
+  g_assert_nonnull (window);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export", g_variant_new_string (action));
+  M6JobBar *bar = m6_session_window_get_job_bar (window);
+  g_assert_true (m6_job_bar_get_busy (bar));
+  g_assert_true (ui_wait_for (bar_idle, bar, 60));
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, json);
+  g_assert_true (g_file_get_contents (json, &text, NULL, NULL));
+  g_autofree char *in_place = m6_session_window_build_json (window);
+  g_assert_cmpstr (text, ==, in_place);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_unlink (json);
+  g_unlink (wide);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -322,6 +380,7 @@ main (int   argc,
   g_test_add_func ("/ui/jobs/held-worker-window-answers", test_held_worker_window_answers);
   g_test_add_func ("/ui/jobs/save-behind-job-bar", test_save_behind_job_bar);
   g_test_add_func ("/ui/jobs/export-behind-job-bar", test_export_behind_job_bar);
+  g_test_add_func ("/ui/jobs/json-of-wide-tree-behind-job-bar", test_json_of_wide_tree_behind_job_bar);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
