@@ -53,6 +53,7 @@ struct _M6Recording
   guint64          n_notifies;
   gboolean         on_main_loop;
   GThread         *main_thread;    /* holds the lock outside poll() */
+  gboolean         main_released;  /* ...but gave it up while it renders */
 };
 
 G_DEFINE_FINAL_TYPE (M6Recording, m6_recording, G_TYPE_OBJECT)
@@ -89,12 +90,21 @@ main_loop_poll (GPollFD *fds,
   gint result;
 
   for (guint i = 0; i < held->len; i++)
-    g_mutex_unlock (&((M6Recording *) g_ptr_array_index (held, i))->lock);
+    {
+      M6Recording *recording = g_ptr_array_index (held, i);
+
+      if (!recording->main_released)
+        g_mutex_unlock (&recording->lock);
+    }
   result = default_poll (fds, n_fds, timeout);
+  /* Every lock is the main thread's again, a released one too: a render
+   * whose after-paint never came does not leave it unlocked. */
   for (guint i = 0; i < held->len; i++)
     {
-      GMutex *lock = &((M6Recording *) g_ptr_array_index (held, i))->lock;
+      M6Recording *recording = g_ptr_array_index (held, i);
+      GMutex *lock = &recording->lock;
 
+      recording->main_released = FALSE;
       if (!g_mutex_trylock (lock))
         {
           gint64 t0 = g_get_monotonic_time ();
@@ -139,7 +149,34 @@ m6_recording_attach_main_loop (M6Recording *self)
 static gboolean
 holds_lock (M6Recording *self)
 {
-  return self->on_main_loop && self->main_thread == g_thread_self ();
+  return self->on_main_loop && !self->main_released && self->main_thread == g_thread_self ();
+}
+
+void
+m6_recording_release_for_render (M6Recording *self)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  if (!holds_lock (self))
+    return;
+  self->main_released = TRUE;
+  g_mutex_unlock (&self->lock);
+}
+
+void
+m6_recording_reacquire (M6Recording *self)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  if (!self->on_main_loop || !self->main_released || self->main_thread != g_thread_self ())
+    return;
+  if (!g_mutex_trylock (&self->lock))
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      g_mutex_lock (&self->lock);
+      main_lock_wait_us += g_get_monotonic_time () - t0;
+    }
+  self->main_released = FALSE;
 }
 
 void
@@ -151,7 +188,10 @@ m6_recording_detach_main_loop (M6Recording *self)
     return;
   g_ptr_array_remove (main_loop_recordings, self);
   self->on_main_loop = FALSE;
-  g_mutex_unlock (&self->lock);
+  if (self->main_released)
+    self->main_released = FALSE;
+  else
+    g_mutex_unlock (&self->lock);
 }
 
 /* --- signals on the main context ---------------------------------------- */

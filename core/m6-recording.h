@@ -68,6 +68,14 @@ void          m6_recording_detach_main_loop   (M6Recording   *self);
 void          m6_recording_get_main_loop_stats (guint64      *n_polls,
                                                 gint64       *lock_wait_us);
 
+/* The viewer, between the end of its window's snapshot (every read of the
+ * session for this frame is done; the render nodes hold copies) and the
+ * frame clock's after-paint: let the worker ingest while GTK renders.
+ * Only on the main thread of an attached recording; the next poll()
+ * takes the lock back at the latest. */
+void          m6_recording_release_for_render (M6Recording   *self);
+void          m6_recording_reacquire          (M6Recording   *self);
+
 M6Session    *m6_recording_get_session        (M6Recording   *self);
 M6Reader     *m6_recording_get_reader         (M6Recording   *self);
 gint          m6_recording_get_pid            (M6Recording   *self);

@@ -65,6 +65,7 @@ struct _M6SessionWindow
   M6Session            *session;
   M6Recording          *recording;       /* a live session's, or NULL */
   M6JobBar             *job_bar;         /* a save or export on a thread */
+  gboolean              painting;        /* between before- and after-paint */
   char                 *capture_path;    /* the file a loaded session came from */
   M6EventLog           *event_log;       /* a loaded capture's raw events, or NULL */
   M6CompareWindow      *compare_window;  /* the comparison with a baseline, or NULL */
@@ -1729,6 +1730,50 @@ m6_session_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (m6_session_window_parent_class)->close_request (window);
 }
 
+/* --- rendering without the lock ------------------------------------------ */
+
+/* The window's snapshot is the last read of the session in a frame: the
+ * render nodes hold copies of what they show. While GTK renders them (on
+ * a software GL under Xvfb that waits for its rasterizer threads), the
+ * worker may ingest; after-paint takes the lock back before anything else
+ * runs on this thread. */
+static void
+m6_session_window_snapshot (GtkWidget   *widget,
+                            GtkSnapshot *snapshot)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+
+  GTK_WIDGET_CLASS (m6_session_window_parent_class)->snapshot (widget, snapshot);
+  if (self->painting && self->recording != NULL)
+    m6_recording_release_for_render (self->recording);
+}
+
+static void
+before_paint_cb (GdkFrameClock   *clock,
+                 M6SessionWindow *self)
+{
+  self->painting = TRUE;
+}
+
+static void
+after_paint_cb (GdkFrameClock   *clock,
+                M6SessionWindow *self)
+{
+  self->painting = FALSE;
+  if (self->recording != NULL)
+    m6_recording_reacquire (self->recording);
+}
+
+static void
+live_realize_cb (M6SessionWindow *self,
+                 gpointer         user_data)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  g_signal_connect_object (clock, "before-paint", G_CALLBACK (before_paint_cb), self, 0);
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (after_paint_cb), self, 0);
+}
+
 static void
 stop_live (M6SessionWindow *self)
 {
@@ -1794,6 +1839,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   object_class->dispose = m6_session_window_dispose;
   object_class->finalize = m6_session_window_finalize;
   window_class->close_request = m6_session_window_close_request;
+  widget_class->snapshot = m6_session_window_snapshot;
 
   g_type_ensure (M6_TYPE_FLAME_GRAPH);
   g_type_ensure (M6_TYPE_STATS_VIEW);
@@ -1949,6 +1995,7 @@ m6_session_window_new_live (GtkApplication *app,
       show_toast (self, message);
     }
   m6_recording_attach_main_loop (self->recording);
+  g_signal_connect (self, "realize", G_CALLBACK (live_realize_cb), NULL);
   setup_session (self, m6_recording_get_session (self->recording));
   g_signal_connect (self->recording, "changed", G_CALLBACK (recording_changed_cb), self);
   g_signal_connect (self->recording, "notify::running", G_CALLBACK (recording_running_cb), self);

@@ -229,6 +229,35 @@ test_held_worker_window_answers (void)
   g_unlink (png);
 }
 
+/* The window gives the lock up while GTK renders a frame and takes it
+ * back after: outside poll(), after frames have been drawn, no batch can
+ * land while this thread runs. */
+static void
+test_render_gives_lock_back (void)
+{
+  GPid game = ui_start_game ("0", NULL);
+
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 1);
+  M6Session *session = m6_session_window_get_session (window);
+  guint refreshes = m6_session_window_get_n_refreshes (window);
+
+  ui_spin (0.5);
+  g_assert_cmpuint (m6_session_window_get_n_refreshes (window), >, refreshes);
+  for (int i = 0; i < 3; i++)
+    {
+      guint64 events = m6_session_get_n_events (session);
+      g_usleep (50000);
+      g_assert_cmpuint (m6_session_get_n_events (session), ==, events);
+      ui_spin (0.1);
+    }
+  g_assert_true (m6_session_window_get_live (window));
+
+  ui_stop_game (game, SIGKILL);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+}
+
 static gboolean
 bar_idle (gpointer data)
 {
@@ -378,6 +407,7 @@ main (int   argc,
   g_test_add_func ("/ui/jobs/load-keeps-ui-responsive", test_load_keeps_ui_responsive);
   g_test_add_func ("/ui/jobs/load-cancel", test_load_cancel);
   g_test_add_func ("/ui/jobs/held-worker-window-answers", test_held_worker_window_answers);
+  g_test_add_func ("/ui/jobs/render-gives-lock-back", test_render_gives_lock_back);
   g_test_add_func ("/ui/jobs/save-behind-job-bar", test_save_behind_job_bar);
   g_test_add_func ("/ui/jobs/export-behind-job-bar", test_export_behind_job_bar);
   g_test_add_func ("/ui/jobs/json-of-wide-tree-behind-job-bar", test_json_of_wide_tree_behind_job_bar);
