@@ -259,9 +259,12 @@ struct _M6CaptureWriter
   GError      *io_error;    /* the I/O thread's first error */
 };
 
-/* Buffers in flight at most: 8 × 256 KB. More, and the recorder waits
- * (its rings fill and drop, counted) rather than memory growing. */
-#define IO_MAX_PENDING 8u
+/* Buffers in flight at most: 16 × 256 KB. More, and the appender waits
+ * (its rings fill and drop, counted) rather than memory growing. A
+ * recorder waits for room (m6_capture_writer_wait_io_room) before it
+ * takes its session's lock, so that a slow disk never holds the lock. */
+#define IO_MAX_PENDING 16u
+#define IO_ROOM        8u
 #define IO_QUIT        ((gpointer) &io_quit_marker)
 static const int io_quit_marker;
 
@@ -379,6 +382,19 @@ m6_capture_writer_set_background (M6CaptureWriter  *self,
       return FALSE;
     }
   return TRUE;
+}
+
+void
+m6_capture_writer_wait_io_room (M6CaptureWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->io_thread == NULL)
+    return;
+  g_mutex_lock (&self->io_lock);
+  while (self->io_pending > IO_ROOM && self->io_error == NULL)
+    g_cond_wait (&self->io_cond, &self->io_lock);
+  g_mutex_unlock (&self->io_lock);
 }
 
 gboolean

@@ -67,10 +67,14 @@ M6CaptureWriter  *m6_capture_writer_new        (const char       *path,
                                                 GError          **error);
 /* From now on write() on a thread of the writer's own: appending events
  * costs a memcpy into a buffer; full 256 KB buffers are written behind
- * (at most 8 in flight, then the appender waits). Errors surface at the
+ * (at most 16 in flight, then the appender waits). Errors surface at the
  * next append, copy or finish as before. */
 gboolean          m6_capture_writer_set_background (M6CaptureWriter *self,
                                                     GError         **error);
+/* Wait until at most half the buffers in flight remain (any thread; it
+ * touches nothing else of the writer): a recorder calls it before it
+ * takes its session's lock, so a slow disk never holds the lock. */
+void              m6_capture_writer_wait_io_room (M6CaptureWriter *self);
 /* Wait until the buffers handed to that thread are written. */
 gboolean          m6_capture_writer_wait_io    (M6CaptureWriter *self);
 /* Write the END record, sync, and rename over @path atomically. */

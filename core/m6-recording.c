@@ -260,6 +260,12 @@ worker_main (gpointer data)
       if (stopping)
         break;
 
+      /* A disk behind on the capture makes the worker wait here, not
+       * inside the batch with the lock held (the UI would wait too). A
+       * batch of 65,536 events fills at most 7 of the 8 buffers left. */
+      if (self->writer != NULL)
+        m6_capture_writer_wait_io_room (self->writer);
+
       /* What the readers cost the worker is measured, not guessed. */
       gint64 t0 = g_get_monotonic_time ();
       if (!g_mutex_trylock (&self->lock))
