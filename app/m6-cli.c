@@ -439,7 +439,7 @@ append_row (GString      *out,
   g_autofree char *label = m6_payload_label (tree, node);
   g_autofree char *indented = g_strdup_printf ("%*s%s", (int) (node->depth - 1) * 2, "", label);
 
-  m6_node_stats_compute (node, &s);
+  m6_node_stats_compute (tree, node, &s);
   append_padded (out, indented, label_width);
   g_string_append_printf (out, " %8llu %9.3f %9.3f %9.3f %9.3f",
                           (unsigned long long) s.count,

@@ -147,9 +147,9 @@ make_row (M6Tree       *tree_a,
   row->p_value = 1.0;
 
   if (node_a)
-    m6_node_stats_compute (node_a, &row->a);
+    m6_node_stats_compute (tree_a, node_a, &row->a);
   if (node_b)
-    m6_node_stats_compute (node_b, &row->b);
+    m6_node_stats_compute (tree_b, node_b, &row->b);
 
   if (node_a && node_b)
     {

@@ -425,7 +425,7 @@ write_csv (GOutputStream  *out,
           M6NodeStats s;
           g_autofree char *label = m6_payload_label (thread->tree, node);
 
-          m6_node_stats_compute (node, &s);
+          m6_node_stats_compute (thread->tree, node, &s);
           g_string_truncate (path, 0);
           append_path (path, thread->tree, node, '/', FALSE);
 

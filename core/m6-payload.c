@@ -15,7 +15,8 @@ finite_or_zero (double value)
 }
 
 void
-m6_node_stats_compute (const M6Node *node,
+m6_node_stats_compute (M6Tree       *tree,
+                       const M6Node *node,
                        M6NodeStats  *stats)
 {
   M6Summary time;
@@ -25,6 +26,7 @@ m6_node_stats_compute (const M6Node *node,
   m6_summarize (node->mem_samples.values, node->mem_samples.n_values, &mem);
 
   double count = (double) node->count;
+  double frames = (double) m6_tree_get_n_frames (tree);
   gint64 net = m6_node_mem_net (node);
 
   *stats = (M6NodeStats) {
@@ -38,8 +40,9 @@ m6_node_stats_compute (const M6Node *node,
     .time_p90 = time.p90 / M6_NS_PER_S,
     .time_total = (double) node->time_sum / M6_NS_PER_S,
     .mem_delta_avg = node->count ? (double) node->mem_sum / count / M6_BYTES_PER_KB : 0.0,
-    .mem_delta_min = mem.min / M6_BYTES_PER_KB,
-    .mem_delta_max = mem.max / M6_BYTES_PER_KB,
+    /* All-time, like time.min/max: a spike is never sampled away. */
+    .mem_delta_min = node->count ? (double) node->mem_min / M6_BYTES_PER_KB : 0.0,
+    .mem_delta_max = node->count ? (double) node->mem_max / M6_BYTES_PER_KB : 0.0,
     .mem_delta_p10 = mem.p10 / M6_BYTES_PER_KB,
     .mem_delta_p50 = mem.p50 / M6_BYTES_PER_KB,
     .mem_delta_p90 = mem.p90 / M6_BYTES_PER_KB,
@@ -48,8 +51,8 @@ m6_node_stats_compute (const M6Node *node,
     .inverse_mem_avg = node->inverse_count
       ? (double) node->inverse_sum / (double) node->inverse_count / M6_BYTES_PER_KB : 0.0,
     .mem_net = (double) net / M6_BYTES_PER_KB,
-    /* Per call: for a top-level scope (a frame) that is per frame. */
-    .mem_rate = node->count ? (double) net / count / M6_BYTES_PER_KB : 0.0,
+    /* Per frame of its thread (DESIGN §2), for every scope, not per call. */
+    .mem_rate = frames > 0 ? (double) net / frames / M6_BYTES_PER_KB : 0.0,
     .mem_first = node->opens ? (double) node->h_first / M6_BYTES_PER_KB : 0.0,
     .mem_last = node->opens ? (double) node->h_last / M6_BYTES_PER_KB : 0.0,
   };
@@ -150,7 +153,7 @@ open_node (JsonBuilder  *builder,
   g_autofree char *label = m6_payload_label (tree, node);
   M6NodeStats stats;
 
-  m6_node_stats_compute (node, &stats);
+  m6_node_stats_compute (tree, node, &stats);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "label");
@@ -262,7 +265,7 @@ append_open (GString      *out,
   g_autofree char *label = m6_payload_label (tree, node);
   M6NodeStats stats;
 
-  m6_node_stats_compute (node, &stats);
+  m6_node_stats_compute (tree, node, &stats);
   g_string_append (out, "{\"label\":");
   m6_json_append_string (out, label);
   g_string_append (out, ",\"stats\":");

@@ -37,7 +37,10 @@ typedef struct
 #define M6_NS_PER_S   1e9
 #define M6_BYTES_PER_KB 1024.0
 
-void       m6_node_stats_compute   (const M6Node *node,
+/* @tree is @node's tree: the `.rate` keys divide by its frames (top-level
+ * marks, m6_tree_get_n_frames()). */
+void       m6_node_stats_compute   (M6Tree       *tree,
+                                    const M6Node *node,
                                     M6NodeStats  *stats);
 
 /* Add the "stats" members of @stats to @builder (inside an object). */
