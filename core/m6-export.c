@@ -213,37 +213,64 @@ sink_finish (Sink *sink)
 
 /* --- shared helpers ----------------------------------------------------- */
 
-/* "frame/physics": the labels from the top-level scope down to @node. */
-static void
-append_path (GString      *out,
-             M6Tree       *tree,
-             const M6Node *node,
-             char          separator,
-             gboolean      folded)
+/* "frame/physics": the labels from the top-level scope down to the node
+ * last pushed. A pre-order walk pushes each node once; the path is then
+ * its parent's (kept as a prefix) and its own label, so the cost is the
+ * path's length, not its depth times a label lookup. */
+typedef struct
 {
-  const M6Node *chain[M6_MAX_DEPTH + 1];
-  guint n = 0;
+  GString *path;
+  GArray  *ends;     /* guint: path length up to depth d + 1 */
+  char     separator;
+  gboolean folded;
+} PathStack;
 
-  for (const M6Node *n_ = node; n_ != NULL && n_->depth > 0 && n < G_N_ELEMENTS (chain); n_ = n_->parent)
-    chain[n++] = n_;
+static void
+path_stack_init (PathStack *ps,
+                 char       separator,
+                 gboolean   folded)
+{
+  ps->path = g_string_new (NULL);
+  ps->ends = g_array_new (FALSE, FALSE, sizeof (guint));
+  ps->separator = separator;
+  ps->folded = folded;
+}
 
-  for (guint i = n; i-- > 0;)
+static void
+path_stack_clear (PathStack *ps)
+{
+  g_string_free (ps->path, TRUE);
+  g_array_unref (ps->ends);
+}
+
+/* @node's parent must be the root or pushed before (pre-order). Returns
+ * @node's label as in the path. */
+static const char *
+path_stack_push (PathStack    *ps,
+                 M6Tree       *tree,
+                 const M6Node *node)
+{
+  guint depth = node->depth;
+  guint parent_end = depth >= 2 ? g_array_index (ps->ends, guint, depth - 2) : 0;
+  g_autofree char *label = m6_payload_label (tree, node);
+
+  g_string_truncate (ps->path, parent_end);
+  if (depth >= 2)
+    g_string_append_c (ps->path, ps->separator);
+  if (ps->folded)
     {
-      g_autofree char *label = m6_payload_label (tree, chain[i]);
-      if (i != n - 1)
-        g_string_append_c (out, separator);
-      if (folded)
-        {
-          /* flamegraph.pl splits frames on ';' and the count on the last
-           * space; a line break would end the record. */
-          for (char *p = label; *p; p++)
-            if (*p == ';')
-              *p = ':';
-            else if (*p == '\n' || *p == '\r')
-              *p = ' ';
-        }
-      g_string_append (out, label);
+      /* flamegraph.pl splits frames on ';' and the count on the last
+       * space; a line break would end the record. */
+      for (char *p = label; *p; p++)
+        if (*p == ';')
+          *p = ':';
+        else if (*p == '\n' || *p == '\r')
+          *p = ' ';
     }
+  g_string_append (ps->path, label);
+  g_array_set_size (ps->ends, depth);
+  g_array_index (ps->ends, guint, depth - 1) = (guint) ps->path->len;
+  return ps->path->str + parent_end + (depth >= 2);
 }
 
 /* Pre-order walk of a subtree without recursion. */
@@ -303,7 +330,8 @@ add_session_metadata (JsonBuilder *builder,
 static void
 add_thread (JsonBuilder *builder,
             M6Session   *session,
-            M6Thread    *thread)
+            M6Thread    *thread,
+            gboolean     with_payload)
 {
   /* When the process is gone, so are its threads, whatever the last ring
    * state said (the main thread never marks itself exited). */
@@ -321,7 +349,10 @@ add_thread (JsonBuilder *builder,
   json_builder_set_member_name (builder, "drops");
   json_builder_add_int_value (builder, (gint64) thread->drops);
   json_builder_set_member_name (builder, "payload");
-  json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));
+  if (with_payload)
+    json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));
+  else
+    json_builder_add_null_value (builder);   /* streamed in its place */
   json_builder_end_object (builder);
 }
 
@@ -331,9 +362,10 @@ m6_export_session_json (M6Session *session)
   return m6_export_session_json_thread (session, -1);
 }
 
-JsonNode *
-m6_export_session_json_thread (M6Session *session,
-                               gint       only_thread)
+static JsonNode *
+session_json (M6Session *session,
+              gint       only_thread,
+              gboolean   with_payload)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new_immutable ();
 
@@ -343,10 +375,17 @@ m6_export_session_json_thread (M6Session *session,
   json_builder_begin_array (builder);
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
     if (only_thread < 0 || (guint) only_thread == i)
-      add_thread (builder, session, m6_session_get_thread (session, i));
+      add_thread (builder, session, m6_session_get_thread (session, i), with_payload);
   json_builder_end_array (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
+}
+
+JsonNode *
+m6_export_session_json_thread (M6Session *session,
+                               gint       only_thread)
+{
+  return session_json (session, only_thread, TRUE);
 }
 
 typedef struct
@@ -357,18 +396,112 @@ typedef struct
 } ExportJob;
 
 static gboolean
+sink_flush_payload (GString  *out,
+                    gpointer  data)
+{
+  return sink_flush (data);
+}
+
+/* The members of @object, pretty at @level, in order. The "payload" member
+ * of a thread (null in the skeleton) is written straight from its tree. */
+static gboolean
+stream_object (Sink       *sink,
+               M6Session  *session,
+               JsonObject *object,
+               guint       level,
+               M6Thread   *thread)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  gboolean first = TRUE;
+
+  g_string_append_c (sink->buf, '{');
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    {
+      if (!first)
+        g_string_append_c (sink->buf, ',');
+      first = FALSE;
+      m6_json_indent (sink->buf, TRUE, level + 1);
+      m6_json_append_string (sink->buf, name);
+      g_string_append (sink->buf, ": ");
+
+      if (thread != NULL && strcmp (name, "payload") == 0)
+        {
+          if (!m6_payload_write (sink->buf, thread->tree, m6_tree_get_root (thread->tree),
+                                 TRUE, level + 1, sink_flush_payload, sink))
+            return FALSE;
+        }
+      else if (thread == NULL && strcmp (name, "threads") == 0 && JSON_NODE_HOLDS_ARRAY (member))
+        {
+          JsonArray *threads = json_node_get_array (member);
+          guint n = json_array_get_length (threads);
+
+          g_string_append_c (sink->buf, '[');
+          for (guint i = 0; i < n; i++)
+            {
+              JsonObject *t = json_array_get_object_element (threads, i);
+              M6Thread *th = m6_session_get_thread (session, (guint) json_object_get_int_member (t, "index"));
+
+              if (i > 0)
+                g_string_append_c (sink->buf, ',');
+              m6_json_indent (sink->buf, TRUE, level + 2);
+              if (!stream_object (sink, session, t, level + 2, th))
+                return FALSE;
+            }
+          if (n > 0)
+            m6_json_indent (sink->buf, TRUE, level + 1);
+          g_string_append_c (sink->buf, ']');
+        }
+      else
+        m6_json_append_at (sink->buf, member, TRUE, level + 1);
+      if (!sink_maybe_flush (sink))
+        return FALSE;
+    }
+  if (!first)
+    m6_json_indent (sink->buf, TRUE, level);
+  g_string_append_c (sink->buf, '}');
+  return TRUE;
+}
+
+/* The json document, streamed: the same text m6_json_append() would give
+ * for m6_export_session_json_thread(), while only the metadata is built in
+ * memory; the payloads go to @sink as they are written. */
+static gboolean
+stream_session_json (Sink      *sink,
+                     M6Session *session,
+                     gint       only_thread)
+{
+  g_autoptr (JsonNode) skeleton = session_json (session, only_thread, FALSE);
+
+  if (!stream_object (sink, session, json_node_get_object (skeleton), 0, NULL))
+    return FALSE;
+  g_string_append_c (sink->buf, '\n');
+  return TRUE;
+}
+
+gboolean
+m6_export_write_json (M6Session      *session,
+                      gint            only_thread,
+                      GOutputStream  *out,
+                      GError        **error)
+{
+  Sink sink;
+
+  sink_init (&sink, out, error);
+  stream_session_json (&sink, session, only_thread);
+  return sink_finish (&sink);
+}
+
+static gboolean
 write_json (GOutputStream  *out,
             gpointer        data,
             GError        **error)
 {
   ExportJob *job = data;
-  g_autoptr (JsonNode) root = m6_export_session_json (job->session);
-  Sink sink;
 
-  sink_init (&sink, out, error);
-  m6_json_append (sink.buf, root, TRUE);
-  g_string_append_c (sink.buf, '\n');
-  return sink_finish (&sink);
+  return m6_export_write_json (job->session, -1, out, error);
 }
 
 /* --- csv ---------------------------------------------------------------- */
@@ -418,20 +551,18 @@ write_csv (GOutputStream  *out,
     {
       M6Thread *thread = m6_session_get_thread (job->session, i);
       const M6Node *root = m6_tree_get_root (thread->tree);
-      g_autoptr (GString) path = g_string_new (NULL);
+      PathStack ps;
 
+      path_stack_init (&ps, '/', FALSE);
       for (const M6Node *node = root->first_child; node; node = next_preorder (node, root))
         {
           M6NodeStats s;
-          g_autofree char *label = m6_payload_label (thread->tree, node);
+          const char *label = path_stack_push (&ps, thread->tree, node);
 
           m6_node_stats_compute (thread->tree, node, &s);
-          g_string_truncate (path, 0);
-          append_path (path, thread->tree, node, '/', FALSE);
-
           csv_field (sink.buf, thread->name);
           g_string_append_printf (sink.buf, ",%" G_GUINT64_FORMAT ",", thread->tid);
-          csv_field (sink.buf, path->str);
+          csv_field (sink.buf, ps.path->str);
           g_string_append_c (sink.buf, ',');
           csv_field (sink.buf, label);
           g_string_append_printf (sink.buf, ",%u,%" G_GUINT64_FORMAT, node->depth, s.count);
@@ -450,6 +581,7 @@ write_csv (GOutputStream  *out,
           if (!sink_maybe_flush (&sink))
             break;
         }
+      path_stack_clear (&ps);
     }
   return sink_finish (&sink);
 }
@@ -461,11 +593,11 @@ write_csv (GOutputStream  *out,
 static gint64
 self_time (const M6Node *node)
 {
-  gint64 self = node->time_sum;
+  guint64 self = (guint64) node->time_sum;
 
   for (const M6Node *c = node->first_child; c; c = c->next_sibling)
-    self -= c->time_sum;
-  return MAX (self, 0);
+    self -= (guint64) c->time_sum;
+  return MAX ((gint64) self, 0);
 }
 
 static gboolean
@@ -482,25 +614,27 @@ write_folded (GOutputStream  *out,
     {
       M6Thread *thread = m6_session_get_thread (job->session, i);
       const M6Node *root = m6_tree_get_root (thread->tree);
+      g_autofree char *name = g_strdelimit (g_strdup (thread->name[0] ? thread->name : "thread"),
+                                            ";\n\r", ':');
+      PathStack ps;
 
+      path_stack_init (&ps, ';', TRUE);
       for (const M6Node *node = root->first_child; node; node = next_preorder (node, root))
         {
           gint64 self = self_time (node);
 
+          path_stack_push (&ps, thread->tree, node);
           if (self == 0)
             continue;
           /* With several threads, the thread is the bottom frame. */
           if (n_threads > 1)
-            {
-              g_autofree char *name = g_strdelimit (g_strdup (thread->name[0] ? thread->name : "thread"),
-                                                    ";\n\r", ':');
-              g_string_append_printf (sink.buf, "%s;", name);
-            }
-          append_path (sink.buf, thread->tree, node, ';', TRUE);
+            g_string_append_printf (sink.buf, "%s;", name);
+          g_string_append_len (sink.buf, ps.path->str, ps.path->len);
           g_string_append_printf (sink.buf, " %" G_GINT64_FORMAT "\n", self);
           if (!sink_maybe_flush (&sink))
             break;
         }
+      path_stack_clear (&ps);
     }
   return sink_finish (&sink);
 }
@@ -589,7 +723,13 @@ write_chrome (GOutputStream  *out,
           const M6Event *ev = &g_array_index (events, M6Event, e);
 
           /* The same rules as the session's ingest, kept simple: start at a
-           * top-level mark, ignore what does not nest. */
+           * top-level mark, ignore what does not nest or is out of range. */
+          if (!m6_event_in_range (ev))
+            {
+              g_array_set_size (stack, 0);
+              synced = FALSE;
+              continue;
+            }
           if (!synced && (ev->label == M6_EVENT_DONE || ev->depth != 0))
             continue;
           synced = TRUE;
@@ -748,7 +888,9 @@ write_ndjson (GOutputStream  *out,
         {
           const M6Event *ev = &g_array_index (events, M6Event, e);
 
-          if (ev->depth != 0)
+          if (!m6_event_in_range (ev))
+            open = -1;   /* the session rejects it, and the scope with it */
+          if (ev->depth != 0 || !m6_event_in_range (ev))
             continue;
           if (ev->label != M6_EVENT_DONE)
             open = e;
@@ -765,11 +907,12 @@ write_ndjson (GOutputStream  *out,
 
   sink_init (&sink, out, error);
   g_autofree gboolean *used = g_new0 (gboolean, MAX (n_threads, 1));
-  gint64 last_window = scopes->len ? g_array_index (scopes, TopScope, scopes->len - 1).window : -1;
-  guint s = 0;
 
-  for (gint64 w = 0; w <= last_window && !sink.failed; w++)
+  /* Only the windows that hold scopes: a capture whose clock jumps far
+   * ahead gives one more line, not one line per empty interval. */
+  for (guint s = 0; s < scopes->len && !sink.failed;)
     {
+      gint64 w = g_array_index (scopes, TopScope, s).window;
       g_autoptr (M6Session) window = window_session (session);
 
       memset (used, 0, sizeof (gboolean) * MAX (n_threads, 1));

@@ -72,6 +72,15 @@ JsonNode   *m6_export_session_json       (M6Session             *session);
 JsonNode   *m6_export_session_json_thread (M6Session            *session,
                                            gint                  only_thread);
 
+/* Stream the json export (thread @only_thread, or all with -1) to @out as
+ * it is written: memory stays bounded by the tree, not by the output. The
+ * text equals m6_json_append (m6_export_session_json_thread (), TRUE) and a
+ * line break. */
+gboolean    m6_export_write_json          (M6Session            *session,
+                                           gint                  only_thread,
+                                           GOutputStream        *out,
+                                           GError              **error);
+
 /* Write @contents to @path through a temporary file in the same folder,
  * then rename; on any error nothing is left behind. */
 typedef gboolean (*M6WriteFunc) (GOutputStream  *out,

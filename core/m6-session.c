@@ -481,6 +481,11 @@ m6_session_ingest (M6Session     *self,
       gint64 t = MAX (ev->t_ns, thread->last_t_ns);
       guint depth = m6_tree_get_depth (tree);
 
+      if (G_UNLIKELY (!m6_event_in_range (ev)))
+        {
+          reject (thread);
+          continue;
+        }
       if (G_UNLIKELY (!thread->synced))
         {
           if (ev->label == M6_EVENT_DONE || ev->depth != 0)
