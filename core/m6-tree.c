@@ -370,6 +370,22 @@ m6_tree_abandon_open (M6Tree *self)
 }
 
 M6Node *
+m6_tree_find_child (M6Tree  *self,
+                    M6Node  *parent,
+                    guint32  label_id)
+{
+  if (parent->n_children > WIDE_PARENT)
+    {
+      gint64 key = wide_key (parent, label_id);
+      return g_hash_table_lookup (self->wide_children, &key);
+    }
+  for (M6Node *child = parent->first_child; child; child = child->next_sibling)
+    if (child->label == label_id)
+      return child;
+  return NULL;
+}
+
+M6Node *
 m6_tree_find_path (M6Tree     *self,
                    const char *path)
 {

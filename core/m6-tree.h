@@ -84,6 +84,12 @@ M6Node       *m6_tree_done             (M6Tree       *self,
 /* Forget the open scopes without closing them (a stream lost its sync). */
 void          m6_tree_abandon_open     (M6Tree       *self);
 
+/* The child of @parent with label @label_id, or NULL; O(1) for a wide
+ * parent (it is indexed), O(children) otherwise. */
+M6Node       *m6_tree_find_child       (M6Tree       *self,
+                                        M6Node       *parent,
+                                        guint32       label_id);
+
 /* Find a node by its label path ("frame/physics"); NULL if absent. */
 M6Node       *m6_tree_find_path        (M6Tree       *self,
                                         const char   *path);
