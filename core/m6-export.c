@@ -16,6 +16,7 @@
 
 #include "m6-json.h"
 #include "m6-payload.h"
+#include "m6-tempfile.h"
 
 G_DEFINE_QUARK (m6-export-error-quark, m6_export_error)
 
@@ -116,9 +117,9 @@ m6_write_atomically (const char   *path,
                      gpointer      user_data,
                      GError      **error)
 {
-  g_autofree char *tmp = g_strconcat (path, ".tmp-XXXXXX", NULL);
+  g_autofree char *tmp = NULL;
   g_autoptr (GError) local_error = NULL;
-  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0644);
+  int fd = m6_tempfile_open (path, 0644, &tmp);
 
   if (fd < 0)
     {

@@ -6,10 +6,12 @@
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "m6-capture.h"
 #include "m6-export.h"
 #include "m6-payload.h"
 
@@ -340,6 +342,124 @@ test_full_disk (Fixture       *fx,
     g_error ("a failed export left %s behind", name);
 }
 
+
+/* --- temporary files of killed writers ------------------------------------ */
+
+static gboolean
+write_then_hang (GOutputStream  *out,
+                 gpointer        data,
+                 GError        **error)
+{
+  int ready = GPOINTER_TO_INT (data);
+
+  g_output_stream_write_all (out, "partial", 7, NULL, NULL, NULL);
+  g_output_stream_flush (out, NULL, NULL);
+  if (write (ready, "x", 1) != 1)
+    _exit (2);
+  for (;;)
+    pause ();
+  return TRUE;
+}
+
+/* Fork a writer (an export, or a capture recording when @capture) of
+ * @path that stops, mid-write, until it is killed. */
+static pid_t
+fork_hanging_writer (const char *path,
+                     gboolean    capture)
+{
+  int fds[2];
+  char byte;
+  pid_t pid;
+
+  g_assert_cmpint (pipe (fds), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      /* A failing test must not leave its writers hanging. */
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      close (fds[0]);
+      if (capture)
+        {
+          M6Session *session = m6_session_new ();
+          M6CaptureWriter *writer = m6_capture_writer_new (path, session, NULL);
+          if (writer == NULL || write (fds[1], "x", 1) != 1)
+            _exit (2);
+          for (;;)
+            pause ();
+        }
+      m6_write_atomically (path, write_then_hang, GINT_TO_POINTER (fds[1]), NULL);
+      _exit (2);
+    }
+  close (fds[1]);
+  g_assert_cmpint (read (fds[0], &byte, 1), ==, 1);
+  close (fds[0]);
+  return pid;
+}
+
+static guint
+count_temp_files (const char *dir,
+                  pid_t       pid)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autofree char *mark = g_strdup_printf (".tmp-%d-", (int) pid);
+  const char *name;
+  guint n = 0;
+
+  while ((name = g_dir_read_name (d)) != NULL)
+    n += strstr (name, mark) != NULL;
+  return n;
+}
+
+static void
+kill_and_reap (pid_t pid)
+{
+  int status;
+
+  g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFSIGNALED (status));
+}
+
+/* A killed `mach6 export` or `mach6 record` leaves its temporary file; the
+ * next writer in that folder removes it, and leaves a live writer's. */
+static void
+test_killed_writer_temp_removed (Fixture       *fx,
+                                 gconstpointer  data)
+{
+  g_autofree char *dead_export = g_build_filename (fx->dir, "dead.json", NULL);
+  g_autofree char *dead_record = g_build_filename (fx->dir, "dead.mach6", NULL);
+  g_autofree char *live_export = g_build_filename (fx->dir, "live.json", NULL);
+  g_autofree char *next = g_build_filename (fx->dir, "next.csv", NULL);
+  g_autofree char *next_capture = g_build_filename (fx->dir, "next.mach6", NULL);
+  g_autoptr (GError) error = NULL;
+
+  pid_t exporter = fork_hanging_writer (dead_export, FALSE);
+  pid_t recorder = fork_hanging_writer (dead_record, TRUE);
+  pid_t live = fork_hanging_writer (live_export, FALSE);
+  g_assert_cmpuint (count_temp_files (fx->dir, exporter), ==, 1);
+  g_assert_cmpuint (count_temp_files (fx->dir, recorder), ==, 1);
+  kill_and_reap (exporter);
+  kill_and_reap (recorder);
+  g_assert_cmpuint (count_temp_files (fx->dir, exporter), ==, 1);   /* left behind */
+
+  g_assert_true (m6_export_session (fx->session, fx->log, M6_EXPORT_CSV, NULL, next, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_temp_files (fx->dir, exporter), ==, 0);
+  g_assert_cmpuint (count_temp_files (fx->dir, recorder), ==, 0);
+  g_assert_cmpuint (count_temp_files (fx->dir, live), ==, 1);       /* still writing */
+
+  /* The capture writer cleans up the same way. */
+  kill_and_reap (live);
+  g_autoptr (M6Session) session = m6_session_new ();
+  M6CaptureWriter *writer = m6_capture_writer_new (next_capture, session, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_temp_files (fx->dir, live), ==, 0);
+  m6_capture_writer_abort (writer);
+  m6_capture_writer_free (writer);
+  g_unlink (next);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -355,6 +475,7 @@ main (int   argc,
   ADD ("/core/export/missing-dir", test_missing_dir);
   ADD ("/core/export/needs-events", test_needs_events);
   ADD ("/core/export/full-disk", test_full_disk);
+  ADD ("/core/export/killed-writer-temp-removed", test_killed_writer_temp_removed);
 #undef ADD
 
   return g_test_run ();
