@@ -5,6 +5,8 @@
 #pragma once
 
 #include <glib.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "m6-capture.h"
 #include "m6-session.h"
@@ -104,4 +106,61 @@ big_tree_write_capture (const char   *path,
   g_assert_true (m6_capture_writer_finish (writer, &error));
   g_assert_no_error (error);
   m6_capture_writer_free (writer);
+}
+
+/* --- reading what came out ------------------------------------------------ */
+
+typedef struct
+{
+  guint64 bytes;
+  guint64 lines;
+  guint64 max_line;      /* bytes, without the line break */
+  guint64 max_indent;    /* leading spaces */
+  guint64 hits;          /* occurrences of the needle */
+} Scan;
+
+/* One pass over @path in 64 KiB pieces: a file of any size, little memory. */
+static inline void
+scan_file (const char *path,
+           const char *needle,
+           Scan       *scan)
+{
+  FILE *f = fopen (path, "rb");
+  gsize nlen = strlen (needle);
+  char buf[65536 + 64];
+  gsize carry = 0, n;
+  guint64 line = 0, indent = 0;
+  gboolean in_indent = TRUE;
+
+  g_assert_nonnull (f);
+  memset (scan, 0, sizeof *scan);
+  while ((n = fread (buf + carry, 1, 65536, f)) > 0)
+    {
+      for (gsize i = carry; i < carry + n; i++)
+        {
+          if (buf[i] == '\n')
+            {
+              scan->lines++;
+              scan->max_line = MAX (scan->max_line, line);
+              scan->max_indent = MAX (scan->max_indent, indent);
+              line = indent = 0;
+              in_indent = TRUE;
+              continue;
+            }
+          line++;
+          if (in_indent && buf[i] == ' ')
+            indent++;
+          else
+            in_indent = FALSE;
+        }
+      scan->bytes += n;
+      /* Needles in [0, carry + n): the carried tail is shorter than one,
+       * so nothing is counted twice. Keep the last nlen - 1 bytes. */
+      gsize total = carry + n;
+      for (char *p = buf; (p = g_strstr_len (p, (gssize) (buf + total - p), needle)) != NULL; p++)
+        scan->hits++;
+      carry = MIN (nlen - 1, total);
+      memmove (buf, buf + total - carry, carry);
+    }
+  fclose (f);
 }
