@@ -471,13 +471,13 @@ append_row (GString      *out,
                           (unsigned long long) s.count,
                           s.time_avg * 1e3, s.time_p50 * 1e3, s.time_p90 * 1e3, s.time_max * 1e3);
   if (!memory)
-    g_string_append_printf (out, " %11s %11s %10s\n", "-", "-", "-");
+    g_string_append_printf (out, " %11s %11s %11s\n", "-", "-", "-");
   else if (node->depth == 1)
-    g_string_append_printf (out, " %11.2f %11.2f %10.3f\n", kb_for_display (s.mem_delta_avg),
+    g_string_append_printf (out, " %11.2f %11.2f %11.3f\n", kb_for_display (s.mem_delta_avg),
                             kb_for_display (s.mem_net), fabs (s.mem_rate) < 0.0005 ? 0.0 : s.mem_rate);
   else
     /* A drift rate is a top-level figure only (DESIGN §2, the ledger). */
-    g_string_append_printf (out, " %11.2f %11.2f %10s\n", kb_for_display (s.mem_delta_avg),
+    g_string_append_printf (out, " %11.2f %11.2f %11s\n", kb_for_display (s.mem_delta_avg),
                             kb_for_display (s.mem_net), "-");
 }
 
@@ -593,7 +593,7 @@ print_table (M6Session *session,
 
       guint width = CLAMP (label_width (thread->tree, root), 8, LABEL_COLUMN_MAX);
       append_padded (out, _("SCOPE"), width);
-      g_string_append_printf (out, " %8s %9s %9s %9s %9s %11s %11s %10s\n",
+      g_string_append_printf (out, " %8s %9s %9s %9s %9s %11s %11s %11s\n",
                               _("COUNT"), _("AVG ms"), _("P50 ms"), _("P90 ms"), _("MAX ms"),
                               _("MEMΔ KB"), _("MEM.NET KB"), _("DRIFT KB/FR"));
       append_subtree (out, thread->tree, root, width, memory);
