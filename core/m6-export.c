@@ -935,26 +935,19 @@ write_ndjson (GOutputStream  *out,
 
 /* --- entry point -------------------------------------------------------- */
 
-gboolean
-m6_export_session (M6Session             *session,
-                   M6EventLog            *log,
-                   M6ExportFormat         format,
-                   const M6ExportOptions *options,
-                   const char            *path,
-                   GError               **error)
+static const M6WriteFunc writers[] = {
+  [M6_EXPORT_JSON]   = write_json,
+  [M6_EXPORT_NDJSON] = write_ndjson,
+  [M6_EXPORT_CSV]    = write_csv,
+  [M6_EXPORT_FOLDED] = write_folded,
+  [M6_EXPORT_CHROME] = write_chrome,
+};
+
+static gboolean
+check_format (M6EventLog      *log,
+              M6ExportFormat   format,
+              GError         **error)
 {
-  static const M6WriteFunc writers[] = {
-    [M6_EXPORT_JSON]   = write_json,
-    [M6_EXPORT_NDJSON] = write_ndjson,
-    [M6_EXPORT_CSV]    = write_csv,
-    [M6_EXPORT_FOLDED] = write_folded,
-    [M6_EXPORT_CHROME] = write_chrome,
-  };
-  ExportJob job = { session, log, options };
-
-  g_return_val_if_fail (M6_IS_SESSION (session), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
-
   if ((guint) format >= G_N_ELEMENTS (writers))
     {
       g_set_error (error, M6_EXPORT_ERROR, M6_EXPORT_ERROR_FORMAT, _("Unknown export format %d"), format);
@@ -967,5 +960,41 @@ m6_export_session (M6Session             *session,
                    m6_export_format_name (format));
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+m6_export_session (M6Session             *session,
+                   M6EventLog            *log,
+                   M6ExportFormat         format,
+                   const M6ExportOptions *options,
+                   const char            *path,
+                   GError               **error)
+{
+  ExportJob job = { session, log, options };
+
+  g_return_val_if_fail (M6_IS_SESSION (session), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (!check_format (log, format, error))
+    return FALSE;
   return m6_write_atomically (path, writers[format], &job, error);
+}
+
+gboolean
+m6_export_session_to_stream (M6Session             *session,
+                             M6EventLog            *log,
+                             M6ExportFormat         format,
+                             const M6ExportOptions *options,
+                             GOutputStream         *out,
+                             GError               **error)
+{
+  ExportJob job = { session, log, options };
+
+  g_return_val_if_fail (M6_IS_SESSION (session), FALSE);
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (out), FALSE);
+
+  if (!check_format (log, format, error))
+    return FALSE;
+  return writers[format] (out, &job, error) && g_output_stream_flush (out, NULL, error);
 }

@@ -66,6 +66,14 @@ gboolean    m6_export_session            (M6Session             *session,
                                           const char            *path,
                                           GError               **error);
 
+/* The same, written to @out as it goes (no temporary file, no rename). */
+gboolean    m6_export_session_to_stream  (M6Session             *session,
+                                          M6EventLog            *log,
+                                          M6ExportFormat         format,
+                                          const M6ExportOptions *options,
+                                          GOutputStream         *out,
+                                          GError               **error);
+
 /* The json export as a node (also used by the viewer's JSON export). */
 JsonNode   *m6_export_session_json       (M6Session             *session);
 /* The same with only thread @only_thread (-1: all); `mach6 report --json`. */
