@@ -366,7 +366,27 @@ m6_tree_done (M6Tree *self,
 void
 m6_tree_abandon_open (M6Tree *self)
 {
-  self->depth = 0;
+  /* Undo what each open mark did, innermost first, as if it had never
+   * come: a mark that is never closed must not leave its inverse delta or
+   * its reading behind, or mem.net would no longer telescope to
+   * h_last - h_first (found by fuzz/fuzz-ingest.c). */
+  while (self->depth > 0)
+    {
+      OpenScope *open = &self->stack[--self->depth];
+      M6Node *node = open->node;
+
+      node->opens--;
+      if (node->count > 0)
+        {
+          node->inverse_sum = wrap_sub (node->inverse_sum, wrap_sub (open->h_open, node->h_close_prev));
+          node->inverse_count--;
+          node->h_last = node->h_close_prev;
+        }
+      else if (node->opens == 0)
+        node->h_first = node->h_last = 0;
+      if (self->depth == 0)
+        self->n_frames--;
+    }
 }
 
 M6Node *

@@ -81,7 +81,9 @@ M6Node       *m6_tree_done             (M6Tree       *self,
                                         gint64        heap,
                                         gint64       *dt_out);
 
-/* Forget the open scopes without closing them (a stream lost its sync). */
+/* Forget the open scopes without closing them (a stream lost its sync):
+ * their marks are undone (inverse deltas, readings, the frame), so every
+ * node still telescopes, mem.net == h_last - h_first. */
 void          m6_tree_abandon_open     (M6Tree       *self);
 
 /* The child of @parent with label @label_id, or NULL; O(1) for a wide
