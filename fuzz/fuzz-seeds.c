@@ -117,5 +117,21 @@ main (int argc, char **argv)
   write_events (p1, nested, G_N_ELEMENTS (nested));
   write_events (p2, extremes, G_N_ELEMENTS (extremes));
   write_events (p3, recursion, G_N_ELEMENTS (recursion));
+
+  /* Segment ops (see fuzz-segment.c): drain 10 events, patch 8 bytes at
+   * offset 64, drain all; and a patch of the control page's first bytes. */
+  if (argc > 3)
+    {
+      static const guint8 drain_patch_drain[] = { 1, 10, 0, 0, 64, 0, 0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 0 };
+      static const guint8 patch_start[] = { 0, 0, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 1, 0, 0 };
+      static const guint8 drain_all[] = { 1, 0, 0 };
+      g_mkdir_with_parents (argv[3], 0755);
+      g_autofree char *s1 = g_build_filename (argv[3], "drain-patch-drain", NULL);
+      g_autofree char *s2 = g_build_filename (argv[3], "patch-start", NULL);
+      g_autofree char *s3 = g_build_filename (argv[3], "drain-all", NULL);
+      g_file_set_contents (s1, (const char *) drain_patch_drain, sizeof drain_patch_drain, NULL);
+      g_file_set_contents (s2, (const char *) patch_start, sizeof patch_start, NULL);
+      g_file_set_contents (s3, (const char *) drain_all, sizeof drain_all, NULL);
+    }
   return 0;
 }

@@ -76,6 +76,8 @@ for h in $harnesses; do
     mkdir -p "$corpus"
   fi
   log="$out/fuzz-$h.log"
+  # The segment harness records a real producer of the main build first.
+  export M6_FUZZ_PRODUCER="$(cd "$build" && pwd)/tests/reader/reader-producer"
   set +e
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$out/fuzz-$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=262144 \
