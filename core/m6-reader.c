@@ -875,20 +875,20 @@ tick_to_ns (const Mach6Clock *k,
 {
   guint64 dtick = k->tick1 - k->tick0;
   guint64 dns = k->ns1 - k->ns0;
-  __int128 ns;
+  M6Int128 ns;
 
   if (tick >= k->tick0)
     {
-      unsigned __int128 p = (unsigned __int128) (tick - k->tick0) * dns / dtick;
-      ns = (__int128) k->ns0 + (__int128) MIN (p, (unsigned __int128) TIME_LIMIT_NS * 4);
+      M6UInt128 p = (M6UInt128) (tick - k->tick0) * dns / dtick;
+      ns = (M6Int128) k->ns0 + (M6Int128) MIN (p, (M6UInt128) TIME_LIMIT_NS * 4);
     }
   else
     {
-      unsigned __int128 p = (unsigned __int128) (k->tick0 - tick) * dns / dtick;
-      ns = (__int128) k->ns0 - (__int128) MIN (p, (unsigned __int128) TIME_LIMIT_NS * 4);
+      M6UInt128 p = (M6UInt128) (k->tick0 - tick) * dns / dtick;
+      ns = (M6Int128) k->ns0 - (M6Int128) MIN (p, (M6UInt128) TIME_LIMIT_NS * 4);
     }
   ns -= origin_ns;
-  return (gint64) CLAMP (ns, -(__int128) TIME_LIMIT_NS, (__int128) TIME_LIMIT_NS);
+  return (gint64) CLAMP (ns, -(M6Int128) TIME_LIMIT_NS, (M6Int128) TIME_LIMIT_NS);
 }
 
 static guint32

@@ -37,6 +37,7 @@ m6_rng_next (M6Rng *rng)
 /* A 128-bit product in one instruction where the compiler has it; the
  * __extension__ keeps -Wpedantic quiet about the GNU type. */
 __extension__ typedef unsigned __int128 M6UInt128;
+__extension__ typedef __int128 M6Int128;
 
 /* Uniform in [0, bound), by Lemire's multiply-shift (bias < 2^-64 * bound). */
 static inline guint64
