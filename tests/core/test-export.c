@@ -343,6 +343,53 @@ test_full_disk (Fixture       *fx,
 }
 
 
+/* A capture whose clock jumps decades ahead (a buggy game): ndjson writes
+ * one line per window that holds scopes, not one per empty interval
+ * between (1.15 billion here); times beyond the limit are rejected and
+ * counted when the capture is loaded. */
+static void
+test_ndjson_far_times (Fixture       *fx,
+                       gconstpointer  data)
+{
+  g_autofree char *capture = g_build_filename (fx->dir, "far.mach6", NULL);
+  g_autofree char *path = g_build_filename (fx->dir, "far.ndjson", NULL);
+  g_autoptr (GError) error = NULL;
+
+  {
+    g_autoptr (M6Session) session = m6_session_new ();
+    M6CaptureWriter *writer = m6_capture_writer_new (capture, session, &error);
+    g_assert_no_error (error);
+    guint32 frame = m6_session_intern_label (session, "frame", -1);
+    M6Thread *thread = m6_session_add_thread (session, 1, "main");
+    gint64 far = G_GINT64_CONSTANT (1) << 60;
+    M6Event events[] = {
+      { 0, 0, frame, 0 }, { 10, 0, M6_EVENT_DONE, 0 },
+      { far, 0, frame, 0 }, { far + 10, 0, M6_EVENT_DONE, 0 },
+      { G_GINT64_CONSTANT (1) << 62, 0, frame, 0 }, { G_MAXINT64, 0, M6_EVENT_DONE, 0 },
+    };
+    m6_session_ingest (session, thread, events, G_N_ELEMENTS (events));
+    g_assert_true (m6_capture_writer_finish (writer, &error));
+    m6_capture_writer_free (writer);
+  }
+
+  g_autoptr (M6Session) loaded = m6_session_new ();
+  g_autoptr (M6EventLog) log = m6_event_log_new ();
+  m6_session_set_recorder (loaded, m6_event_log_record, log);
+  g_assert_true (m6_capture_load_into (capture, loaded, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (m6_session_get_thread (loaded, 0)->rejected, ==, 2);
+  g_assert_cmpuint (m6_session_get_thread (loaded, 0)->frames->len, ==, 2);
+
+  g_assert_true (m6_export_session (loaded, log, M6_EXPORT_NDJSON, NULL, path, &error));
+  g_assert_no_error (error);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (g_strchomp (text), "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_true (g_str_has_prefix (lines[0], "{\"window\":0,"));
+  g_assert_true (g_str_has_prefix (lines[1], "{\"window\":1152921504,"));
+}
+
 /* --- temporary files of killed writers ------------------------------------ */
 
 static gboolean
@@ -476,6 +523,7 @@ main (int   argc,
   ADD ("/core/export/needs-events", test_needs_events);
   ADD ("/core/export/full-disk", test_full_disk);
   ADD ("/core/export/killed-writer-temp-removed", test_killed_writer_temp_removed);
+  ADD ("/core/export/ndjson-far-times", test_ndjson_far_times);
 #undef ADD
 
   return g_test_run ();

@@ -104,6 +104,48 @@ test_wide (void)
   check_cli (BIG_TREE_WIDE);
 }
 
+/* A garbage delta of -1 byte (2^64 - 1 as the producer's counter wrapped)
+ * prints as 0.00 KB, never as -0.00 KB. */
+static void
+test_no_negative_zero (void)
+{
+  g_autofree char *capture = g_build_filename (dir, "minus-one.mach6", NULL);
+  g_autofree char *out = g_build_filename (dir, "stdout", NULL);
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
+  M6CaptureWriter *writer = m6_capture_writer_new (capture, session, &error);
+  g_assert_no_error (error);
+  guint32 frame = m6_session_intern_label (session, "frame", -1);
+  guint32 step = m6_session_intern_label (session, "step", -1);
+  M6Thread *thread = m6_session_add_thread (session, 1, "main");
+  M6Event events[] = {
+    { 0, 0, frame, 0 }, { 1, 0, step, 1 }, { 2, -1, M6_EVENT_DONE, 1 }, { 3, 0, M6_EVENT_DONE, 0 },
+    { 4, 0, frame, 0 }, { 5, 0, step, 1 }, { 6, -1, M6_EVENT_DONE, 1 }, { 7, -1, M6_EVENT_DONE, 0 },
+  };
+  m6_session_ingest (session, thread, events, G_N_ELEMENTS (events));
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  m6_capture_writer_free (writer);
+
+  const char *report[] = { "report", capture, NULL };
+  const char *diff[] = { "diff", capture, capture, NULL };
+  const char *const *runs[] = { report, diff };
+  for (guint r = 0; r < G_N_ELEMENTS (runs); r++)
+    {
+      g_autofree char *text = NULL;
+      g_assert_cmpint (run_to_file (runs[r], out), ==, 0);
+      g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
+      g_test_message ("%s", text);
+      g_auto (GStrv) words = g_strsplit_set (text, " \n", -1);
+      for (guint i = 0; words[i] != NULL; i++)
+        if (g_str_equal (words[i], "-0.00") || g_str_equal (words[i], "-0.000"))
+          g_error ("%s prints “%s”:\n%s", runs[r][0], words[i], text);
+    }
+  g_unlink (out);
+  g_unlink (capture);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -118,6 +160,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/reader/cli/big-trees/deep", test_deep);
   g_test_add_func ("/reader/cli/big-trees/wide", test_wide);
+  g_test_add_func ("/reader/cli/no-negative-zero", test_no_negative_zero);
   status = g_test_run ();
 
   for (guint i = 0; i < 2; i++)
