@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +30,15 @@ static gint producer_pid;
 static guint8 *template;
 static gsize template_size;
 static guint8 *segment;     /* our writable mapping of the segment */
+static char *segment_name;
+
+/* The segment is ours (recreated from the template): leave nothing. */
+static void
+remove_segment (void)
+{
+  if (segment_name != NULL)
+    shm_unlink (segment_name);
+}
 
 int
 LLVMFuzzerInitialize (int    *argc,
@@ -82,6 +92,9 @@ LLVMFuzzerInitialize (int    *argc,
   waitpid (pid, NULL, 0);
 
   fd = shm_open (name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  segment_name = g_strdup (name);
+  atexit (remove_segment);
+  g_printerr ("fuzz-segment: segment %s\n", name);
   if (fd < 0 || ftruncate (fd, (off_t) template_size) != 0)
     g_error ("fuzz-segment: cannot recreate %s", name);
   segment = mmap (NULL, template_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

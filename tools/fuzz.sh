@@ -84,6 +84,8 @@ for h in $harnesses; do
     -print_final_stats=1 -artifact_prefix="$out/" "$corpus" "$seeds/$h" >"$log" 2>&1
   rc=$?
   set -e
+  # A crashed segment harness cannot remove the segment it recreated.
+  for name in $(sed -n 's/^fuzz-segment: segment \/*//p' "$log"); do rm -f "/dev/shm/$name"; done
   [ "$smoke" = 1 ] && rm -rf "$corpus"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
