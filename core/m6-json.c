@@ -14,7 +14,7 @@ m6_json_append_double (GString *out,
 
   if (!isfinite (value))
     {
-      g_string_append_c (out, '0');
+      g_string_append (out, "0.0");   /* still a double when read back */
       return;
     }
 

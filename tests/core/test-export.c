@@ -13,6 +13,7 @@
 
 #include "m6-capture.h"
 #include "m6-export.h"
+#include "m6-json.h"
 #include "m6-payload.h"
 
 typedef struct
@@ -390,6 +391,38 @@ test_ndjson_far_times (Fixture       *fx,
   g_assert_true (g_str_has_prefix (lines[1], "{\"window\":1152921504,"));
 }
 
+/* The streamed json export is, byte for byte, the document built in memory
+ * (m6_export_session_json) as m6_json_append() writes it, with a recursion
+ * 40 deep to cross the indentation limit. */
+static void
+test_json_stream_equals_built (Fixture       *fx,
+                               gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->dir, "stream.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *streamed = NULL;
+  M6Thread *extra = m6_session_add_thread (fx->session, 102, "deep");
+  guint32 walk = m6_session_intern_label (fx->session, "walk", -1);
+  M6Event events[80];
+
+  for (guint d = 0; d < 40; d++)
+    {
+      events[d] = (M6Event) { 1000 + d, d * 8, walk, d };
+      events[79 - d] = (M6Event) { 2000 + d, 640 - d, M6_EVENT_DONE, d };
+    }
+  m6_session_ingest (fx->session, extra, events, G_N_ELEMENTS (events));
+
+  g_assert_true (m6_export_session (fx->session, fx->log, M6_EXPORT_JSON, NULL, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &streamed, NULL, NULL));
+
+  g_autoptr (JsonNode) root = m6_export_session_json (fx->session);
+  g_autoptr (GString) built = g_string_new (NULL);
+  m6_json_append (built, root, TRUE);
+  g_string_append_c (built, '\n');
+  g_assert_cmpstr (streamed, ==, built->str);
+}
+
 /* --- temporary files of killed writers ------------------------------------ */
 
 static gboolean
@@ -524,6 +557,7 @@ main (int   argc,
   ADD ("/core/export/full-disk", test_full_disk);
   ADD ("/core/export/killed-writer-temp-removed", test_killed_writer_temp_removed);
   ADD ("/core/export/ndjson-far-times", test_ndjson_far_times);
+  ADD ("/core/export/json-stream-equals-built", test_json_stream_equals_built);
 #undef ADD
 
   return g_test_run ();
