@@ -911,7 +911,7 @@ static guint
 func_hash (gconstpointer p)
 {
   const FuncInfo *f = p;
-  return g_direct_hash (f->source) ^ (guint) f->line * 2654435761u ^ g_direct_hash ((gpointer) f->cfn);
+  return g_direct_hash (f->source) ^ (guint) f->line * 2654435761u ^ (guint) (guintptr) f->cfn;   /* a function pointer is no gpointer in ISO C */
 }
 
 static gboolean
