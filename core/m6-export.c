@@ -817,14 +817,12 @@ compare_top_scope (gconstpointer a,
 static M6Session *
 window_session (M6Session *session)
 {
-  M6Session *window = m6_session_new ();
-  M6Labels *labels = m6_session_get_labels (session);
+  /* Same label ids (shared: a window costs no copy of 100,000 labels),
+   * same thread indices (and so the same seeds). */
+  M6Session *window = m6_session_new_with_labels (m6_session_get_labels (session));
 
   m6_session_set_process (window, m6_session_get_pid (session), m6_session_get_process_name (session));
   m6_session_set_heap_source (window, m6_session_get_heap_source (session));
-  /* Same label ids, same thread indices (and so the same seeds). */
-  for (guint id = 1; id < m6_labels_count (labels); id++)
-    m6_session_intern_label (window, m6_labels_get (labels, id), m6_labels_get_len (labels, id));
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
     {
       M6Thread *thread = m6_session_get_thread (session, i);

@@ -278,6 +278,16 @@ m6_session_new (void)
   return g_object_new (M6_TYPE_SESSION, NULL);
 }
 
+M6Session *
+m6_session_new_with_labels (M6Labels *labels)
+{
+  M6Session *self = m6_session_new ();
+
+  m6_labels_unref (self->labels);
+  self->labels = m6_labels_ref (labels);
+  return self;
+}
+
 /* --- metadata ----------------------------------------------------------- */
 
 void

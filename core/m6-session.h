@@ -91,6 +91,9 @@ struct _M6Thread
 G_DECLARE_FINAL_TYPE (M6Session, m6_session, M6, SESSION, GObject)
 
 M6Session    *m6_session_new                 (void);
+/* A session sharing @labels (and so its label ids) with another: the
+ * replay of a window of it, without copying every label. */
+M6Session    *m6_session_new_with_labels     (M6Labels     *labels);
 
 /* Metadata. */
 void          m6_session_set_process         (M6Session    *self,
