@@ -802,13 +802,14 @@ write_screenshot (M6SessionWindow *self,
   return m6_widget_save_png (GTK_WIDGET (self), path, error);
 }
 
+/* Streamed from the trees into the file: memory stays bounded by the
+ * trees, not by the document (issue 8). */
 static gboolean
 write_json_document (GOutputStream  *out,
                      gpointer        user_data,
                      GError        **error)
 {
-  const char *json = user_data;
-  return g_output_stream_write_all (out, json, strlen (json), NULL, NULL, error);
+  return m6_export_write_json (user_data, -1, out, error);
 }
 
 static gboolean
@@ -817,8 +818,7 @@ write_json (M6SessionWindow *self,
             const SaveJob   *job,
             GError         **error)
 {
-  g_autofree char *json = m6_session_window_build_json (self);
-  return m6_write_atomically (path, write_json_document, json, error);
+  return m6_write_atomically (path, write_json_document, self->session, error);
 }
 
 static gboolean
