@@ -478,20 +478,24 @@ on_events (M6Session     *session,
     }
 }
 
-static char *
-shadow_path (ShadowThread *st,
-             M6Labels     *labels,
-             guint32       id)
+/* "frame/physics" for every shadow node, by id. Parents come before their
+ * children, so each path is its parent's plus a label: linear in the
+ * length of the paths, even for a deep recursive chain. */
+static GPtrArray *
+shadow_paths (ShadowThread *st,
+              M6Labels     *labels)
 {
-  GPtrArray *parts = g_ptr_array_new ();
+  GPtrArray *paths = g_ptr_array_new_full (st->nodes->len, g_free);
 
-  for (guint32 n = id; n != 0; n = g_array_index (st->nodes, Shadow, n).parent)
-    g_ptr_array_insert (parts, 0, (gpointer) m6_labels_get (labels, g_array_index (st->nodes, Shadow, n).label));
-  g_ptr_array_add (parts, NULL);
-
-  char *path = g_strjoinv ("/", (char **) parts->pdata);
-  g_ptr_array_unref (parts);
-  return path;
+  g_ptr_array_add (paths, NULL);
+  for (guint32 id = 1; id < st->nodes->len; id++)
+    {
+      Shadow *n = &g_array_index (st->nodes, Shadow, id);
+      const char *label = m6_labels_get (labels, n->label);
+      const char *parent = n->parent != 0 && n->parent < id ? g_ptr_array_index (paths, n->parent) : NULL;
+      g_ptr_array_add (paths, parent ? g_strconcat (parent, "/", label, NULL) : g_strdup (label));
+    }
+  return paths;
 }
 
 M6DiffRun *
@@ -518,10 +522,11 @@ m6_diff_run_load (const char  *path,
       GHashTable *by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_array_unref);
       ShadowThread *st = t < run->shadows->len ? g_ptr_array_index (run->shadows, t) : NULL;
 
+      g_autoptr (GPtrArray) paths = st ? shadow_paths (st, labels) : NULL;
       for (guint id = 1; st != NULL && id < st->nodes->len; id++)
         {
           Shadow *n = &g_array_index (st->nodes, Shadow, id);
-          g_hash_table_replace (by_path, shadow_path (st, labels, id), g_steal_pointer (&n->series));
+          g_hash_table_replace (by_path, g_strdup (g_ptr_array_index (paths, id)), g_steal_pointer (&n->series));
         }
       g_ptr_array_add (run->series, by_path);
     }
@@ -568,26 +573,31 @@ m6_diff_match_thread (M6Session *other,
   return m6_session_get_thread (other, thread->index);
 }
 
-static char *
-node_path (M6Tree       *tree,
-           const M6Node *node)
+/* "frame/physics" for every node of @tree, by id (0, the root: NULL);
+ * linear like shadow_paths(). */
+static GPtrArray *
+tree_paths (M6Tree *tree)
 {
-  GPtrArray *parts = g_ptr_array_new ();
+  guint n = m6_tree_get_n_nodes (tree);
+  GPtrArray *paths = g_ptr_array_new_full (n, g_free);
 
-  for (const M6Node *n = node; n != NULL && n->depth > 0; n = n->parent)
-    g_ptr_array_insert (parts, 0, (gpointer) m6_tree_node_label (tree, n));
-  g_ptr_array_add (parts, NULL);
-
-  char *path = g_strjoinv ("/", (char **) parts->pdata);
-  g_ptr_array_unref (parts);
-  return path;
+  g_ptr_array_add (paths, NULL);
+  for (guint id = 1; id < n; id++)
+    {
+      const M6Node *node = m6_tree_get_node (tree, id);
+      const char *label = m6_tree_node_label (tree, node);
+      const char *parent = node->depth > 1 && node->parent->id < id ? g_ptr_array_index (paths, node->parent->id) : NULL;
+      g_ptr_array_add (paths, parent ? g_strconcat (parent, "/", label, NULL) : g_strdup (label));
+    }
+  return paths;
 }
 
 /* One run's side of one thread: its nodes by path, its series by path. */
 typedef struct
 {
   M6Thread   *thread;
-  GHashTable *nodes;     /* path -> M6Node (the tree owns them) */
+  GPtrArray  *paths;     /* path by node id */
+  GHashTable *nodes;     /* path (in @paths) -> M6Node (the tree owns them) */
   GHashTable *series;    /* path -> GArray gint64 (the run owns them) */
   guint64     frames;    /* top-level calls */
 } RunThread;
@@ -598,15 +608,17 @@ run_thread_init (RunThread *rt,
                  M6Thread  *thread)
 {
   rt->thread = thread;
-  rt->nodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  rt->paths = NULL;
+  rt->nodes = g_hash_table_new (g_str_hash, g_str_equal);
   rt->series = thread && thread->index < run->series->len ? g_ptr_array_index (run->series, thread->index) : NULL;
   rt->frames = 0;
   if (thread == NULL)
     return;
+  rt->paths = tree_paths (thread->tree);
   for (guint id = 1; id < m6_tree_get_n_nodes (thread->tree); id++)
     {
       M6Node *node = m6_tree_get_node (thread->tree, id);
-      g_hash_table_replace (rt->nodes, node_path (thread->tree, node), node);
+      g_hash_table_replace (rt->nodes, g_ptr_array_index (rt->paths, id), node);
       if (node->depth == 1)
         rt->frames += node->count;
     }
@@ -616,6 +628,7 @@ static void
 run_thread_clear (RunThread *rt)
 {
   g_clear_pointer (&rt->nodes, g_hash_table_unref);
+  g_clear_pointer (&rt->paths, g_ptr_array_unref);
 }
 
 /* --- one row ------------------------------------------------------------ */
@@ -951,7 +964,7 @@ make_row (Sides               *s,
       if (first_a == NULL)
         {
           first_a = node;
-          m6_node_stats_compute (node, &row->a);
+          m6_node_stats_compute (s->a[r].thread->tree, node, &row->a);
           tree = s->a[r].thread->tree;
           any = node;
         }
@@ -965,7 +978,7 @@ make_row (Sides               *s,
       if (first_b == NULL)
         {
           first_b = node;
-          m6_node_stats_compute (node, &row->b);
+          m6_node_stats_compute (s->b[r].thread->tree, node, &row->b);
           if (any == NULL)
             {
               tree = s->b[r].thread->tree;
@@ -1186,15 +1199,14 @@ add_paths (GPtrArray  *order,
 {
   if (rt->thread == NULL)
     return;
-  for (guint id = 1; id < m6_tree_get_n_nodes (rt->thread->tree); id++)
+  for (guint id = 1; id < rt->paths->len; id++)
     {
-      char *path = node_path (rt->thread->tree, m6_tree_get_node (rt->thread->tree, id));
-      if (g_hash_table_contains (seen, path))
-        g_free (path);
-      else
+      const char *path = g_ptr_array_index (rt->paths, id);
+      if (!g_hash_table_contains (seen, path))
         {
-          g_hash_table_add (seen, path);
-          g_ptr_array_add (order, path);
+          char *copy = g_strdup (path);
+          g_hash_table_add (seen, copy);
+          g_ptr_array_add (order, copy);
         }
     }
 }
