@@ -344,7 +344,7 @@ struct _M6DiffRun
   char       *path;
   M6Session  *session;
   GPtrArray  *shadows;   /* ShadowThread by thread index */
-  GPtrArray  *series;    /* GHashTable path -> GArray (gint64) by thread index */
+  GPtrArray  *series;    /* by thread index: GPtrArray of GArray (gint64) by node id */
 };
 
 static void
@@ -478,24 +478,12 @@ on_events (M6Session     *session,
     }
 }
 
-/* "frame/physics" for every shadow node, by id. Parents come before their
- * children, so each path is its parent's plus a label: linear in the
- * length of the paths, even for a deep recursive chain. */
-static GPtrArray *
-shadow_paths (ShadowThread *st,
-              M6Labels     *labels)
+/* Nodes without a series hold NULL. */
+static void
+series_free (gpointer series)
 {
-  GPtrArray *paths = g_ptr_array_new_full (st->nodes->len, g_free);
-
-  g_ptr_array_add (paths, NULL);
-  for (guint32 id = 1; id < st->nodes->len; id++)
-    {
-      Shadow *n = &g_array_index (st->nodes, Shadow, id);
-      const char *label = m6_labels_get (labels, n->label);
-      const char *parent = n->parent != 0 && n->parent < id ? g_ptr_array_index (paths, n->parent) : NULL;
-      g_ptr_array_add (paths, parent ? g_strconcat (parent, "/", label, NULL) : g_strdup (label));
-    }
-  return paths;
+  if (series != NULL)
+    g_array_unref (series);
 }
 
 M6DiffRun *
@@ -507,7 +495,7 @@ m6_diff_run_load (const char  *path,
   run->path = g_strdup (path);
   run->session = m6_session_new ();
   run->shadows = g_ptr_array_new_with_free_func (shadow_thread_free);
-  run->series = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  run->series = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 
   m6_session_set_recorder (run->session, on_events, run);
   gboolean ok = m6_capture_load_into (path, run->session, NULL, error);
@@ -515,20 +503,31 @@ m6_diff_run_load (const char  *path,
   if (!ok)
     return NULL;
 
-  /* Index the series by path; the shadows are not needed any more. */
-  M6Labels *labels = m6_session_get_labels (run->session);
+  /* Index the series by the session tree's node ids: each shadow node is
+   * the child (by label) of its parent's counterpart, parents first, so
+   * this is linear in the nodes. The shadows are not needed any more. */
   for (guint t = 0; t < m6_session_get_n_threads (run->session); t++)
     {
-      GHashTable *by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_array_unref);
+      M6Tree *tree = m6_session_get_thread (run->session, t)->tree;
+      GPtrArray *by_node = g_ptr_array_new_full (m6_tree_get_n_nodes (tree), series_free);
       ShadowThread *st = t < run->shadows->len ? g_ptr_array_index (run->shadows, t) : NULL;
+      g_autofree M6Node **twin = st ? g_new0 (M6Node *, st->nodes->len) : NULL;
 
-      g_autoptr (GPtrArray) paths = st ? shadow_paths (st, labels) : NULL;
+      g_ptr_array_set_size (by_node, m6_tree_get_n_nodes (tree));
+      if (st != NULL)
+        twin[0] = m6_tree_get_root (tree);
       for (guint id = 1; st != NULL && id < st->nodes->len; id++)
         {
           Shadow *n = &g_array_index (st->nodes, Shadow, id);
-          g_hash_table_replace (by_path, g_strdup (g_ptr_array_index (paths, id)), g_steal_pointer (&n->series));
+          M6Node *parent = n->parent < id ? twin[n->parent] : NULL;
+          twin[id] = parent ? m6_tree_find_child (tree, parent, n->label) : NULL;
+          if (twin[id] != NULL && twin[id]->id < by_node->len)
+            {
+              g_clear_pointer (&g_ptr_array_index (by_node, twin[id]->id), g_array_unref);
+              g_ptr_array_index (by_node, twin[id]->id) = g_steal_pointer (&n->series);
+            }
         }
-      g_ptr_array_add (run->series, by_path);
+      g_ptr_array_add (run->series, by_node);
     }
   g_ptr_array_set_size (run->shadows, 0);
   return g_steal_pointer (&run);
@@ -573,32 +572,13 @@ m6_diff_match_thread (M6Session *other,
   return m6_session_get_thread (other, thread->index);
 }
 
-/* "frame/physics" for every node of @tree, by id (0, the root: NULL);
- * linear like shadow_paths(). */
-static GPtrArray *
-tree_paths (M6Tree *tree)
-{
-  guint n = m6_tree_get_n_nodes (tree);
-  GPtrArray *paths = g_ptr_array_new_full (n, g_free);
-
-  g_ptr_array_add (paths, NULL);
-  for (guint id = 1; id < n; id++)
-    {
-      const M6Node *node = m6_tree_get_node (tree, id);
-      const char *label = m6_tree_node_label (tree, node);
-      const char *parent = node->depth > 1 && node->parent->id < id ? g_ptr_array_index (paths, node->parent->id) : NULL;
-      g_ptr_array_add (paths, parent ? g_strconcat (parent, "/", label, NULL) : g_strdup (label));
-    }
-  return paths;
-}
-
-/* One run's side of one thread: its nodes by path, its series by path. */
+/* One run's side of one thread: its nodes and series by row of the
+ * comparison (NULL where the run lacks the scope). */
 typedef struct
 {
   M6Thread   *thread;
-  GPtrArray  *paths;     /* path by node id */
-  GHashTable *nodes;     /* path (in @paths) -> M6Node (the tree owns them) */
-  GHashTable *series;    /* path -> GArray gint64 (the run owns them) */
+  GPtrArray  *series;    /* GArray (gint64) by node id; the run owns them */
+  GPtrArray  *by_row;    /* M6Node by row */
   guint64     frames;    /* top-level calls */
 } RunThread;
 
@@ -608,17 +588,14 @@ run_thread_init (RunThread *rt,
                  M6Thread  *thread)
 {
   rt->thread = thread;
-  rt->paths = NULL;
-  rt->nodes = g_hash_table_new (g_str_hash, g_str_equal);
   rt->series = thread && thread->index < run->series->len ? g_ptr_array_index (run->series, thread->index) : NULL;
+  rt->by_row = g_ptr_array_new ();
   rt->frames = 0;
   if (thread == NULL)
     return;
-  rt->paths = tree_paths (thread->tree);
   for (guint id = 1; id < m6_tree_get_n_nodes (thread->tree); id++)
     {
       M6Node *node = m6_tree_get_node (thread->tree, id);
-      g_hash_table_replace (rt->nodes, g_ptr_array_index (rt->paths, id), node);
       if (node->depth == 1)
         rt->frames += node->count;
     }
@@ -627,8 +604,22 @@ run_thread_init (RunThread *rt,
 static void
 run_thread_clear (RunThread *rt)
 {
-  g_clear_pointer (&rt->nodes, g_hash_table_unref);
-  g_clear_pointer (&rt->paths, g_ptr_array_unref);
+  g_clear_pointer (&rt->by_row, g_ptr_array_unref);
+}
+
+static M6Node *
+row_node (RunThread *rt,
+          guint      row)
+{
+  return row < rt->by_row->len ? g_ptr_array_index (rt->by_row, row) : NULL;
+}
+
+static GArray *
+row_series (RunThread *rt,
+            guint      row)
+{
+  M6Node *node = row_node (rt, row);
+  return node && rt->series && node->id < rt->series->len ? g_ptr_array_index (rt->series, node->id) : NULL;
 }
 
 /* --- one row ------------------------------------------------------------ */
@@ -640,13 +631,13 @@ relative_change (double a,
   return a != 0 ? (b - a) / a : 0;
 }
 
-/* Log of the per-frame times of @path in @rt; NULL if absent. */
+/* Log of the per-frame times of @row in @rt; NULL if absent. */
 static double *
 log_series (RunThread  *rt,
-            const char *path,
+            guint       row,
             gsize      *n_out)
 {
-  GArray *s = rt->series ? g_hash_table_lookup (rt->series, path) : NULL;
+  GArray *s = row_series (rt, row);
 
   *n_out = 0;
   if (s == NULL || s->len == 0)
@@ -915,7 +906,7 @@ self_bytes (const M6Node *node)
 static void
 side_memory (RunThread  *runs,
              guint       n,
-             const char *path,
+             guint       row,
              double     *alloc,
              double     *self,
              double     *drift)
@@ -925,7 +916,7 @@ side_memory (RunThread  *runs,
   *alloc = *self = *drift = 0;
   for (guint r = 0; r < n; r++)
     {
-      M6Node *node = runs[r].nodes ? g_hash_table_lookup (runs[r].nodes, path) : NULL;
+      M6Node *node = row_node (&runs[r], row);
       if (node == NULL || runs[r].frames == 0)
         continue;
       double frames = (double) runs[r].frames * M6_BYTES_PER_KB;
@@ -944,6 +935,7 @@ side_memory (RunThread  *runs,
 
 static M6DiffRow *
 make_row (Sides               *s,
+          guint                index,
           const char          *path,
           const M6DiffOptions *options)
 {
@@ -958,7 +950,7 @@ make_row (Sides               *s,
   /* Per side: the first run that has the scope gives the payload stats. */
   for (guint r = 0; r < s->n_a; r++)
     {
-      M6Node *node = s->a[r].nodes ? g_hash_table_lookup (s->a[r].nodes, path) : NULL;
+      M6Node *node = row_node (&s->a[r], index);
       if (node == NULL)
         continue;
       if (first_a == NULL)
@@ -972,7 +964,7 @@ make_row (Sides               *s,
     }
   for (guint r = 0; r < s->n_b; r++)
     {
-      M6Node *node = s->b[r].nodes ? g_hash_table_lookup (s->b[r].nodes, path) : NULL;
+      M6Node *node = row_node (&s->b[r], index);
       if (node == NULL)
         continue;
       if (first_b == NULL)
@@ -995,8 +987,8 @@ make_row (Sides               *s,
   row->in_b = first_b != NULL;
   row->verdict = !row->in_a ? M6_DIFF_ONLY_B : !row->in_b ? M6_DIFF_ONLY_A : M6_DIFF_UNTESTED;
 
-  side_memory (s->a, s->n_a, path, &row->alloc_rate_a, &row->self_rate_a, &row->drift_rate_a);
-  side_memory (s->b, s->n_b, path, &row->alloc_rate_b, &row->self_rate_b, &row->drift_rate_b);
+  side_memory (s->a, s->n_a, index, &row->alloc_rate_a, &row->self_rate_a, &row->drift_rate_a);
+  side_memory (s->b, s->n_b, index, &row->alloc_rate_b, &row->self_rate_b, &row->drift_rate_b);
   if (!row->top_level)
     row->drift_rate_a = row->drift_rate_b = 0;
 
@@ -1005,7 +997,7 @@ make_row (Sides               *s,
       for (guint r = 0; r < s->n_a + s->n_b; r++)
         {
           RunThread *rt = r < s->n_a ? &s->a[r] : &s->b[r - s->n_a];
-          GArray *series = rt->series ? g_hash_table_lookup (rt->series, path) : NULL;
+          GArray *series = row_series (rt, index);
           *(r < s->n_a ? &row->frames_a : &row->frames_b) += series ? series->len : 0;
         }
       return row;
@@ -1033,7 +1025,7 @@ make_row (Sides               *s,
       gboolean side_a = r < s->n_a;
       RunThread *rt = side_a ? &s->a[r] : &s->b[r - s->n_a];
       gsize n;
-      g_autofree double *v = log_series (rt, path, &n);
+      g_autofree double *v = log_series (rt, index, &n);
 
       if (side_a)
         row->frames_a += n;
@@ -1192,22 +1184,45 @@ m6_diff_free (M6Diff *diff)
   g_free (diff);
 }
 
+/* The rows of one thread: every scope path of any run, A's runs first, in
+ * tree order. A row is keyed by its parent's row and its label, so each
+ * node costs one lookup of a short key, however deep it is. */
+typedef struct
+{
+  GHashTable *index;   /* "parent row:label" -> row + 1 */
+  GPtrArray  *paths;   /* path by row */
+} Rows;
+
 static void
-add_paths (GPtrArray  *order,
-           GHashTable *seen,
-           RunThread  *rt)
+add_rows (Rows      *rows,
+          RunThread *rt)
 {
   if (rt->thread == NULL)
     return;
-  for (guint id = 1; id < rt->paths->len; id++)
+
+  M6Tree *tree = rt->thread->tree;
+  guint n = m6_tree_get_n_nodes (tree);
+  g_autofree guint *row_of = g_new0 (guint, n);   /* row + 1 by node id */
+
+  for (guint id = 1; id < n; id++)
     {
-      const char *path = g_ptr_array_index (rt->paths, id);
-      if (!g_hash_table_contains (seen, path))
+      M6Node *node = m6_tree_get_node (tree, id);
+      const char *label = m6_tree_node_label (tree, node);
+      guint parent = node->depth > 1 && node->parent->id < id ? row_of[node->parent->id] : 0;
+      g_autofree char *key = g_strdup_printf ("%u:%s", parent, label);
+      guint row = GPOINTER_TO_UINT (g_hash_table_lookup (rows->index, key));
+
+      if (row == 0)
         {
-          char *copy = g_strdup (path);
-          g_hash_table_add (seen, copy);
-          g_ptr_array_add (order, copy);
+          const char *parent_path = parent ? g_ptr_array_index (rows->paths, parent - 1) : NULL;
+          g_ptr_array_add (rows->paths, parent_path ? g_strconcat (parent_path, "/", label, NULL) : g_strdup (label));
+          row = rows->paths->len;
+          g_hash_table_insert (rows->index, g_steal_pointer (&key), GUINT_TO_POINTER (row));
         }
+      row_of[id] = row;
+      if (rt->by_row->len < row)
+        g_ptr_array_set_size (rt->by_row, row);
+      g_ptr_array_index (rt->by_row, row - 1) = node;
     }
 }
 
@@ -1255,23 +1270,25 @@ m6_diff_compute (M6DiffRun           **a,
       if (any_a)
         {
           M6DiffThread *dt = g_new0 (M6DiffThread, 1);
-          g_autoptr (GPtrArray) order = g_ptr_array_new ();
-          g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+          Rows rows = { g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+                        g_ptr_array_new_with_free_func (g_free) };
 
           dt->name = g_strdup (lead_thread->name);
           dt->index = i;
           dt->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_diff_row_free);
           for (guint r = 0; r < n_a; r++)
-            add_paths (order, seen, &s.a[r]);
+            add_rows (&rows, &s.a[r]);
           for (guint r = 0; r < n_b; r++)
-            add_paths (order, seen, &s.b[r]);
-          for (guint p = 0; p < order->len; p++)
+            add_rows (&rows, &s.b[r]);
+          for (guint p = 0; p < rows.paths->len; p++)
             {
-              M6DiffRow *row = make_row (&s, g_ptr_array_index (order, p), &diff->options);
+              M6DiffRow *row = make_row (&s, p, g_ptr_array_index (rows.paths, p), &diff->options);
               g_ptr_array_add (dt->rows, row);
               if (row->tested)
                 g_ptr_array_add (tested, row);
             }
+          g_hash_table_unref (rows.index);
+          g_ptr_array_unref (rows.paths);
           for (guint r = 0; r < dt->rows->len; r++)
             {
               M6DiffRow *row = g_ptr_array_index (dt->rows, r);
