@@ -30,8 +30,9 @@ typedef struct
 {
   gint      pid;
   char     *name;          /* process name, valid UTF-8; "" when unreadable */
-  char     *shm_name;      /* "/mach6-<uid>-<pid>" */
+  char     *shm_name;      /* "/mach6-<uid>-<pid>-<hex>" */
   guint     n_threads;     /* ring slots claimed */
+  guint     threads_unslotted; /* threads that found no slot (over the process's life) */
   gboolean  alive;         /* state ALIVE and the pid exists */
   gboolean  ended;         /* state EXITED or the pid is gone */
   gint      attached_pid;  /* viewer holding it; 0 if none or if it is dead */
@@ -40,8 +41,9 @@ typedef struct
 
 void          m6_process_info_free     (M6ProcessInfo *info);
 
-/* Every mach6 segment of our uid, sorted by pid (element type
- * M6ProcessInfo; unreadable segments are listed with @error set). */
+/* Every mach6 segment of our uid (of every uid for root), sorted by pid
+ * (element type M6ProcessInfo; unreadable segments are listed with @error
+ * set; objects a neighbour planted under our name are not listed). */
 GPtrArray    *m6_reader_list           (GError      **error);
 
 typedef struct _M6Reader M6Reader;
@@ -81,7 +83,8 @@ gint          m6_reader_clean          (GError      **error);
 gboolean      m6_reader_clean_pid      (gint          pid,
                                         GError      **error);
 
-/* "/mach6-<uid>-<pid>" for our uid. */
+/* The segment name of @pid ("/mach6-<uid>-<pid>-<hex>", the newest if a
+ * reused pid has two), or "/mach6-<uid>-<pid>" if it has none. */
 char         *m6_reader_shm_name       (gint          pid);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Reader, m6_reader_free)

@@ -82,6 +82,11 @@ test_segment_name_and_mode (void)
   struct stat st;
   g_assert_no_errno (stat (path, &st));
   g_assert_true (S_ISREG (st.st_mode));
+  /* "/dev/shm/mach6-<uid>-<pid>-" and 16 random hex digits: a neighbour
+   * cannot take the name first. */
+  g_autofree char *prefix = g_strdup_printf ("/dev/shm/mach6-%u-%d-", (unsigned) getuid (), (int) child.pid);
+  g_assert_true (g_str_has_prefix (path, prefix));
+  g_assert_cmpuint (strlen (path + strlen (prefix)), ==, 16);
   g_assert_cmpint (st.st_mode & 07777, ==, 0600);
   g_assert_cmpint (st.st_uid, ==, getuid ());
   child_finish (&child);
@@ -146,10 +151,11 @@ static void
 test_segment_created_lazily (void)
 {
   TEST_IN_SUBPROCESS ();
-  g_autofree char *path = test_segment_path (getpid ());
-  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_autofree char *legacy = test_segment_path (getpid ());
+  g_assert_false (g_file_test (legacy, G_FILE_TEST_EXISTS));
   mach6_mark ("frame");    /* the first mark of the process creates it */
   mach6_done ();
+  g_autofree char *path = test_segment_path (getpid ());
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
@@ -157,8 +163,8 @@ static void
 test_segment_shutdown_unlinks (void)
 {
   TEST_IN_SUBPROCESS ();
-  g_autofree char *path = test_segment_path (getpid ());
   mach6_label_id ("frame");
+  g_autofree char *path = test_segment_path (getpid ());
   struct stat st;
   g_assert_no_errno (stat (path, &st));
   mach6_shutdown ();
@@ -359,14 +365,15 @@ test_ring_invalid_label_skips_scope (void)
   g_assert_true (test_segment_map (getpid (), &seg));
   test_segment_attach (&seg, 1);
   mach6_mark_id (frame);
-  mach6_mark_id (0);        /* would read as a done */
+  mach6_mark_id (0);        /* would read as a done; 0 = "label table full" */
   mach6_done ();
   mach6_mark_id (999);      /* never handed out */
   mach6_done ();
   mach6_done ();
   g_autoptr (GArray) events = test_segment_drain (&seg, 0);
   g_assert_cmpuint (events->len, ==, 2);
-  g_assert_cmpuint (test_segment_thread (&seg, 0)->drops, ==, 2);
+  g_assert_cmpuint (test_segment_thread (&seg, 0)->drops, ==, 1);
+  g_assert_cmpuint (test_segment_thread (&seg, 0)->label_full, ==, 1);
 }
 
 /* ---------------------------------------------------------------------------

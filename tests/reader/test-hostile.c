@@ -615,26 +615,62 @@ test_clock_far_ticks (Fixture       *f,
   Mach6Event *ring = (Mach6Event *) (h + 1);
   gsize n;
 
-  /* Ticks that would overflow 64-bit arithmetic, a steep calibration,
-   * and times that run backwards. */
+  /* Ticks that would overflow 64-bit arithmetic with a steep calibration
+   * land outside ±2^62 ns: rejected and counted, not clamped and believed;
+   * the frames around them are kept. */
   f->seg.c->clock.kind = MACH6_CLOCK_TSC;
   f->seg.c->clock.tick0 = 1000;
   f->seg.c->clock.ns0 = 5;
   f->seg.c->clock.tick1 = 1001;
   f->seg.c->clock.ns1 = G_MAXUINT64;
-  ring[0] = (Mach6Event) { G_MAXUINT64, 1, 1, 0 };
-  ring[1] = (Mach6Event) { 0, 2, 0, 0 };
-  ring[2] = (Mach6Event) { 999, 3, 1, 0 };
-  ring[3] = (Mach6Event) { 1000, 4, 0, 0 };
-  h->write_pos = 4;
+  ring[0] = (Mach6Event) { 1000, 1, 1, 0 };
+  ring[1] = (Mach6Event) { 1000, 2, 0, 0 };
+  ring[2] = (Mach6Event) { G_MAXUINT64, 3, 1, 0 };
+  ring[3] = (Mach6Event) { 0, 4, 0, 0 };
+  ring[4] = (Mach6Event) { 1000, 5, 1, 0 };
+  ring[5] = (Mach6Event) { 1000, 6, 0, 0 };
+  h->write_pos = 6;
   g_assert_true (m6_reader_drain (reader, 0, &n, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpuint (n, ==, 6);
+
+  M6Thread *thread = m6_session_get_thread (m6_reader_get_session (reader), 0);
+  M6Node *frame = m6_tree_find_path (thread->tree, "frame");
+  g_assert_nonnull (frame);
+  g_assert_cmpuint (frame->count, ==, 2);
+  g_assert_cmpint (frame->time_min, >=, 0);
+  g_assert_cmpuint (thread->rejected, ==, 1);   /* the far mark */
+  g_assert_cmpuint (thread->skipped, ==, 1);    /* its done, while resynchronising */
+}
+
+/* Heap readings beyond ±MACH6_HEAP_LIMIT (2^48 bytes) are rejected where
+ * they enter: INT64_MAX then INT64_MIN would overflow the tree's deltas. */
+static void
+test_heap_extremes (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr (M6Reader) reader = attach_ok ();
+  g_autoptr (GError) error = NULL;
+  Mach6ThreadHeader *h = seg_thread (&f->seg, 0);
+  Mach6Event *ring = (Mach6Event *) (h + 1);
+  gsize n;
+
+  ring[0] = (Mach6Event) { 10, 100, 1, 0 };
+  ring[1] = (Mach6Event) { 20, 200, 0, 0 };
+  ring[2] = (Mach6Event) { 30, G_MAXINT64, 1, 0 };
+  ring[3] = (Mach6Event) { 40, G_MININT64, 0, 0 };
+  ring[4] = (Mach6Event) { 50, MACH6_HEAP_LIMIT, 1, 0 };
+  ring[5] = (Mach6Event) { 60, -MACH6_HEAP_LIMIT, 0, 0 };
+  h->write_pos = 6;
+  g_assert_true (m6_reader_drain (reader, 0, &n, &error));
+  g_assert_no_error (error);
 
   M6Thread *thread = m6_session_get_thread (m6_reader_get_session (reader), 0);
   M6Node *frame = m6_tree_find_path (thread->tree, "frame");
   g_assert_cmpuint (frame->count, ==, 2);
-  g_assert_cmpint (frame->time_min, >=, 0);
+  g_assert_cmpuint (thread->rejected, ==, 1);
+  g_assert_cmpuint (thread->skipped, ==, 1);
+  g_assert_cmpint (frame->mem_sum, ==, 100 - 2 * MACH6_HEAP_LIMIT);
 }
 
 /* Random damage to a valid segment, with a seed: whatever it is, attach
@@ -1033,6 +1069,7 @@ main (int argc, char **argv)
   g_test_add ("/reader/hostile/drain/thread-count-clamped", Fixture, NULL, fixture_setup, test_thread_count_clamped, fixture_teardown);
   g_test_add ("/reader/hostile/drain/thread-slot-not-ready", Fixture, NULL, fixture_setup, test_thread_slot_not_ready, fixture_teardown);
   g_test_add ("/reader/hostile/drain/segment-shrinks", Fixture, NULL, fixture_setup, test_segment_shrinks, fixture_teardown);
+  g_test_add ("/reader/hostile/drain/heap-extremes", Fixture, NULL, fixture_setup, test_heap_extremes, fixture_teardown);
   g_test_add ("/reader/hostile/drain/clock-far-ticks", Fixture, NULL, fixture_setup, test_clock_far_ticks, fixture_teardown);
   g_test_add ("/reader/hostile/fuzz", Fixture, NULL, fixture_setup, test_fuzz, fixture_teardown);
   g_test_add_func ("/reader/capture/round-trip", test_capture_round_trip);
