@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -384,6 +385,7 @@ main (int argc, char **argv)
 {
   g_autofree char *mode = NULL;
   g_autofree char *expect = NULL;
+  g_autofree char *comm = NULL;
   int frames = 60;
   int threads = 0;
   int sleep_us = 20000;
@@ -393,6 +395,7 @@ main (int argc, char **argv)
   const GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "stream, spin, flood, workers, churn, refusals or labels", "MODE" },
     { "depth", 0, 0, G_OPTION_ARG_INT, &depth, "refusals: recursion depth", "N" },
+    { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "process name (so that tests running side by side do not find each other by name)", "NAME" },
     { "frames", 0, 0, G_OPTION_ARG_INT, &frames, "frames to run", "N" },
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, "stream: worker threads (0: the main thread)", "N" },
     { "expect", 0, 0, G_OPTION_ARG_FILENAME, &expect, "stream: write the expected payloads here", "FILE" },
@@ -412,6 +415,9 @@ main (int argc, char **argv)
       g_printerr ("reader-producer: %s\n", error->message);
       return 2;
     }
+
+  if (comm != NULL)
+    prctl (PR_SET_NAME, comm);
 
   /* Creates the segment, and makes every heap reading ours. */
   mach6_set_heap_source (read_heap, NULL);

@@ -98,7 +98,7 @@ cond_recorder_attached (gpointer data)
 static void
 test_drops_dead_recorder (void)
 {
-  const char *args[] = { "--mode", "flood", "--frames", "100000000", "--sleep-us", "2000", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "flood", "--frames", "100000000", "--sleep-us", "2000", NULL };
   const char *envp[] = { "MACH6_RING_EVENTS=256", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, envp);
   g_autofree char *dir = test_tmp_dir ();
@@ -159,7 +159,7 @@ test_drops_dead_recorder (void)
 static void
 test_drops_paused_reader_resumes (void)
 {
-  const char *args[] = { "--mode", "spin", "--sleep-us", "1000", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "spin", "--sleep-us", "1000", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (M6Reader) reader = test_attach (producer->pid, &error);
@@ -183,12 +183,36 @@ test_drops_paused_reader_resumes (void)
   munmap (m.c, m.size);
 }
 
+/* Run the mach6 CLI; its stdout. */
+static char *
+run_cli (int         *status,
+         const char  *first,
+         ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+  va_list args;
+
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
+  va_start (args, first);
+  for (const char *a = first; a != NULL; a = va_arg (args, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                &out, NULL, status, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", out);
+  return out;
+}
+
 /* --- 2. thread slots ------------------------------------------------------ */
 
 static void
 test_threads_beyond_slots (void)
 {
-  const char *args[] = { "--mode", "workers", "--threads", "70", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "workers", "--threads", "70", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (M6Reader) reader = test_attach (producer->pid, &error);
@@ -218,12 +242,28 @@ test_threads_beyond_slots (void)
         }
     }
   g_assert_true (found);
+
+  /* And shown by the CLI: list, report and its JSON. */
+  g_clear_pointer (&reader, m6_reader_free);
+  g_autofree char *pid = g_strdup_printf ("%d", producer->pid);
+  int status;
+  g_autofree char *listed = run_cli (&status, "list", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (listed, "NO SLOT"));
+  g_autofree char *row = g_strdup_printf ("\n%-8d m6-counting           64       6", producer->pid);
+  g_assert_nonnull (strstr (listed, row));
+  g_autofree char *table = run_cli (&status, "report", pid, "--duration", "0.5", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (table, "6 threads without a slot"));
+  g_autofree char *json = run_cli (&status, "report", pid, "--duration", "0.5", "--json", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (json, "\"threads_unslotted\": 6"));
 }
 
 static void
 test_threads_slots_reused (void)
 {
-  const char *args[] = { "--mode", "churn", "--threads", "96", "--frames", "3", "--wait-attach", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "churn", "--threads", "96", "--frames", "3", "--wait-attach", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (M6Reader) reader = test_attach (producer->pid, &error);
@@ -257,7 +297,7 @@ test_threads_slots_reused (void)
 static void
 test_refusals_counted (void)
 {
-  const char *args[] = { "--mode", "refusals", "--frames", "5", "--depth", "5000", "--wait-attach", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "refusals", "--frames", "5", "--depth", "5000", "--wait-attach", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (M6Reader) reader = test_attach (producer->pid, &error);
@@ -299,7 +339,7 @@ test_refusals_counted (void)
 static void
 test_label_table_full (void)
 {
-  const char *args[] = { "--mode", "labels", "--frames", "60000", "--wait-attach", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "labels", "--frames", "60000", "--wait-attach", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (M6Reader) reader = test_attach (producer->pid, &error);
@@ -322,7 +362,7 @@ test_label_table_full (void)
 static void
 test_claim_pid_reused (void)
 {
-  const char *args[] = { "--mode", "spin", "--sleep-us", "1000", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "spin", "--sleep-us", "1000", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autoptr (GError) error = NULL;
   Mapped m;
@@ -358,7 +398,7 @@ test_claim_pid_reused (void)
 static void
 test_post_mortem_repeatable (void)
 {
-  const char *args[] = { "--mode", "spin", "--sleep-us", "500", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "spin", "--sleep-us", "500", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autoptr (GError) error = NULL;
   gint pid = producer->pid;
@@ -399,7 +439,7 @@ test_post_mortem_repeatable (void)
 static void
 test_truncated_segment (void)
 {
-  const char *args[] = { "--mode", "spin", "--sleep-us", "1000", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "spin", "--sleep-us", "1000", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (M6Reader) reader = test_attach (producer->pid, &error);
@@ -497,7 +537,7 @@ test_root_reads_other_user (void)
       close (in[1]);
       if (setgid (other) != 0 || setuid (other) != 0)
         _exit (10);
-      execl (test_producer_path (), test_producer_path (), "--mode", "spin", "--sleep-us", "1000", NULL);
+      execl (test_producer_path (), test_producer_path (), "--comm", "m6-counting", "--mode", "spin", "--sleep-us", "1000", NULL);
       _exit (11);
     }
   close (in[0]);
@@ -522,7 +562,7 @@ test_root_reads_other_user (void)
 static void
 test_dead_segments_bounded (void)
 {
-  const char *args[] = { "--mode", "spin", "--sleep-us", "1000", NULL };
+  const char *args[] = { "--comm", "m6-counting", "--mode", "spin", "--sleep-us", "1000", NULL };
   g_autofree char *shms[7] = { NULL };
   gint pids[7];
 
