@@ -598,6 +598,48 @@ test_dead_segments_bounded (void)
     }
 }
 
+/* --- C++ ------------------------------------------------------------------- */
+
+/* A C++17 program instrumented with mach6.h (RAII scopes, a lambda heap
+ * source, labels from std::string) is recorded like a C one. */
+static void
+test_cxx_program_recorded (void)
+{
+#ifdef CXX_PRODUCER
+  const char *argv[] = { CXX_PRODUCER, "--frames", "10", NULL };
+  g_autoptr (GError) error = NULL;
+  TestProducer *producer = g_new0 (TestProducer, 1);
+  g_autoptr (TestProducer) owner = producer;
+
+  producer->stdin_fd = -1;
+  g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &producer->pid, &error);
+  g_assert_no_error (error);
+  g_autoptr (M6Reader) reader = test_attach (producer->pid, &error);
+  g_assert_no_error (error);
+  test_drain_until (reader, test_cond_ended, NULL, TRUE, 10000);
+
+  M6Session *session = m6_reader_get_session (reader);
+  g_assert_cmpuint (m6_session_get_n_threads (session), ==, 1);
+  M6Thread *thread = m6_session_get_thread (session, 0);
+  g_assert_cmpstr (thread->name, ==, "cxx-main");
+  M6Node *frame = m6_tree_find_path (thread->tree, "frame");
+  M6Node *player = m6_tree_find_path (thread->tree, "frame/update/player");
+  M6Node *render = m6_tree_find_path (thread->tree, "frame/render");
+  g_assert_nonnull (frame);
+  g_assert_nonnull (player);
+  g_assert_nonnull (render);
+  g_assert_cmpuint (frame->count, ==, 10);
+  g_assert_cmpuint (player->count, ==, 10);
+  /* Each frame: +100 after its mark, +8 per entity: ΣD = 10 × 116. */
+  g_assert_cmpint (frame->mem_sum, ==, 10 * 116);
+  g_assert_cmpint (player->mem_sum, ==, 10 * 8);
+  g_assert_cmpuint (m6_session_get_unbalanced (session), ==, 0);
+  g_assert_cmpuint (thread->rejected, ==, 0);
+#else
+  g_test_skip ("no C++ compiler at build time");
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -615,6 +657,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/neighbours/cannot-clutter", test_neighbour_cannot_clutter);
   g_test_add_func ("/reader/neighbours/root-reads-other-user", test_root_reads_other_user);
   g_test_add_func ("/reader/leftovers/dead-segments-bounded", test_dead_segments_bounded);
+  g_test_add_func ("/reader/cxx/program-recorded", test_cxx_program_recorded);
 
   return g_test_run ();
 }
