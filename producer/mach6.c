@@ -729,7 +729,12 @@ process_init (void)
   clock_init ();
 
   /* The preload shim, if the host runs under it. */
-  store_relaxed (&heap_shim, (ShimLiveBytes) dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes"));
+  /* Copied, not cast: ISO C has no object-to-function pointer conversion. */
+  void *shim_sym = dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes");
+  ShimLiveBytes shim_fn;
+  _Static_assert (sizeof shim_fn == sizeof shim_sym, "function pointer size");
+  memcpy (&shim_fn, &shim_sym, sizeof shim_fn);
+  store_relaxed (&heap_shim, shim_fn);
   heap_kind_update ();
 
   if (pthread_key_create (&thread_key, on_thread_exit) != 0)
