@@ -1114,7 +1114,8 @@ tick_to_ns (const Mach6Clock *k,
     }
   ns -= origin_ns;
   *out = (gint64) CLAMP (ns, -(__int128) TIME_LIMIT_NS, (__int128) TIME_LIMIT_NS);
-  return ns >= -(__int128) TIME_LIMIT_NS && ns <= (__int128) TIME_LIMIT_NS;
+  /* One unsigned compare for -LIMIT <= ns <= LIMIT. */
+  return (unsigned __int128) (ns + TIME_LIMIT_NS) <= (unsigned __int128) TIME_LIMIT_NS * 2;
 }
 
 static guint32
@@ -1195,7 +1196,8 @@ drain_thread (M6Reader      *self,
           /* A refreshed calibration may map a tick a little earlier. */
           t = MAX (t, rt->last_t_ns);
           ev->label = map_label (self, raw->label);
-          if (G_UNLIKELY (!t_ok || raw->heap > MACH6_HEAP_LIMIT || raw->heap < -MACH6_HEAP_LIMIT))
+          gboolean heap_ok = (guint64) raw->heap + (guint64) MACH6_HEAP_LIMIT <= 2 * (guint64) MACH6_HEAP_LIMIT;
+          if (G_UNLIKELY (!(t_ok & heap_ok)))
             {
               /* Out of range: a depth no event can have makes the session
                * reject it, count it and resynchronise at the next frame. */
