@@ -299,6 +299,7 @@ typedef struct
 static void bad_magic (Segment *s)          { s->c->magic ^= 1; }
 static void zero_magic (Segment *s)         { s->c->magic = 0; }
 static void bad_version (Segment *s)        { s->c->abi_version = 99; }
+static void old_version (Segment *s)        { s->c->abi_version = 1; }
 static void bad_control_size (Segment *s)   { s->c->control_size = 100; }
 static void huge_segment_size (Segment *s)  { s->c->segment_size = G_MAXUINT64; }
 static void small_segment_size (Segment *s) { s->c->segment_size = 4096; }
@@ -369,6 +370,7 @@ static const ControlCase control_cases[] = {
   { "magic", bad_magic, M6_READER_ERROR_CORRUPT, "magic" },
   { "magic-zero", zero_magic, M6_READER_ERROR_NOT_READY, "magic" },
   { "abi-version", bad_version, M6_READER_ERROR_VERSION, "abi_version 99" },
+  { "abi-version-1", old_version, M6_READER_ERROR_VERSION, "was made by an older libmach6 (ABI version 1); this viewer reads version 2: rebuild the program" },
   { "control-size", bad_control_size, M6_READER_ERROR_CORRUPT, "control_size 100" },
   { "segment-size-huge", huge_segment_size, M6_READER_ERROR_CORRUPT, "segment_size" },
   { "segment-size-small", small_segment_size, M6_READER_ERROR_CORRUPT, "segment_size 4096" },
