@@ -759,6 +759,7 @@ gint
 m6_reader_clean (GError **error)
 {
   g_autoptr (GPtrArray) list = m6_reader_list (error);
+  g_autofree char *ours = g_strdup_printf ("%s%u-", MACH6_SHM_PREFIX, (unsigned) getuid ());
   gint removed = 0;
 
   if (list == NULL)
@@ -767,6 +768,10 @@ m6_reader_clean (GError **error)
   for (guint i = 0; i < list->len; i++)
     {
       M6ProcessInfo *info = g_ptr_array_index (list, i);
+
+      /* Root lists everybody's segments, but cleans only its own. */
+      if (!g_str_has_prefix (info->shm_name, ours))
+        continue;
 
       /* An unreadable segment of a live pid may be one being created.
        * One that cannot be removed does not stop the others. */
