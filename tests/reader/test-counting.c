@@ -590,9 +590,12 @@ test_dead_segments_bounded (void)
       g_autofree char *path = g_strconcat ("/dev/shm", shms[i], NULL);
       gboolean exists = g_file_test (path, G_FILE_TEST_EXISTS);
       g_test_message ("dead segment %d (pid %d): %s", i, pids[i], exists ? "kept" : "removed");
+      /* Other suites running side by side may crash producers too (newer
+       * dead segments): so only the two oldest must be gone and the
+       * newest kept. */
       if (i < 2)
         g_assert_false (exists);
-      else
+      else if (i == 5)
         g_assert_true (exists);
       shm_unlink (shms[i]);
     }
