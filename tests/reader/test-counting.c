@@ -99,7 +99,8 @@ static void
 test_drops_dead_recorder (void)
 {
   const char *args[] = { "--comm", "m6-counting", "--mode", "flood", "--frames", "100000000", "--sleep-us", "2000", NULL };
-  const char *envp[] = { "MACH6_RING_EVENTS=256", NULL };
+  /* 4096 events: full within ~0.13 s while nobody reads, never while we do. */
+  const char *envp[] = { "MACH6_RING_EVENTS=4096", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, envp);
   g_autofree char *dir = test_tmp_dir ();
   g_autofree char *out = g_build_filename (dir, "dead.mach6", NULL);
@@ -122,7 +123,7 @@ test_drops_dead_recorder (void)
 
   /* A recorder that stops draining, then dies without detaching. */
   kill (recorder, SIGSTOP);
-  g_usleep (500000);
+  g_usleep (800000);
   kill (recorder, SIGKILL);
   waitpid (recorder, NULL, 0);
 
