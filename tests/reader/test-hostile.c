@@ -675,6 +675,81 @@ test_heap_extremes (Fixture       *f,
   g_assert_cmpint (frame->mem_sum, ==, 100 - 2 * MACH6_HEAP_LIMIT);
 }
 
+/* The owner truncates and regrows its segment again and again while we
+ * attach, drain, ask for the backlog and detach: whenever a page goes away
+ * between a size check and an access, the reader fails with a sentence
+ * (the SIGBUS is caught) instead of dying. */
+typedef struct
+{
+  Fixture  *f;
+  guint8   *snapshot;
+  guint32   seed;
+  gint      stop;
+  guint     cycles;
+} Truncator;
+
+static gpointer
+truncator_run (gpointer data)
+{
+  Truncator *t = data;
+  GRand *rand = g_rand_new_with_seed (t->seed);
+  int fd = shm_open (t->f->seg.shm, O_RDWR, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  while (!g_atomic_int_get (&t->stop))
+    {
+      g_assert_no_errno (ftruncate (fd, SEG_SIZE));
+      memcpy (t->f->seg.base, t->snapshot, SEG_SIZE);
+      g_usleep (g_rand_int_range (rand, 0, 200));
+      g_assert_no_errno (ftruncate (fd, g_rand_int_range (rand, 0, 2) ? 0 : MACH6_CONTROL_SIZE));
+      g_usleep (g_rand_int_range (rand, 0, 50));
+      t->cycles++;
+    }
+  g_assert_no_errno (ftruncate (fd, SEG_SIZE));
+  memcpy (t->f->seg.base, t->snapshot, SEG_SIZE);
+  close (fd);
+  g_rand_free (rand);
+  return NULL;
+}
+
+static void
+test_segment_shrinks_while_read (Fixture       *f,
+                                 gconstpointer  data)
+{
+  Truncator t = { f, NULL, g_test_rand_int (), 0, 0 };
+  guint attached = 0, drained = 0, guarded = 0;
+
+  g_test_message ("seed %u", t.seed);
+  /* A full ring, so that copies take a while. */
+  seg_write (&f->seg, 0, 1, 0, 0);
+  for (guint i = 0; i < RING - 2; i++)
+    seg_write (&f->seg, 0, i % 2 == 0 ? 2 : 0, 1, (gint64) i);
+  seg_write (&f->seg, 0, 0, 0, 0);
+  t.snapshot = g_memdup2 (f->seg.base, SEG_SIZE);
+
+  GThread *thread = g_thread_new ("truncator", truncator_run, &t);
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      M6Reader *reader = m6_reader_attach (getpid (), &error);
+      if (reader == NULL)
+        continue;
+      attached++;
+      if (m6_reader_drain (reader, 0, NULL, &error))
+        drained++;
+      else if (strstr (error->message, "shrank") != NULL)
+        guarded++;
+      (void) m6_reader_get_pending (reader);
+      (void) m6_reader_is_alive (reader);
+      m6_reader_free (reader);
+    }
+  g_atomic_int_set (&t.stop, 1);
+  g_thread_join (thread);
+  g_free (t.snapshot);
+  g_test_message ("%u truncations: %u attached, %u drained, %u faults caught in a drain",
+                  t.cycles, attached, drained, guarded);
+}
+
 /* Random damage to a valid segment, with a seed: whatever it is, attach
  * and drain answer, and nothing crashes. */
 static void
@@ -1071,6 +1146,7 @@ main (int argc, char **argv)
   g_test_add ("/reader/hostile/drain/thread-count-clamped", Fixture, NULL, fixture_setup, test_thread_count_clamped, fixture_teardown);
   g_test_add ("/reader/hostile/drain/thread-slot-not-ready", Fixture, NULL, fixture_setup, test_thread_slot_not_ready, fixture_teardown);
   g_test_add ("/reader/hostile/drain/segment-shrinks", Fixture, NULL, fixture_setup, test_segment_shrinks, fixture_teardown);
+  g_test_add ("/reader/hostile/drain/segment-shrinks-while-read", Fixture, NULL, fixture_setup, test_segment_shrinks_while_read, fixture_teardown);
   g_test_add ("/reader/hostile/drain/heap-extremes", Fixture, NULL, fixture_setup, test_heap_extremes, fixture_teardown);
   g_test_add ("/reader/hostile/drain/clock-far-ticks", Fixture, NULL, fixture_setup, test_clock_far_ticks, fixture_teardown);
   g_test_add ("/reader/hostile/fuzz", Fixture, NULL, fixture_setup, test_fuzz, fixture_teardown);
