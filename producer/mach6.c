@@ -772,7 +772,7 @@ static pid_t
 segment_name_pid (const char *name, unsigned uid)
 {
   char prefix[32];
-  int n = snprintf (prefix, sizeof prefix, "%s%u-", MACH6_SHM_PREFIX + 1, uid);
+  int n = snprintf (prefix, sizeof prefix, "%s%u-", &MACH6_SHM_PREFIX[1], uid);
   if (strncmp (name, prefix, (size_t) n) != 0)
     return 0;
   const char *p = name + n;
