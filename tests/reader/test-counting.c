@@ -221,6 +221,10 @@ test_threads_beyond_slots (void)
 
   g_assert_no_error (error);
   session = m6_reader_get_session (reader);
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "unslotted.mach6", NULL);
+  g_autoptr (M6CaptureWriter) writer = m6_capture_writer_new (path, session, &error);
+  g_assert_no_error (error);
   gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   while ((m6_session_get_n_threads (session) < 64 || m6_session_get_threads_unslotted (session) < 6)
          && g_get_monotonic_time () < deadline)
@@ -228,6 +232,14 @@ test_threads_beyond_slots (void)
   drain_for (reader, 100);
   g_assert_cmpuint (m6_session_get_n_threads (session), ==, 64);
   g_assert_cmpuint (m6_session_get_threads_unslotted (session), ==, 6);
+
+  /* Kept in a capture. */
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  g_assert_no_error (error);
+  g_autoptr (M6Session) loaded = m6_capture_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (m6_session_get_threads_unslotted (loaded), ==, 6);
+  test_rm_dir (dir);
 
   /* Listed too. */
   g_autoptr (GPtrArray) list = m6_reader_list (&error);
