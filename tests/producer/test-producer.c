@@ -1010,6 +1010,18 @@ test_heap_callback_bounded (void)
   g_assert_cmpint (mach6_heap_bytes (), ==, -MACH6_HEAP_LIMIT);
   value = 12345;
   g_assert_cmpint (mach6_heap_bytes (), ==, 12345);
+
+  /* Readings given with a mark or done are bounded the same way. */
+  uint32_t frame = mach6_label_id ("frame");
+  TestSegment seg = { 0 };
+  g_assert_true (test_segment_map (getpid (), &seg));
+  test_segment_attach (&seg, 3);
+  mach6_mark_id_heap (frame, INT64_MAX);
+  mach6_done_heap (INT64_MIN);
+  g_autoptr (GArray) events = test_segment_drain (&seg, 0);
+  g_assert_cmpuint (events->len, ==, 2);
+  g_assert_cmpint (g_array_index (events, Mach6Event, 0).heap, ==, MACH6_HEAP_LIMIT);
+  g_assert_cmpint (g_array_index (events, Mach6Event, 1).heap, ==, -MACH6_HEAP_LIMIT);
 }
 
 /* Stray dones and marks beyond the depth limit are counted by reason in
@@ -1034,8 +1046,10 @@ test_refusals_counted_by_reason (void)
   mach6_done ();        /* stray */
   mach6_done ();        /* stray */
 
+  mach6_done_heap (123);   /* stray, with a given heap reading */
+
   Mach6ThreadHeader *h = test_segment_thread (&seg, 0);
-  g_assert_cmpuint (h->stray_dones, ==, 2);
+  g_assert_cmpuint (h->stray_dones, ==, 3);
   g_assert_cmpuint (h->depth_refused, ==, 1);
   g_assert_cmpuint (h->drops, ==, 0);
   g_autoptr (GArray) events = test_segment_drain (&seg, 0);
