@@ -665,7 +665,8 @@ m6_process_info_free (M6ProcessInfo *info)
 
 static M6ProcessInfo *
 probe_segment (gint        pid,
-               const char *shm)
+               const char *shm,
+               gboolean   *creating)
 {
   M6ProcessInfo *info = g_new0 (M6ProcessInfo, 1);
   g_autoptr (GError) error = NULL;
@@ -709,6 +710,8 @@ unreadable:
   info->error = g_strdup (error->message);
   info->alive = pid_alive (pid, 0);
   info->ended = !info->alive;
+  if (creating != NULL)
+    *creating = info->alive && g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY);
   return info;
 }
 
@@ -735,7 +738,15 @@ m6_reader_list (GError **error)
   for (guint i = 0; i < refs->len; i++)
     {
       const SegmentRef *r = &g_array_index (refs, SegmentRef, i);
-      g_ptr_array_add (list, probe_segment (r->pid, r->shm));
+      gboolean creating = FALSE;
+      M6ProcessInfo *info = probe_segment (r->pid, r->shm, &creating);
+
+      /* Still being created by a live producer: listed once it is ready
+       * (a moment later), not as an unreadable nameless entry. */
+      if (creating)
+        m6_process_info_free (info);
+      else
+        g_ptr_array_add (list, info);
     }
   g_ptr_array_sort (list, compare_info);
   return list;
@@ -797,7 +808,7 @@ m6_reader_clean_pid (gint     pid,
       return FALSE;
     }
 
-  info = probe_segment (pid, NULL);
+  info = probe_segment (pid, NULL, NULL);
   path = g_strconcat (SHM_DIR, info->shm_name, NULL);
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {

@@ -43,7 +43,8 @@ void          m6_process_info_free     (M6ProcessInfo *info);
 
 /* Every mach6 segment of our uid (of every uid for root), sorted by pid
  * (element type M6ProcessInfo; unreadable segments are listed with @error
- * set; objects a neighbour planted under our name are not listed). */
+ * set, except one a live producer is still creating; objects a neighbour
+ * planted under our name are not listed). */
 GPtrArray    *m6_reader_list           (GError      **error);
 
 typedef struct _M6Reader M6Reader;

@@ -889,6 +889,9 @@ segment_create (void)
                      + (uint64_t) s.ring_capacity * sizeof (Mach6Event) + 63) & ~UINT64_C (63);
   s.size = (size_t) (s.threads_offset + (uint64_t) s.max_threads * s.thread_stride);
   s.pid = getpid ();
+  /* Read before the object exists: the less time between its creation and
+   * its magic, the less often a reader finds it half made. */
+  uint64_t producer_start = proc_starttime (s.pid);
 
   segment_prune_dead ();
 
@@ -957,7 +960,7 @@ segment_create (void)
   c->thread_stride = s.thread_stride;
   c->ring_capacity = s.ring_capacity;
   c->event_size = sizeof (Mach6Event);
-  c->producer_start = proc_starttime (s.pid);
+  c->producer_start = producer_start;
   c->holder_start = 0;
   c->heartbeat_ns = 0;
   c->threads_unslotted = 0;
