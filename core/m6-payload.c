@@ -25,6 +25,7 @@ m6_node_stats_compute (const M6Node *node,
   m6_summarize (node->mem_samples.values, node->mem_samples.n_values, &mem);
 
   double count = (double) node->count;
+  double frames = (double) m6_node_frames (node);
   gint64 net = m6_node_mem_net (node);
 
   *stats = (M6NodeStats) {
@@ -52,6 +53,10 @@ m6_node_stats_compute (const M6Node *node,
     .mem_rate = node->count ? (double) net / count / M6_BYTES_PER_KB : 0.0,
     .mem_first = node->opens ? (double) node->h_first / M6_BYTES_PER_KB : 0.0,
     .mem_last = node->opens ? (double) node->h_last / M6_BYTES_PER_KB : 0.0,
+    /* The ledger's attributable figures (DESIGN §2 "The ledger"). */
+    .mem_delta_rate = frames > 0 ? (double) node->mem_sum / frames / M6_BYTES_PER_KB : 0.0,
+    .mem_self_rate = frames > 0 ? (double) node->self_sum / frames / M6_BYTES_PER_KB : 0.0,
+    .mem_self_total = (double) node->self_sum / M6_BYTES_PER_KB,
   };
 }
 
@@ -89,6 +94,9 @@ static const StatsKey stats_keys[] = {
   DKEY ("mem.rate", mem_rate),
   DKEY ("mem.first", mem_first),
   DKEY ("mem.last", mem_last),
+  DKEY ("mem_delta.rate", mem_delta_rate),
+  DKEY ("mem_self.rate", mem_self_rate),
+  DKEY ("mem_self.total", mem_self_total),
 };
 
 #define STATS_DOUBLE(s, k) (*(const double *) ((const char *) (s) + (k)->offset))

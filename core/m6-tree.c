@@ -18,6 +18,7 @@ typedef struct
   M6Node *node;
   gint64  t_open;
   gint64  h_open;
+  gint64  child_sum;   /* D of the children closed in this call */
 } OpenScope;
 
 struct _M6Tree
@@ -272,8 +273,12 @@ m6_tree_mark (M6Tree  *self,
   open->node = node;
   open->t_open = t_ns;
   open->h_open = heap;
+  open->child_sum = 0;
+  if (parent == self->chunks[0])
+    parent->opens++;
 
-  if (G_LIKELY (node->count > 0))
+  /* opens, not count: a call abandoned before its done still ends a gap. */
+  if (G_LIKELY (node->opens > 0))
     {
       node->inverse_sum += heap - node->h_close_prev;
       node->inverse_count++;
@@ -321,6 +326,9 @@ m6_tree_done (M6Tree *self,
   if (dt > node->time_max)
     node->time_max = dt;
   node->mem_sum += delta;
+  node->self_sum += delta - open->child_sum;
+  if (self->depth > 0)
+    self->stack[self->depth - 1].child_sum += delta;
   node->h_close_prev = heap;
   node->h_last = heap;
   m6_reservoir_add (&node->time_samples, &self->rng, dt);
@@ -334,7 +342,31 @@ m6_tree_done (M6Tree *self,
 void
 m6_tree_abandon_open (M6Tree *self)
 {
+  /* The children closed in calls that now never close stay in their own
+   * sums; remember them so the ledger still adds up. */
+  for (guint i = 0; i < self->depth; i++)
+    {
+      M6Node *node = self->stack[i].node;
+
+      node->lost_child_sum += self->stack[i].child_sum;
+      /* The next gap starts at the abandoned mark, so mem.net stays
+       * h_last - h_first (the telescoping identity). */
+      node->h_close_prev = node->h_last;
+    }
   self->depth = 0;
+}
+
+gint64
+m6_tree_get_open_child_sum (M6Tree       *self,
+                            const M6Node *node)
+{
+  gint64 sum = 0;
+
+  /* A node is open at most once: recursion opens a chain of nodes. */
+  for (guint i = 0; i < self->depth; i++)
+    if (self->stack[i].node == node)
+      sum += self->stack[i].child_sum;
+  return sum;
 }
 
 M6Node *

@@ -36,7 +36,13 @@ struct _M6Node
   gint64       h_first;         /* heap at the first mark */
   gint64       h_last;          /* heap at the latest own mark or done */
   gint64       h_close_prev;    /* heap at the latest done */
-  guint64      opens;           /* marks seen (count + the open call, if any) */
+  guint64      opens;           /* marks seen (count + the open call, if any);
+                                 * on the root: the thread's top-level marks */
+  gint64       self_sum;        /* the part of each closed call's D outside any
+                                 * child call (the ledger's "self") */
+  gint64       lost_child_sum;  /* children's D inside calls of this node that
+                                 * never closed (abandoned when a stream lost
+                                 * its sync) */
 
   M6Reservoir  time_samples;
   M6Reservoir  mem_samples;
@@ -80,6 +86,11 @@ M6Node       *m6_tree_done             (M6Tree       *self,
 /* Forget the open scopes without closing them (a stream lost its sync). */
 void          m6_tree_abandon_open     (M6Tree       *self);
 
+/* Children's D closed inside the call of @node still open (0 when it is
+ * not open): counted in their mem_sum, not yet in @node's. */
+gint64        m6_tree_get_open_child_sum (M6Tree      *self,
+                                        const M6Node *node);
+
 /* Find a node by its label path ("frame/physics"); NULL if absent. */
 M6Node       *m6_tree_find_path        (M6Tree       *self,
                                         const char   *path);
@@ -89,6 +100,16 @@ static inline gint64
 m6_node_mem_net (const M6Node *node)
 {
   return node->mem_sum + node->inverse_sum;
+}
+
+/* Frames of @node's thread: its top-level marks (DESIGN: the ".rate" keys
+ * are per frame of the thread). */
+static inline guint64
+m6_node_frames (const M6Node *node)
+{
+  while (node->parent != NULL)
+    node = node->parent;
+  return node->opens;
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Tree, m6_tree_free)

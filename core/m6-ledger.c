@@ -1,0 +1,233 @@
+/* m6-ledger.c — the zero-sum ledger of a scope and "find the leak".
+ *
+ * A child's mem.net includes everything that ran between its calls, so it
+ * cannot say who keeps memory; ΣD can, and it splits exactly down the
+ * tree. Everything here is integer bytes; units change only in the text. */
+#include "m6-ledger.h"
+
+#include <glib/gi18n.h>
+
+static void
+add_part (M6Ledger         *self,
+          M6LedgerPartKind  kind,
+          const M6Node     *node,
+          gint64            bytes)
+{
+  M6LedgerPart part = { kind, node, bytes };
+  g_array_append_val (self->parts, part);
+}
+
+M6Ledger *
+m6_ledger_new (M6Tree       *tree,
+               const M6Node *node)
+{
+  M6Ledger *self;
+  gint64 sum = 0;
+
+  g_return_val_if_fail (tree != NULL, NULL);
+  g_return_val_if_fail (node != NULL, NULL);
+
+  self = g_new0 (M6Ledger, 1);
+  self->node = node;
+  self->top_level = node->depth == 1;
+  self->frames = m6_node_frames (node);
+  self->parts = g_array_sized_new (FALSE, FALSE, sizeof (M6LedgerPart), node->n_children + 4);
+
+  /* The top level's whole is its drift, read from the heap itself: the
+   * parts below are sums of deltas, so closing is not a tautology. */
+  if (self->top_level)
+    self->whole = node->opens ? node->h_last - node->h_first : 0;
+  else
+    self->whole = node->mem_sum;
+
+  for (const M6Node *child = node->first_child; child != NULL; child = child->next_sibling)
+    add_part (self, M6_LEDGER_PART_CHILD, child, child->mem_sum);
+  add_part (self, M6_LEDGER_PART_SELF, NULL, node->self_sum);
+  if (self->top_level)
+    add_part (self, M6_LEDGER_PART_BETWEEN, NULL, node->inverse_sum);
+
+  gint64 open = m6_tree_get_open_child_sum (tree, node);
+  if (open != 0)
+    add_part (self, M6_LEDGER_PART_OPEN, NULL, -open);
+  if (node->lost_child_sum != 0)
+    add_part (self, M6_LEDGER_PART_LOST, NULL, -node->lost_child_sum);
+
+  for (guint i = 0; i < self->parts->len; i++)
+    sum += g_array_index (self->parts, M6LedgerPart, i).bytes;
+  self->residual = self->whole - sum;
+  return self;
+}
+
+void
+m6_ledger_free (M6Ledger *self)
+{
+  if (self == NULL)
+    return;
+  g_array_unref (self->parts);
+  g_free (self);
+}
+
+gboolean
+m6_ledger_closes (const M6Ledger *self)
+{
+  return self->residual == 0;
+}
+
+gint64
+m6_ledger_get_part (const M6Ledger   *self,
+                    M6LedgerPartKind  kind)
+{
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      const M6LedgerPart *part = &g_array_index (self->parts, M6LedgerPart, i);
+      if (part->kind == kind)
+        return part->bytes;
+    }
+  return 0;
+}
+
+gboolean
+m6_ledger_check_tree (M6Tree        *tree,
+                      const M6Node **bad)
+{
+  guint n = m6_tree_get_n_nodes (tree);
+
+  for (guint id = 1; id < n; id++)
+    {
+      const M6Node *node = m6_tree_get_node (tree, id);
+      g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, node);
+
+      if (!m6_ledger_closes (ledger))
+        {
+          if (bad != NULL)
+            *bad = node;
+          return FALSE;
+        }
+    }
+  if (bad != NULL)
+    *bad = NULL;
+  return TRUE;
+}
+
+/* --- find the leak ------------------------------------------------------ */
+
+void
+m6_ledger_find_leak (M6Tree *tree,
+                     M6Leak *leak)
+{
+  const M6Node *root = m6_tree_get_root (tree);
+  const M6Node *top = NULL;
+  gint64 top_drift = 0;
+
+  *leak = (M6Leak) { .kind = M6_LEAK_NONE, .frames = root->opens };
+
+  for (const M6Node *child = root->first_child; child != NULL; child = child->next_sibling)
+    {
+      gint64 drift = child->opens ? child->h_last - child->h_first : 0;
+      if (top == NULL || drift > top_drift)
+        {
+          top = child;
+          top_drift = drift;
+        }
+    }
+  leak->top = top;
+  leak->top_bytes = top_drift;
+  if (top == NULL || leak->frames == 0
+      || (double) top_drift / (double) leak->frames < M6_LEDGER_MIN_DRIFT_PER_FRAME)
+    return;
+
+  const M6Node *node = top;
+  for (;;)
+    {
+      g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, node);
+      const M6LedgerPart *best = NULL;
+
+      /* The largest positive part carries the growth; on a tie the scope's
+       * own part wins, so the descent stops where the bytes are kept. */
+      for (guint i = 0; i < ledger->parts->len; i++)
+        {
+          const M6LedgerPart *part = &g_array_index (ledger->parts, M6LedgerPart, i);
+
+          if (part->kind == M6_LEDGER_PART_OPEN || part->kind == M6_LEDGER_PART_LOST || part->bytes <= 0)
+            continue;
+          if (best == NULL || part->bytes > best->bytes
+              || (part->bytes == best->bytes && part->kind != M6_LEDGER_PART_CHILD))
+            best = part;
+        }
+
+      if (best == NULL || best->kind == M6_LEDGER_PART_SELF)
+        {
+          leak->kind = M6_LEAK_SELF;
+          leak->culprit = node;
+          leak->bytes = m6_ledger_get_part (ledger, M6_LEDGER_PART_SELF);
+          return;
+        }
+      if (best->kind == M6_LEDGER_PART_BETWEEN)
+        {
+          leak->kind = M6_LEAK_BETWEEN;
+          leak->culprit = node;
+          leak->bytes = best->bytes;
+          return;
+        }
+      node = best->node;
+    }
+}
+
+static char *
+path_from (M6Tree       *tree,
+           const M6Node *node,
+           guint         from_depth)
+{
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+
+  for (const M6Node *n = node; n != NULL && n->depth >= from_depth && n->depth > 0; n = n->parent)
+    {
+      const char *label = m6_tree_node_label (tree, n);
+      g_ptr_array_insert (parts, 0, g_utf8_make_valid (label ? label : "", -1));
+    }
+  g_ptr_array_add (parts, NULL);
+  return g_strjoinv (" › ", (char **) parts->pdata);
+}
+
+char *
+m6_ledger_node_path (M6Tree       *tree,
+                     const M6Node *node)
+{
+  return path_from (tree, node, 1);
+}
+
+static char *
+kb_per_frame (gint64  bytes,
+              guint64 frames)
+{
+  double kb = frames ? (double) bytes / (double) frames / 1024.0 : 0.0;
+  /* Translators: a memory rate, e.g. "+4.01 KB/frame" */
+  return g_strdup_printf (_("%+.2f KB/frame"), kb);
+}
+
+char *
+m6_leak_describe (M6Tree       *tree,
+                  const M6Leak *leak)
+{
+  if (leak->kind == M6_LEAK_NONE)
+    return g_strdup (_("No drift: allocations are reclaimed between frames."));
+
+  g_autofree char *top = m6_ledger_node_path (tree, leak->top);
+  g_autofree char *drift = kb_per_frame (leak->top_bytes, leak->frames);
+  g_autofree char *part = kb_per_frame (leak->bytes, leak->frames);
+
+  if (leak->kind == M6_LEAK_BETWEEN)
+    /* Translators: "frame: +4.01 KB/frame of its +4.01 KB/frame drift, …" */
+    return g_strdup_printf (_("%s: %s of its %s drift, allocated between frames, outside any scope"),
+                            top, part, drift);
+
+  if (leak->culprit == leak->top)
+    /* Translators: "frame: +4.01 KB/frame of its +4.01 KB/frame drift, …" */
+    return g_strdup_printf (_("%s: %s of its %s drift, allocated in the scope itself, outside its children"),
+                            top, part, drift);
+
+  g_autofree char *path = path_from (tree, leak->culprit, 2);
+  /* Translators: "ai › remember: +4.01 KB/frame of the frame’s +4.01 KB/frame drift, …" */
+  return g_strdup_printf (_("%s: %s of the %s’s %s drift, allocated in the scope itself"),
+                          path, part, top, drift);
+}
