@@ -231,3 +231,194 @@ m6_leak_describe (M6Tree       *tree,
   return g_strdup_printf (_("%s: %s of the %s’s %s drift, allocated in the scope itself"),
                           path, part, top, drift);
 }
+
+/* --- JSON --------------------------------------------------------------- */
+
+static const char *
+part_kind_name (M6LedgerPartKind kind)
+{
+  switch (kind)
+    {
+    case M6_LEDGER_PART_CHILD:   return "child";
+    case M6_LEDGER_PART_SELF:    return "self";
+    case M6_LEDGER_PART_BETWEEN: return "between";
+    case M6_LEDGER_PART_OPEN:    return "open";
+    case M6_LEDGER_PART_LOST:    return "lost";
+    default:                     return "unknown";
+    }
+}
+
+static void
+add_path (JsonBuilder  *builder,
+          M6Tree       *tree,
+          const M6Node *node)
+{
+  g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+
+  for (const M6Node *n = node; n != NULL && n->depth > 0; n = n->parent)
+    g_ptr_array_insert (chain, 0, (gpointer) n);
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < chain->len; i++)
+    {
+      const char *label = m6_tree_node_label (tree, g_ptr_array_index (chain, i));
+      g_autofree char *valid = g_utf8_make_valid (label ? label : "", -1);
+      json_builder_add_string_value (builder, valid);
+    }
+  json_builder_end_array (builder);
+}
+
+static double
+per_frame_kb (gint64  bytes,
+              guint64 frames)
+{
+  return frames ? (double) bytes / (double) frames / 1024.0 : 0.0;
+}
+
+static void
+add_ledger (JsonBuilder    *builder,
+            M6Tree         *tree,
+            const M6Ledger *ledger)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "path");
+  add_path (builder, tree, ledger->node);
+  json_builder_set_member_name (builder, "top_level");
+  json_builder_add_boolean_value (builder, ledger->top_level);
+  json_builder_set_member_name (builder, "whole");
+  json_builder_add_int_value (builder, ledger->whole);
+  json_builder_set_member_name (builder, "whole.rate");
+  json_builder_add_double_value (builder, per_frame_kb (ledger->whole, ledger->frames));
+  json_builder_set_member_name (builder, "residual");
+  json_builder_add_int_value (builder, ledger->residual);
+  json_builder_set_member_name (builder, "parts");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < ledger->parts->len; i++)
+    {
+      const M6LedgerPart *part = &g_array_index (ledger->parts, M6LedgerPart, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "kind");
+      json_builder_add_string_value (builder, part_kind_name (part->kind));
+      if (part->node != NULL)
+        {
+          const char *label = m6_tree_node_label (tree, part->node);
+          g_autofree char *valid = g_utf8_make_valid (label ? label : "", -1);
+          json_builder_set_member_name (builder, "label");
+          json_builder_add_string_value (builder, valid);
+        }
+      json_builder_set_member_name (builder, "bytes");
+      json_builder_add_int_value (builder, part->bytes);
+      json_builder_set_member_name (builder, "rate");
+      json_builder_add_double_value (builder, per_frame_kb (part->bytes, ledger->frames));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+}
+
+static void
+add_leak (JsonBuilder *builder,
+          M6Tree      *tree)
+{
+  static const char *const kinds[] = { [M6_LEAK_NONE] = "none", [M6_LEAK_SELF] = "self",
+                                       [M6_LEAK_BETWEEN] = "between" };
+  M6Leak leak;
+
+  m6_ledger_find_leak (tree, &leak);
+  g_autofree char *sentence = m6_leak_describe (tree, &leak);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "frames");
+  json_builder_add_int_value (builder, (gint64) leak.frames);
+  json_builder_set_member_name (builder, "leak");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "kind");
+  json_builder_add_string_value (builder, kinds[leak.kind]);
+  if (leak.top != NULL)
+    {
+      json_builder_set_member_name (builder, "top");
+      add_path (builder, tree, leak.top);
+      json_builder_set_member_name (builder, "mem.net");
+      json_builder_add_double_value (builder, (double) leak.top_bytes / 1024.0);
+      json_builder_set_member_name (builder, "mem.rate");
+      json_builder_add_double_value (builder, per_frame_kb (leak.top_bytes, leak.frames));
+    }
+  if (leak.culprit != NULL)
+    {
+      json_builder_set_member_name (builder, "path");
+      add_path (builder, tree, leak.culprit);
+      json_builder_set_member_name (builder, "bytes");
+      json_builder_add_int_value (builder, leak.bytes);
+      json_builder_set_member_name (builder, "rate");
+      json_builder_add_double_value (builder, per_frame_kb (leak.bytes, leak.frames));
+    }
+  json_builder_set_member_name (builder, "sentence");
+  json_builder_add_string_value (builder, sentence);
+  json_builder_end_object (builder);
+
+  /* The ledgers along the descent, top first (just the top with no leak). */
+  json_builder_set_member_name (builder, "ledgers");
+  json_builder_begin_array (builder);
+  if (leak.top != NULL)
+    {
+      const M6Node *end = leak.culprit ? leak.culprit : leak.top;
+      g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+      for (const M6Node *n = end; n != NULL && n->depth > 0; n = n->parent)
+        g_ptr_array_insert (chain, 0, (gpointer) n);
+      for (guint i = 0; i < chain->len; i++)
+        {
+          g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, g_ptr_array_index (chain, i));
+          add_ledger (builder, tree, ledger);
+        }
+    }
+  json_builder_end_array (builder);
+
+  const M6Node *bad = NULL;
+  json_builder_set_member_name (builder, "closes");
+  json_builder_add_boolean_value (builder, m6_ledger_check_tree (tree, &bad));
+  json_builder_end_object (builder);
+}
+
+JsonNode *
+m6_ledger_leak_json (M6Tree *tree)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new_immutable ();
+
+  add_leak (builder, tree);
+  return json_builder_get_root (builder);
+}
+
+JsonNode *
+m6_ledger_session_json (M6Session *session,
+                        gint       only_thread)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new_immutable ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "process");
+  json_builder_add_string_value (builder, m6_session_get_process_name (session));
+  json_builder_set_member_name (builder, "pid");
+  json_builder_add_int_value (builder, m6_session_get_pid (session));
+  json_builder_set_member_name (builder, "threads");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+    {
+      M6Thread *thread = m6_session_get_thread (session, i);
+
+      if (only_thread >= 0 && (guint) only_thread != i)
+        continue;
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "index");
+      json_builder_add_int_value (builder, i);
+      json_builder_set_member_name (builder, "name");
+      json_builder_add_string_value (builder, thread->name);
+      json_builder_set_member_name (builder, "tid");
+      json_builder_add_int_value (builder, (gint64) thread->tid);
+      json_builder_set_member_name (builder, "ledger");
+      json_builder_add_value (builder, m6_ledger_leak_json (thread->tree));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}

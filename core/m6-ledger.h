@@ -3,8 +3,9 @@
  * a growing top-level scope to the scope that leaks. */
 #pragma once
 
-#include <glib.h>
+#include <json-glib/json-glib.h>
 
+#include "m6-session.h"
 #include "m6-tree.h"
 
 G_BEGIN_DECLS
@@ -88,6 +89,14 @@ char       *m6_ledger_node_path   (M6Tree         *tree,
 /* One sentence saying where the leak is and why, translated. */
 char       *m6_leak_describe      (M6Tree         *tree,
                                    const M6Leak   *leak);
+
+/* The JSON of `mach6 report --leaks --json` for one tree (docs/ledger.md):
+ * the leak, and the ledger of every scope along the descent. */
+JsonNode   *m6_ledger_leak_json   (M6Tree         *tree);
+/* For a session: {"process", "pid", "threads": [{"index", "name", "tid",
+ * "frames", "leak", "ledgers"}]}; @only_thread < 0 for every thread. */
+JsonNode   *m6_ledger_session_json (M6Session     *session,
+                                   gint            only_thread);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Ledger, m6_ledger_free)
 
