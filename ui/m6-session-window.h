@@ -21,6 +21,7 @@
 #include "m6-drift-graph.h"
 #include "m6-export.h"
 #include "m6-flame-graph.h"
+#include "m6-ledger-view.h"
 #include "m6-reader.h"
 #include "m6-session.h"
 #include "m6-stats-view.h"
@@ -43,6 +44,7 @@ M6Session       *m6_session_window_get_session       (M6SessionWindow *self);
 M6FlameGraph    *m6_session_window_get_flame_graph   (M6SessionWindow *self);
 M6StatsView     *m6_session_window_get_stats_view    (M6SessionWindow *self);
 M6DriftGraph    *m6_session_window_get_drift_graph   (M6SessionWindow *self);
+M6LedgerView    *m6_session_window_get_ledger_view   (M6SessionWindow *self);
 guint            m6_session_window_get_thread        (M6SessionWindow *self);
 void             m6_session_window_set_thread        (M6SessionWindow *self,
                                                       guint            thread_index);
