@@ -366,8 +366,8 @@ m6_ledger_view_refresh (M6LedgerView *self)
   if (m6_ledger_closes (ledger))
     residual = g_strdup (_("✓ The parts add up to the whole: residual 0 bytes."));
   else
-    residual = g_strdup_printf (_("✗ The ledger does not close: the parts miss the whole by %" G_GINT64_FORMAT " bytes. This is a bug in mach6’s accounting; please report it."),
-                                ledger->residual);
+    residual = g_strdup_printf (_("✗ The ledger does not close: the parts miss the whole by %lld bytes. This is a bug in mach6’s accounting; please report it."),
+                                (long long) ledger->residual);
   set_text (self->residual_label, residual);
   gtk_widget_set_css_classes (GTK_WIDGET (self->residual_label),
                               m6_ledger_closes (ledger) ? (const char *[]) { "success", "caption", NULL }
