@@ -500,6 +500,8 @@ heap_source_text (M6HeapSource source)
       return _("the program's allocation hooks");
     case M6_HEAP_SOURCE_SHIM:
       return _("the preload shim (libmach6-heap.so)");
+    case M6_HEAP_SOURCE_SHIM_THREAD:
+      return _("the preload shim per thread (MACH6_HEAP=thread): bytes allocated minus freed by each thread");
     default:
       return _("none: memory is not available");
     }

@@ -107,6 +107,7 @@ static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 static int heap_hooks_used;
 static int64_t heap_hook_bytes;
 static ShimLiveBytes heap_shim;
+static int heap_shim_per_thread;        /* MACH6_HEAP=thread: heap_shim reads the thread's bytes */
 
 /* Labels: a private mirror of the shared table (same bytes, same offsets),
  * so lookups never trust shared memory, and an open-addressing index over
@@ -375,7 +376,7 @@ heap_kind_update (void)
   else if (load_relaxed (&heap_hooks_used))
     kind = MACH6_HEAP_HOOKS;
   else if (load_relaxed (&heap_shim) != NULL)
-    kind = MACH6_HEAP_SHIM;
+    kind = load_relaxed (&heap_shim_per_thread) ? MACH6_HEAP_SHIM_THREAD : MACH6_HEAP_SHIM;
   store_relaxed (&heap_kind, kind);
 
   Mach6Control *c = load_acquire (&segment.control);
@@ -417,6 +418,7 @@ heap_read (void)
     case MACH6_HEAP_HOOKS:
       return load_relaxed (&heap_hook_bytes);
     case MACH6_HEAP_SHIM:
+    case MACH6_HEAP_SHIM_THREAD:
       return load_relaxed (&heap_shim) ();
     case MACH6_HEAP_CALLBACK:
       return heap_read_callback ();
@@ -706,8 +708,20 @@ process_init (void)
 
   clock_init ();
 
-  /* The preload shim, if the host runs under it. */
-  store_relaxed (&heap_shim, (ShimLiveBytes) dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes"));
+  /* The preload shim, if the host runs under it: the process's heap (as
+   * the original's gcinfo()), or with MACH6_HEAP=thread each thread's. */
+  ShimLiveBytes shim = (ShimLiveBytes) dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes");
+  const char *heap_mode = getenv ("MACH6_HEAP");
+  if (shim != NULL && heap_mode != NULL && strcmp (heap_mode, "thread") == 0)
+    {
+      ShimLiveBytes per_thread = (ShimLiveBytes) dlsym (RTLD_DEFAULT, "mach6_shim_thread_bytes");
+      if (per_thread != NULL)
+        {
+          shim = per_thread;
+          store_relaxed (&heap_shim_per_thread, 1);
+        }
+    }
+  store_relaxed (&heap_shim, shim);
   heap_kind_update ();
 
   if (pthread_key_create (&thread_key, on_thread_exit) != 0)

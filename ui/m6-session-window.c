@@ -653,6 +653,7 @@ update_status (M6SessionWindow *self)
     case M6_HEAP_SOURCE_CALLBACK: memory = _("Memory from the program’s heap callback"); break;
     case M6_HEAP_SOURCE_HOOKS:    memory = _("Memory from the program’s allocator hooks"); break;
     case M6_HEAP_SOURCE_SHIM:     memory = _("Memory from the malloc preload shim"); break;
+    case M6_HEAP_SOURCE_SHIM_THREAD: memory = _("Memory from the malloc preload shim, per thread"); break;
     case M6_HEAP_SOURCE_NONE:
     default:                      memory = _("Memory unavailable: the program has no heap source"); break;
     }
