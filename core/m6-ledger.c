@@ -392,6 +392,11 @@ JsonNode *
 m6_ledger_session_json (M6Session *session,
                         gint       only_thread)
 {
+  static const char *const heap_names[] = {
+    [M6_HEAP_SOURCE_NONE] = "none", [M6_HEAP_SOURCE_CALLBACK] = "callback",
+    [M6_HEAP_SOURCE_HOOKS] = "hooks", [M6_HEAP_SOURCE_SHIM] = "shim",
+    [M6_HEAP_SOURCE_SHIM_THREAD] = "shim-thread",
+  };
   g_autoptr (JsonBuilder) builder = json_builder_new_immutable ();
 
   json_builder_begin_object (builder);
@@ -399,6 +404,9 @@ m6_ledger_session_json (M6Session *session,
   json_builder_add_string_value (builder, m6_session_get_process_name (session));
   json_builder_set_member_name (builder, "pid");
   json_builder_add_int_value (builder, m6_session_get_pid (session));
+  json_builder_set_member_name (builder, "heap");
+  json_builder_add_string_value (builder, heap_names[MIN (m6_session_get_heap_source (session),
+                                                          G_N_ELEMENTS (heap_names) - 1)]);
   json_builder_set_member_name (builder, "threads");
   json_builder_begin_array (builder);
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
