@@ -144,6 +144,7 @@ typedef struct
   double stats_ms;
   double drift_ms;
   double ledger_ms;
+  double ledger_switch_ms;
   double first_ms;
   guint  n_rects;
 } Result;
@@ -160,7 +161,7 @@ bench_tree (guint   n_nodes,
   GtkWidget *drift = m6_drift_graph_new ();
   GtkWidget *ledger = m6_ledger_view_new ();
   double frame[ITERATIONS], flame_t[ITERATIONS], stats_t[ITERATIONS], drift_t[ITERATIONS];
-  double ledger_t[ITERATIONS];
+  double ledger_t[ITERATIONS], switch_t[ITERATIONS];
   gint64 t0;
 
   gtk_box_append (GTK_BOX (box), flame);
@@ -203,6 +204,9 @@ bench_tree (guint   n_nodes,
       m6_ledger_view_refresh (M6_LEDGER_VIEW (ledger));
       gint64 e = g_get_monotonic_time ();
       ledger_t[i] = (e - d) / 1e3;
+      /* Another scope selected: the rows are built again. */
+      m6_ledger_view_set_node (M6_LEDGER_VIEW (ledger), i % 2 ? 1 : 2);
+      switch_t[i] = (g_get_monotonic_time () - e) / 1e3;
 
       flame_t[i] = (b - a) / 1e3;
       stats_t[i] = (c - b) / 1e3;
@@ -215,6 +219,7 @@ bench_tree (guint   n_nodes,
   result->stats_ms = median (stats_t, ITERATIONS);
   result->drift_ms = median (drift_t, ITERATIONS);
   result->ledger_ms = median (ledger_t, ITERATIONS);
+  result->ledger_switch_ms = median (switch_t, ITERATIONS);
   result->n_rects = m6_flame_graph_get_n_rects (M6_FLAME_GRAPH (flame));
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -278,6 +283,8 @@ main (int   argc,
       emit (metric, r.drift_ms, "ms");
       g_snprintf (metric, sizeof metric, "ledger_ms_%u", sizes[s]);
       emit (metric, r.ledger_ms, "ms");
+      g_snprintf (metric, sizeof metric, "ledger_select_ms_%u", sizes[s]);
+      emit (metric, r.ledger_switch_ms, "ms");
       g_snprintf (metric, sizeof metric, "first_frame_ms_%u", sizes[s]);
       emit (metric, r.first_ms, "ms");
       g_snprintf (metric, sizeof metric, "rects_%u", sizes[s]);
