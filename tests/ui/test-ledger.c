@@ -262,6 +262,52 @@ test_find_deep_leak (void)
   g_rmdir (dir);
 }
 
+static gboolean
+has_label (GtkWidget  *widget,
+           const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0
+      && gtk_widget_get_mapped (widget))
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (has_label (child, text))
+      return TRUE;
+  return FALSE;
+}
+
+typedef struct
+{
+  GtkWidget  *window;
+  const char *text;
+} LabelWait;
+
+static gboolean
+label_shown (gpointer data)
+{
+  LabelWait *w = data;
+  return has_label (w->window, w->text);
+}
+
+/* MACH6_HEAP=thread: the session says it reads per-thread heaps. */
+static void
+test_heap_mode_shown (void)
+{
+  g_setenv ("MACH6_HEAP", "thread", TRUE);
+  GPid game = ui_start_game ("4", "1");
+  g_unsetenv ("MACH6_HEAP");
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 10);
+
+  g_assert_cmpint (m6_session_get_heap_source (m6_session_window_get_session (window)), ==,
+                   M6_HEAP_SOURCE_SHIM_THREAD);
+  LabelWait w = { GTK_WIDGET (window), "Memory from the malloc preload shim, per thread" };
+  g_assert_true (ui_wait_for (label_shown, &w, 3));
+
+  ui_stop_game (game, SIGKILL);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -293,6 +339,7 @@ main (int   argc,
   g_test_add ("/ui/ledger/memory-colors", Fixture, "4", fixture_setup, test_memory_colors, fixture_teardown);
   g_test_add ("/ui/ledger/no-drift", Fixture, "0", fixture_setup, test_no_drift, fixture_teardown);
   g_test_add_func ("/ui/ledger/find-deep-leak", test_find_deep_leak);
+  g_test_add_func ("/ui/ledger/heap-mode-shown", test_heap_mode_shown);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
