@@ -1465,6 +1465,24 @@ find_leak_action (GSimpleAction *action,
     }
 
   m6_ledger_find_leak (thread->tree, &leak);
+
+  /* This thread holds still: look in the others, and go where one grows. */
+  for (guint i = 0; leak.kind == M6_LEAK_NONE && i < m6_session_get_n_threads (self->session); i++)
+    {
+      M6Thread *other = m6_session_get_thread (self->session, i);
+      M6Leak found;
+
+      if (i == self->thread_index)
+        continue;
+      m6_ledger_find_leak (other->tree, &found);
+      if (found.kind != M6_LEAK_NONE)
+        {
+          g_action_group_activate_action (G_ACTION_GROUP (self), "thread", g_variant_new_uint32 (i));
+          thread = other;
+          leak = found;
+        }
+    }
+
   text = m6_leak_describe (thread->tree, &leak);
   if (leak.kind != M6_LEAK_NONE)
     {

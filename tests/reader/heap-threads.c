@@ -77,7 +77,7 @@ main (int    argc,
   for (long f = 0; f < frames; f++)
     {
       mach6_mark ("frame");
-      void *kept = malloc (main_bytes);
+      void *kept = main_bytes ? malloc (main_bytes) : NULL;   /* A = 0: keep nothing */
       if (kept != NULL)
         memset (kept, 1, main_bytes);
 

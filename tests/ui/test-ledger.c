@@ -262,6 +262,48 @@ test_find_deep_leak (void)
   g_rmdir (dir);
 }
 
+/* Only a worker leaks (per-thread readings): Find the Leak, asked on the
+ * main thread, goes to the worker's thread and names its scope. */
+static void
+test_find_leak_other_thread (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("mach6-ledger-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "threads.mach6", NULL);
+  const char *argv[] = { MACH6_CLI, "run", "-o", path, "--", HEAP_THREADS, "40", "0", "16384", NULL };
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "MACH6_HEAP", "thread", TRUE);
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  M6CaptureInfo info;
+  g_autoptr (M6Session) session = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  M6SessionWindow *window = m6_session_window_new_for_capture (GTK_APPLICATION (app), session, path);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_spin (0.2);
+
+  guint main_index = m6_session_window_get_thread (window);
+  g_assert_cmpstr (m6_session_get_thread (session, main_index)->name, ==, "main");
+  g_action_group_activate_action (G_ACTION_GROUP (window), "find-leak", NULL);
+
+  M6Thread *shown = m6_session_get_thread (session, m6_session_window_get_thread (window));
+  g_assert_cmpstr (shown->name, ==, "worker");
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, m6_tree_find_path (shown->tree, "job")->id);
+  const char *text = m6_ledger_view_get_leak_text (m6_session_window_get_ledger_view (window));
+  if (!g_str_has_prefix (text, "job: +16.0") || !g_str_has_suffix (text, "allocated in the scope itself, outside its children"))
+    g_error ("Find the leak said “%s”", text);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static gboolean
 has_label (GtkWidget  *widget,
            const char *text)
@@ -340,6 +382,7 @@ main (int   argc,
   g_test_add ("/ui/ledger/no-drift", Fixture, "0", fixture_setup, test_no_drift, fixture_teardown);
   g_test_add_func ("/ui/ledger/find-deep-leak", test_find_deep_leak);
   g_test_add_func ("/ui/ledger/heap-mode-shown", test_heap_mode_shown);
+  g_test_add_func ("/ui/ledger/find-leak-other-thread", test_find_leak_other_thread);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
