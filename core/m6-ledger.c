@@ -7,6 +7,21 @@
 
 #include <glib/gi18n.h>
 
+/* Sums of a hostile stream may wrap (see m6-tree.c): so do these. */
+static inline gint64
+wrap_add (gint64 a,
+          gint64 b)
+{
+  return (gint64) ((guint64) a + (guint64) b);
+}
+
+static inline gint64
+wrap_sub (gint64 a,
+          gint64 b)
+{
+  return (gint64) ((guint64) a - (guint64) b);
+}
+
 static void
 add_part (M6Ledger         *self,
           M6LedgerPartKind  kind,
@@ -36,7 +51,7 @@ m6_ledger_new (M6Tree       *tree,
   /* The top level's whole is its drift, read from the heap itself: the
    * parts below are sums of deltas, so closing is not a tautology. */
   if (self->top_level)
-    self->whole = node->opens ? node->h_last - node->h_first : 0;
+    self->whole = node->opens ? wrap_sub (node->h_last, node->h_first) : 0;
   else
     self->whole = node->mem_sum;
 
@@ -48,13 +63,13 @@ m6_ledger_new (M6Tree       *tree,
 
   gint64 open = m6_tree_get_open_child_sum (tree, node);
   if (open != 0)
-    add_part (self, M6_LEDGER_PART_OPEN, NULL, -open);
+    add_part (self, M6_LEDGER_PART_OPEN, NULL, wrap_sub (0, open));
   if (node->lost_child_sum != 0)
-    add_part (self, M6_LEDGER_PART_LOST, NULL, -node->lost_child_sum);
+    add_part (self, M6_LEDGER_PART_LOST, NULL, wrap_sub (0, node->lost_child_sum));
 
   for (guint i = 0; i < self->parts->len; i++)
-    sum += g_array_index (self->parts, M6LedgerPart, i).bytes;
-  self->residual = self->whole - sum;
+    sum = wrap_add (sum, g_array_index (self->parts, M6LedgerPart, i).bytes);
+  self->residual = wrap_sub (self->whole, sum);
   return self;
 }
 
@@ -123,7 +138,7 @@ m6_ledger_find_leak (M6Tree *tree,
 
   for (const M6Node *child = root->first_child; child != NULL; child = child->next_sibling)
     {
-      gint64 drift = child->opens ? child->h_last - child->h_first : 0;
+      gint64 drift = child->opens ? wrap_sub (child->h_last, child->h_first) : 0;
       if (top == NULL || drift > top_drift)
         {
           top = child;

@@ -13,6 +13,23 @@
 /* Parents with more children than this are indexed in a hash table. */
 #define WIDE_PARENT 8
 
+/* Two's-complement sums: a hostile stream's extreme heap readings wrap
+ * instead of overflowing (undefined behaviour), and the ledger still adds up
+ * modulo 2^64. */
+static inline gint64
+wrap_add (gint64 a,
+          gint64 b)
+{
+  return (gint64) ((guint64) a + (guint64) b);
+}
+
+static inline gint64
+wrap_sub (gint64 a,
+          gint64 b)
+{
+  return (gint64) ((guint64) a - (guint64) b);
+}
+
 typedef struct
 {
   M6Node *node;
@@ -326,9 +343,9 @@ m6_tree_done (M6Tree *self,
   if (dt > node->time_max)
     node->time_max = dt;
   node->mem_sum += delta;
-  node->self_sum += delta - open->child_sum;
+  node->self_sum = wrap_add (node->self_sum, wrap_sub (delta, open->child_sum));
   if (self->depth > 0)
-    self->stack[self->depth - 1].child_sum += delta;
+    self->stack[self->depth - 1].child_sum = wrap_add (self->stack[self->depth - 1].child_sum, delta);
   node->h_close_prev = heap;
   node->h_last = heap;
   m6_reservoir_add (&node->time_samples, &self->rng, dt);
@@ -348,7 +365,7 @@ m6_tree_abandon_open (M6Tree *self)
     {
       M6Node *node = self->stack[i].node;
 
-      node->lost_child_sum += self->stack[i].child_sum;
+      node->lost_child_sum = wrap_add (node->lost_child_sum, self->stack[i].child_sum);
       /* The next gap starts at the abandoned mark, so mem.net stays
        * h_last - h_first (the telescoping identity). */
       node->h_close_prev = node->h_last;
@@ -365,7 +382,7 @@ m6_tree_get_open_child_sum (M6Tree       *self,
   /* A node is open at most once: recursion opens a chain of nodes. */
   for (guint i = 0; i < self->depth; i++)
     if (self->stack[i].node == node)
-      sum += self->stack[i].child_sum;
+      sum = wrap_add (sum, self->stack[i].child_sum);
   return sum;
 }
 

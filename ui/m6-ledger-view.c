@@ -8,6 +8,7 @@
 #include "m6-ledger-view.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "m6-flame-graph.h"
 #include "m6-format.h"
@@ -112,14 +113,14 @@ bar_draw (GtkDrawingArea *area,
 {
   M6LedgerView *self = user_data;
   M6Thread *thread = get_thread (self);
-  gint64 pos = 0, neg = 0;
+  double pos = 0, neg = 0;   /* doubles: extreme parts must not overflow */
 
   if (self->ledger == NULL || thread == NULL)
     return;
 
   for (guint i = 0; i < self->ledger->parts->len; i++)
     {
-      gint64 b = g_array_index (self->ledger->parts, M6LedgerPart, i).bytes;
+      double b = (double) g_array_index (self->ledger->parts, M6LedgerPart, i).bytes;
       if (b > 0)
         pos += b;
       else
@@ -133,14 +134,14 @@ bar_draw (GtkDrawingArea *area,
       return;
     }
 
-  double scale = (double) width / (double) (pos + neg);
-  double zero = (double) neg * scale;
+  double scale = (double) width / (pos + neg);
+  double zero = neg * scale;
   double right = zero, left = zero;
 
   for (guint i = 0; i < self->ledger->parts->len; i++)
     {
       const M6LedgerPart *part = &g_array_index (self->ledger->parts, M6LedgerPart, i);
-      double w = (double) ABS (part->bytes) * scale;
+      double w = fabs ((double) part->bytes) * scale;
       GdkRGBA color;
 
       if (part->bytes == 0)
