@@ -584,8 +584,26 @@ print_leaks (M6Session *session,
       return FALSE;
     }
 
-  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+  /* Process-wide readings put every thread's bytes into every thread's
+   * scopes: a worker would seem to leak what the main thread keeps. */
+  if (m6_session_get_heap_source (session) != M6_HEAP_SOURCE_SHIM_THREAD
+      && m6_session_get_n_threads (session) > 1 && only_thread < 0)
+    g_string_append (out, _("Heap readings are process-wide: each thread’s drift includes what the other threads keep. Record with MACH6_HEAP=thread to keep them apart.\n\n"));
+
+  /* The main thread (its tid is the pid) first, as in the table. */
+  guint n_threads = m6_session_get_n_threads (session);
+  g_autofree guint *order = g_new (guint, MAX (n_threads, 1));
+  guint n = 0;
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_session_get_thread (session, i)->tid == (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_session_get_thread (session, i)->tid != (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+
+  for (guint k = 0; k < n_threads; k++)
     {
+      guint i = order[k];
       M6Thread *thread = m6_session_get_thread (session, i);
       M6Tree *tree = thread->tree;
       const M6Node *bad = NULL;
