@@ -620,12 +620,12 @@ print_leaks (M6Session *session,
 
       const M6Node *end = leak.culprit ? leak.culprit : leak.top;
       g_autoptr (GPtrArray) chain = g_ptr_array_new ();
-      for (const M6Node *n = end; n != NULL && n->depth > 0; n = n->parent)
-        g_ptr_array_insert (chain, 0, (gpointer) n);
+      for (const M6Node *a = end; a != NULL && a->depth > 0; a = a->parent)
+        g_ptr_array_insert (chain, 0, (gpointer) a);
 
-      for (guint k = 0; k < chain->len; k++)
+      for (guint level = 0; level < chain->len; level++)
         {
-          g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, g_ptr_array_index (chain, k));
+          g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, g_ptr_array_index (chain, level));
           g_autofree char *path = m6_ledger_node_path (tree, ledger->node);
           double frames = ledger->frames ? (double) ledger->frames : 1.0;
 
