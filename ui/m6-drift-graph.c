@@ -691,8 +691,10 @@ m6_drift_graph_measure (GtkWidget      *widget,
     }
   else
     {
+      /* It expands into whatever is left: the ledger under it asks for
+       * its natural height first. */
       *minimum = 260;
-      *natural = 360;
+      *natural = 260;
     }
 }
 

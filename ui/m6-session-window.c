@@ -51,7 +51,6 @@ struct _M6SessionWindow
   GtkStack             *flame_stack;
   GtkPaned             *main_paned;
   GtkPaned             *bottom_paned;
-  GtkPaned             *side_paned;
   M6FlameGraph         *flame_graph;
   M6StatsView          *stats_view;
   M6DriftGraph         *drift_graph;
@@ -1713,7 +1712,6 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_stack);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, main_paned);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, bottom_paned);
-  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, side_paned);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_graph);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, stats_view);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, drift_graph);
@@ -1809,8 +1807,6 @@ setup_session (M6SessionWindow *self,
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
   gtk_paned_set_position (self->bottom_paned, MAX (width * 63 / 100, 420));
   gtk_paned_set_position (self->main_paned, MAX (height * 40 / 100, 200));
-  /* The ledger under the drift graph: room for about six parts. */
-  gtk_paned_set_position (self->side_paned, MAX (height * 60 / 100 - 260, 260));
 
   sync_thread_names (self);
   auto_pick_thread (self);
