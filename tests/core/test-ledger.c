@@ -295,6 +295,27 @@ test_leak_in_top_level_self (void)
   g_assert_cmpstr (text, ==, "frame: +1.00 KB/frame of its +1.00 KB/frame drift, allocated in the scope itself, outside its children");
 }
 
+/* ".rate" keys divide by the thread's frames: all its top-level marks,
+ * whatever their label. */
+static void
+test_rates_per_thread_frame (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+  Script s = { tree, 0, 0 };
+  M6NodeStats stats;
+
+  for (int f = 0; f < 30; f++)
+    {
+      mark (&s, f % 3 ? "frame" : "loading");
+      s.heap += 3072;
+      done (&s);
+    }
+  g_assert_cmpuint (m6_node_frames (m6_tree_find_path (tree, "frame")), ==, 30);
+  m6_node_stats_compute (m6_tree_find_path (tree, "loading"), &stats);
+  g_assert_cmpfloat_with_epsilon (stats.mem_delta_rate, 10 * 3.0 / 30, 1e-12);
+  g_assert_cmpfloat_with_epsilon (stats.mem_self_rate, 10 * 3.0 / 30, 1e-12);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -308,5 +329,6 @@ main (int    argc,
   g_test_add_func ("/core/ledger/no-drift", test_no_drift);
   g_test_add_func ("/core/ledger/leak-between-frames", test_leak_between_frames);
   g_test_add_func ("/core/ledger/leak-in-top-level-self", test_leak_in_top_level_self);
+  g_test_add_func ("/core/ledger/rates-per-thread-frame", test_rates_per_thread_frame);
   return g_test_run ();
 }
