@@ -45,7 +45,7 @@ m6_ledger_new (M6Tree       *tree,
   self = g_new0 (M6Ledger, 1);
   self->node = node;
   self->top_level = node->depth == 1;
-  self->frames = m6_node_frames (node);
+  self->frames = m6_tree_get_n_frames (tree);
   self->parts = g_array_sized_new (FALSE, FALSE, sizeof (M6LedgerPart), node->n_children + 4);
 
   /* The top level's whole is its drift, read from the heap itself: the
@@ -134,7 +134,7 @@ m6_ledger_find_leak (M6Tree *tree,
   const M6Node *top = NULL;
   gint64 top_drift = 0;
 
-  *leak = (M6Leak) { .kind = M6_LEAK_NONE, .frames = root->opens };
+  *leak = (M6Leak) { .kind = M6_LEAK_NONE, .frames = m6_tree_get_n_frames (tree) };
 
   for (const M6Node *child = root->first_child; child != NULL; child = child->next_sibling)
     {

@@ -87,7 +87,7 @@ drift_rate (M6Thread     *thread,
   guint64 n_frames;
   double fps = 0;
 
-  if (node == NULL || node->depth != 1 || (n_frames = m6_node_frames (node)) == 0)
+  if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (thread->tree)) == 0)
     return FALSE;
   if (frames->len >= 2)
     {
@@ -421,8 +421,8 @@ draw_inverse_lane (M6DriftGraph  *self,
   if (top == NULL || !m6_session_get_memory_available (self->session))
     return;
 
-  m6_node_stats_compute (top, &stats);
-  guint64 frames = m6_node_frames (top);
+  m6_node_stats_compute (get_thread (self)->tree, top, &stats);
+  guint64 frames = m6_tree_get_n_frames (get_thread (self)->tree);
   g_autofree char *per_frame = m6_format_kb (frames ? stats.inverse_mem_total / (double) frames : 0.0, TRUE);
   g_autofree char *total = m6_format_kb (stats.inverse_mem_total, TRUE);
   g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): Drift/frame %s, %s total"),

@@ -337,9 +337,9 @@ typedef struct
 
 /* Frames of the thread: its top-level marks (the payload's ".rate"). */
 static double
-frames_of (const M6Node *node)
+frames_of (M6FlameGraph *self)
 {
-  return (double) m6_node_frames (node);
+  return (double) m6_tree_get_n_frames (self->tree);
 }
 
 static void
@@ -349,7 +349,7 @@ add_rect (M6FlameGraph *self,
           float         w,
           guint16       flags)
 {
-  double frames = frames_of (node);
+  double frames = frames_of (self);
   Rect rect = {
     .id = node->id,
     .row = (guint16) MIN (node->depth - 1, G_MAXUINT16),
@@ -774,7 +774,7 @@ query_tooltip_cb (GtkWidget    *widget,
   g_autoptr (GString) path = g_string_new (NULL);
   g_autofree char *label = m6_payload_label (self->tree, node);
 
-  m6_node_stats_compute (node, &stats);
+  m6_node_stats_compute (self->tree, node, &stats);
 
   for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
     {
@@ -796,7 +796,7 @@ query_tooltip_cb (GtkWidget    *widget,
   g_autofree char *net = m6_format_kb (stats.mem_net, TRUE);
   g_autofree char *alloc = m6_format_kb (stats.mem_delta_rate, TRUE);
   g_autofree char *self_rate = m6_format_kb (stats.mem_self_rate, TRUE);
-  double frames = frames_of (node);
+  double frames = frames_of (self);
   g_autofree char *drift = m6_format_kb (frames > 0 ? stats.mem_net / frames : 0.0, TRUE);
   g_autofree char *markup = NULL;
   g_autofree char *memory_line = NULL;

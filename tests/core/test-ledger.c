@@ -92,7 +92,7 @@ test_known_parts (void)
 
   /* The payload's rates are per frame of the thread, in KB. */
   M6NodeStats stats;
-  m6_node_stats_compute (m6_tree_find_path (tree, "frame"), &stats);
+  m6_node_stats_compute (tree, m6_tree_find_path (tree, "frame"), &stats);
   g_assert_cmpfloat_with_epsilon (stats.mem_delta_rate, (2048.0 + 100.0) / 1024.0, 1e-12);
   g_assert_cmpfloat_with_epsilon (stats.mem_self_rate, 100.0 / 1024.0, 1e-12);
   g_assert_cmpfloat_with_epsilon (stats.mem_self_total, 1000.0 / 1024.0, 1e-12);
@@ -310,8 +310,8 @@ test_rates_per_thread_frame (void)
       s.heap += 3072;
       done (&s);
     }
-  g_assert_cmpuint (m6_node_frames (m6_tree_find_path (tree, "frame")), ==, 30);
-  m6_node_stats_compute (m6_tree_find_path (tree, "loading"), &stats);
+  g_assert_cmpuint (m6_tree_get_n_frames (tree), ==, 30);
+  m6_node_stats_compute (tree, m6_tree_find_path (tree, "loading"), &stats);
   g_assert_cmpfloat_with_epsilon (stats.mem_delta_rate, 10 * 3.0 / 30, 1e-12);
   g_assert_cmpfloat_with_epsilon (stats.mem_self_rate, 10 * 3.0 / 30, 1e-12);
 }
