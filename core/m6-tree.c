@@ -18,6 +18,7 @@ typedef struct
   M6Node *node;
   gint64  t_open;
   gint64  h_open;
+  gint64  child_sum;   /* D of the children closed in this call */
 } OpenScope;
 
 struct _M6Tree
@@ -300,6 +301,7 @@ m6_tree_mark (M6Tree  *self,
   open->node = node;
   open->t_open = t_ns;
   open->h_open = heap;
+  open->child_sum = 0;
 
   if (G_LIKELY (node->count > 0))
     {
@@ -353,6 +355,9 @@ m6_tree_done (M6Tree *self,
     node->mem_min = delta;
   if (delta > node->mem_max)
     node->mem_max = delta;
+  node->self_sum = wrap_add (node->self_sum, wrap_sub (delta, open->child_sum));
+  if (self->depth > 0)
+    self->stack[self->depth - 1].child_sum = wrap_add (self->stack[self->depth - 1].child_sum, delta);
   node->h_close_prev = heap;
   node->h_last = heap;
   m6_reservoir_add (&node->time_samples, &self->rng, dt);
@@ -375,6 +380,9 @@ m6_tree_abandon_open (M6Tree *self)
       OpenScope *open = &self->stack[--self->depth];
       M6Node *node = open->node;
 
+      /* Its children's D closed inside it stays in their sums: the ledger
+       * shows it as lost, so the parts still add up. */
+      node->lost_child_sum = wrap_add (node->lost_child_sum, open->child_sum);
       node->opens--;
       if (node->count > 0)
         {
@@ -403,6 +411,19 @@ m6_tree_find_child (M6Tree  *self,
     if (child->label == label_id)
       return child;
   return NULL;
+}
+
+gint64
+m6_tree_get_open_child_sum (M6Tree       *self,
+                            const M6Node *node)
+{
+  gint64 sum = 0;
+
+  /* A node is open at most once: recursion opens a chain of nodes. */
+  for (guint i = 0; i < self->depth; i++)
+    if (self->stack[i].node == node)
+      sum = wrap_add (sum, self->stack[i].child_sum);
+  return sum;
 }
 
 M6Node *
