@@ -423,6 +423,17 @@ cmd_record (int    argc,
       print_error (error->message);
       return EXIT_FAILURE;
     }
+  /* An ended program can give only what its rings still hold: with
+   * nothing there, an empty capture would only look like a recording. */
+  M6Session *session = m6_reader_get_session (reader);
+  if (m6_session_get_ended (session) && m6_reader_get_pending (reader) == 0)
+    {
+      g_autofree char *message = g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
+                                                    "a program is recorded only while mach6 is attached to it"),
+                                                  m6_session_get_process_name (session), pid);
+      print_error (message);
+      return EXIT_FAILURE;
+    }
   return record_to_file (reader, output, seconds, NULL);
 }
 

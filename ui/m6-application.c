@@ -6,7 +6,9 @@
  * quits, for scripts and headless runs; `--dark`/`--light` force a style. */
 #include "m6-application.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
+#include <signal.h>
 
 #include "m6-capture.h"
 #include "m6-export.h"
@@ -54,14 +56,24 @@ static const GOptionEntry option_entries[] = {
 
 /* --- windows ------------------------------------------------------------ */
 
+static gboolean
+pid_running (gint pid)
+{
+  return pid > 0 && (kill (pid, 0) == 0 || errno == EPERM);
+}
+
+/* The window already attached to @pid: a live one, or one that stayed
+ * open after the program ended (it holds everything that was recorded,
+ * and its reader still holds the segment). */
 static M6SessionWindow *
-find_live_window (M6Application *self,
-                  gint           pid)
+find_attached_window (M6Application *self,
+                      gint           pid)
 {
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
     if (M6_IS_SESSION_WINDOW (l->data)
-        && m6_session_window_get_live (l->data)
-        && m6_session_window_get_pid (l->data) == pid)
+        && m6_session_window_get_attached (l->data)
+        && m6_session_window_get_pid (l->data) == pid
+        && (m6_session_window_get_live (l->data) || !pid_running (pid)))
       return l->data;
   return NULL;
 }
@@ -121,6 +133,19 @@ attach_finish (M6Application *self,
       return;
     }
 
+  /* An ended program: what its rings still hold is all there is. Nothing
+   * at all is said in one sentence, not with a window waiting forever. */
+  M6Session *session = m6_reader_get_session (reader);
+  if (m6_session_get_ended (session) && m6_reader_get_pending (reader) == 0)
+    {
+      g_autofree char *message = g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
+                                                    "a program is recorded only while a viewer is attached to it."),
+                                                  m6_session_get_process_name (session), pid);
+      m6_reader_free (reader);
+      m6_application_show_error (self, _("Nothing Was Recorded"), message);
+      return;
+    }
+
   GtkWindow *window = GTK_WINDOW (m6_session_window_new_live (GTK_APPLICATION (self), reader));
   gtk_window_present (window);
   /* The picker was the way here; the session has the stage now. */
@@ -170,7 +195,7 @@ attach (M6Application *self,
         gint           pid)
 {
   g_autoptr (GError) error = NULL;
-  M6SessionWindow *window = find_live_window (self, pid);
+  M6SessionWindow *window = find_attached_window (self, pid);
 
   if (window != NULL)
     {

@@ -47,6 +47,7 @@ struct _M6SessionWindow
   GtkLabel             *match_label;
   GtkBox               *breadcrumbs;
   GtkStack             *flame_stack;
+  AdwStatusPage        *waiting_page;
   GtkScrolledWindow    *flame_scroller;
   GtkPaned             *main_paned;
   GtkPaned             *bottom_paned;
@@ -487,6 +488,15 @@ refresh_views (M6SessionWindow *self,
   self->last_refresh_us = now;
 
   gtk_stack_set_visible_child_name (self->flame_stack, has_frames ? "graph" : "waiting");
+  /* A program that ended before its first frame will not send one. */
+  if (!has_frames && m6_session_get_ended (self->session)
+      && !g_str_equal (adw_status_page_get_icon_name (self->waiting_page), "action-unavailable-symbolic"))
+    {
+      adw_status_page_set_icon_name (self->waiting_page, "action-unavailable-symbolic");
+      adw_status_page_set_title (self->waiting_page, _("Nothing Was Recorded"));
+      adw_status_page_set_description (self->waiting_page,
+                                       _("The program ended before it closed a top-level scope while the viewer was attached."));
+    }
   if (has_frames && !self->pane_fitted)
     fit_flame_pane (self);
   m6_flame_graph_invalidate (self->flame_graph);
@@ -1685,6 +1695,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, match_label);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, breadcrumbs);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_stack);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, waiting_page);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_scroller);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, main_paned);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, bottom_paned);
@@ -1898,6 +1909,12 @@ gboolean
 m6_session_window_get_live (M6SessionWindow *self)
 {
   return self->reader != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
+}
+
+gboolean
+m6_session_window_get_attached (M6SessionWindow *self)
+{
+  return self->reader != NULL;
 }
 
 gboolean

@@ -324,6 +324,135 @@ test_space_anywhere (void)
   ui_spin (0.1);
 }
 
+
+/* --- 3: ended programs ---------------------------------------------------- */
+
+/* A game that ran without a viewer and was killed: its segment stays. */
+static GPid
+start_and_kill_game (void)
+{
+  GPid game = ui_start_game ("0", NULL);
+  int status;
+
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_spin (0.3);
+  kill (game, SIGKILL);
+  waitpid (game, &status, 0);
+  g_spawn_close_pid (game);
+  return game;
+}
+
+static guint
+n_session_windows (void)
+{
+  guint n = 0;
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    n += M6_IS_SESSION_WINDOW (l->data);
+  return n;
+}
+
+static void
+close_dialogs (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = g_list_model_get_n_items (toplevels); i-- > 0;)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, i);
+      if (ADW_IS_MESSAGE_DIALOG (w))
+        gtk_window_destroy (w);
+    }
+}
+
+static void
+test_ended_never_attached (void)
+{
+  GPid game = start_and_kill_game ();
+  g_autofree char *capture = g_build_filename (tmpdir, "ended.mach6", NULL);
+  g_autofree char *pid_text = g_strdup_printf ("%d", game);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  /* The CLI: no empty capture, a non-zero exit and one sentence. */
+  const char *argv[] = { MACH6_CLI, "record", pid_text, "-o", capture, NULL };
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  if (strstr (err, "nothing was recorded") == NULL)
+    g_error ("mach6 record of an ended program said \"%s\"", err);
+  g_assert_false (g_file_test (capture, G_FILE_TEST_EXISTS));
+
+  /* The viewer, from the picker as a double-click would: the same
+   * sentence, no window waiting for a frame that cannot come. */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "picker", NULL);
+  M6PickerWindow *picker = M6_PICKER_WINDOW (m6_application_get_picker (app));
+  M6ProcessPicker *process_picker = m6_picker_window_get_picker (picker);
+  m6_process_picker_refresh (process_picker);
+  GListModel *model = m6_process_picker_get_model (process_picker);
+  guint position = GTK_INVALID_LIST_POSITION;
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (M6ProcessItem) item = g_list_model_get_item (model, i);
+      if (m6_process_item_get_pid (item) == game)
+        position = i;
+    }
+  g_assert_cmpuint (position, !=, GTK_INVALID_LIST_POSITION);
+
+  guint windows = n_session_windows ();
+  GtkWidget *list_view = find_widget (GTK_WIDGET (process_picker), GTK_TYPE_LIST_VIEW, NULL);
+  g_assert_nonnull (list_view);
+  gtk_widget_activate_action (list_view, "list.activate-item", "u", position);
+  ui_spin (0.3);
+  g_assert_cmpuint (n_session_windows (), ==, windows);
+  const char *message = m6_application_get_last_error (app);
+  if (message == NULL || strstr (message, "nothing was recorded") == NULL)
+    g_error ("opening an ended program said \"%s\"", message ? message : "nothing");
+
+  close_dialogs ();
+  if (m6_application_get_picker (app) != NULL)
+    gtk_window_destroy (m6_application_get_picker (app));
+  m6_reader_clean_pid (game, NULL);
+}
+
+static gboolean
+window_ended (gpointer data)
+{
+  return m6_session_window_get_ended_shown (data);
+}
+
+static void
+test_ended_after_attach (void)
+{
+  GPid game = ui_start_game ("0", NULL);
+  int status;
+
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 1);
+  guint64 frames = ui_node_at (window, "frame")->count;
+
+  kill (game, SIGKILL);
+  waitpid (game, &status, 0);
+  g_spawn_close_pid (game);
+  g_assert_true (ui_wait_for (window_ended, window, 5));
+
+  /* Opening it again shows this window and what it recorded, not "already
+   * being profiled" by ourselves. */
+  const char *error_before = m6_application_get_last_error (app);
+  guint windows = n_session_windows ();
+  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (game));
+  ui_spin (0.2);
+  g_assert_true (m6_application_get_last_error (app) == error_before);
+  g_assert_cmpuint (n_session_windows (), ==, windows);
+  g_assert_true (newest_session_window () == window);
+  g_assert_cmpuint (ui_node_at (window, "frame")->count, >=, frames);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.1);
+  m6_reader_clean_pid (game, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -353,6 +482,8 @@ main (int   argc,
 
   g_test_add_func ("/ui/usability/deep-click-keeps-zoom-in-view", test_deep_click);
   g_test_add_func ("/ui/usability/space-pauses-wherever-the-focus-is", test_space_anywhere);
+  g_test_add_func ("/ui/usability/ended-program-never-attached", test_ended_never_attached);
+  g_test_add_func ("/ui/usability/ended-program-after-attach", test_ended_after_attach);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
