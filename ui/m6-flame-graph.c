@@ -20,6 +20,7 @@
 #define MIN_RECT_WIDTH   0.35f   /* narrower subtrees are not drawn */
 #define LABEL_PAD        4.0f
 #define MIN_LABEL_WIDTH 30.0f   /* below this an ellipsis is all that fits */
+#define MIN_SELECTED_WIDTH 3.0f /* a selection narrower than this is zoomed into */
 #define ELLIPSIS_STEP    6       /* ellipsized layouts are cached per 6 px */
 #define LAYOUT_CACHE_MAX 4096
 
@@ -1076,6 +1077,37 @@ m6_flame_graph_invalidate (M6FlameGraph *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* Zoom in as little as it takes for @node to be drawn at least
+ * MIN_SELECTED_WIDTH wide: a selected scope narrower than a pixel would
+ * not be there at all. Widths nest, so under a zoom node Z a node is
+ * time_sum / Z.time_sum of the view. */
+static void
+zoom_to_show (M6FlameGraph *self,
+              const M6Node *node)
+{
+  float width = self->layout_width > 0 ? self->layout_width : (float) gtk_widget_get_width (GTK_WIDGET (self));
+  const M6Node *zoom = m6_tree_get_node (self->tree, self->zoom);
+  const M6Node *best = NULL;
+  gint64 total = 0;
+
+  if (width <= 0 || is_in_subtree (zoom, node) || !is_in_subtree (node, zoom))
+    return;
+
+  if (zoom == m6_tree_get_root (self->tree))
+    for (const M6Node *child = zoom->first_child; child != NULL; child = child->next_sibling)
+      total += child->time_sum;
+  else
+    total = zoom->time_sum;
+  if (total > 0 && (double) width * (double) node->time_sum / (double) total >= MIN_SELECTED_WIDTH)
+    return;
+
+  /* The outermost ancestor under the zoom that shows it wide enough. */
+  for (const M6Node *a = node; a != NULL && a != zoom; a = a->parent)
+    if (a->time_sum > 0 && (double) width * (double) node->time_sum / (double) a->time_sum >= MIN_SELECTED_WIDTH)
+      best = a;
+  m6_flame_graph_zoom_to (self, best != NULL ? best->id : node->id);
+}
+
 guint
 m6_flame_graph_get_selected_node (M6FlameGraph *self)
 {
@@ -1109,6 +1141,8 @@ m6_flame_graph_set_selected_node (M6FlameGraph *self,
           m6_flame_graph_zoom_to (self, common ? common->id : 0);
         }
     }
+  if (node_id != 0)
+    zoom_to_show (self, m6_tree_get_node (self->tree, node_id));
 
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_NODE]);
@@ -1182,6 +1216,34 @@ m6_flame_graph_get_n_highlighted (M6FlameGraph *self)
 
   update_highlighted (self);
   return self->n_highlighted;
+}
+
+GArray *
+m6_flame_graph_find_matches (M6FlameGraph *self)
+{
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), ids);
+
+  if (self->tree == NULL || self->search == NULL)
+    return ids;
+
+  const M6Node *root = m6_tree_get_root (self->tree);
+  const M6Node *node = root->first_child;
+  while (node != NULL)
+    {
+      if (label_matches (self, node))
+        g_array_append_val (ids, node->id);
+      if (node->first_child != NULL)
+        node = node->first_child;
+      else
+        {
+          while (node != root && node->next_sibling == NULL)
+            node = node->parent;
+          node = node != root ? node->next_sibling : NULL;
+        }
+    }
+  return ids;
 }
 
 void

@@ -63,6 +63,9 @@ void         m6_flame_graph_set_search_text    (M6FlameGraph *self,
 const char  *m6_flame_graph_get_search_text    (M6FlameGraph *self);
 /* Nodes of the shown subtree whose label matches the search. */
 guint        m6_flame_graph_get_n_highlighted  (M6FlameGraph *self);
+/* Ids of every node of the tree whose label matches the search, in tree
+ * order (a node before its children, children in first-seen order). */
+GArray      *m6_flame_graph_find_matches       (M6FlameGraph *self);
 
 /* The comparison the "compare" colours show: M6NodeChange by node id of
  * the shown tree (a ref is taken; NULL clears). */

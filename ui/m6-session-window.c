@@ -104,6 +104,7 @@ static void refresh_views    (M6SessionWindow *self,
                               gboolean         force_stats);
 static void refresh_compare  (M6SessionWindow *self);
 static void update_status    (M6SessionWindow *self);
+static void update_match_label (M6SessionWindow *self);
 
 /* --- messages ----------------------------------------------------------- */
 
@@ -265,6 +266,8 @@ flame_selected_cb (M6FlameGraph    *flame_graph,
   m6_stats_view_set_selected_node (self->stats_view, id);
   m6_drift_graph_set_node (self->drift_graph, id);
   self->syncing--;
+  if (m6_flame_graph_get_search_text (flame_graph) != NULL)
+    update_match_label (self);
 }
 
 static void
@@ -417,10 +420,95 @@ update_match_label (M6SessionWindow *self)
       return;
     }
 
-  guint n = m6_flame_graph_get_n_highlighted (self->flame_graph);
-  g_autofree char *label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u matching scope",
-                                                         "%u matching scopes", n), n);
+  /* Every match of the thread's tree, not only of the zoomed part: Enter
+   * steps through them all. */
+  g_autoptr (GArray) matches = m6_flame_graph_find_matches (self->flame_graph);
+  guint n = matches->len;
+  guint selected = m6_flame_graph_get_selected_node (self->flame_graph);
+  guint position = G_MAXUINT;
+  g_autofree char *label = NULL;
+
+  for (guint i = 0; i < n && selected != 0; i++)
+    if (g_array_index (matches, guint, i) == selected)
+      position = i;
+  if (position != G_MAXUINT)
+    /* Translators: the search steps through the matches: "2 of 5 matching scopes" */
+    label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u matching scope",
+                                          "%u of %u matching scopes", n), position + 1, n);
+  else
+    label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u matching scope",
+                                          "%u matching scopes", n), n);
   gtk_label_set_text (self->match_label, label);
+}
+
+/* Enter selects the next match (Shift+Enter the previous one); the flame
+ * graph zooms as far as it takes to show it, the table scrolls to it. */
+static void
+step_match (M6SessionWindow *self,
+            int              direction)
+{
+  g_autoptr (GArray) matches = m6_flame_graph_find_matches (self->flame_graph);
+  guint selected = m6_flame_graph_get_selected_node (self->flame_graph);
+  guint next;
+
+  if (matches->len == 0)
+    return;
+
+  next = direction > 0 ? 0 : matches->len - 1;
+  for (guint i = 0; i < matches->len; i++)
+    if (g_array_index (matches, guint, i) == selected)
+      {
+        next = (i + matches->len + (guint) direction) % matches->len;
+        break;
+      }
+  m6_flame_graph_set_selected_node (self->flame_graph, g_array_index (matches, guint, next));
+  update_match_label (self);
+}
+
+static void
+search_next_action (GSimpleAction *action,
+                    GVariant      *parameter,
+                    gpointer       widget)
+{
+  step_match (M6_SESSION_WINDOW (widget), 1);
+}
+
+static void
+search_previous_action (GSimpleAction *action,
+                        GVariant      *parameter,
+                        gpointer       widget)
+{
+  step_match (M6_SESSION_WINDOW (widget), -1);
+}
+
+static void
+search_entry_next_cb (M6SessionWindow *self,
+                      GtkSearchEntry  *entry)
+{
+  step_match (self, 1);
+}
+
+static void
+search_entry_previous_cb (M6SessionWindow *self,
+                          GtkSearchEntry  *entry)
+{
+  step_match (self, -1);
+}
+
+static gboolean
+search_key_cb (GtkEventControllerKey *key,
+               guint                  keyval,
+               guint                  keycode,
+               GdkModifierType        state,
+               M6SessionWindow       *self)
+{
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter)
+      && (state & GDK_SHIFT_MASK) != 0)
+    {
+      step_match (self, -1);
+      return TRUE;
+    }
+  return FALSE;
 }
 
 static void
@@ -428,6 +516,7 @@ search_changed_cb (M6SessionWindow *self,
                    GtkSearchEntry  *entry)
 {
   m6_flame_graph_set_search_text (self->flame_graph, gtk_editable_get_text (GTK_EDITABLE (entry)));
+  m6_stats_view_set_search_text (self->stats_view, m6_flame_graph_get_search_text (self->flame_graph));
   update_match_label (self);
 }
 
@@ -448,6 +537,7 @@ search_mode_cb (GtkSearchBar    *search_bar,
                                       gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
       gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
     }
+  m6_stats_view_set_search_text (self->stats_view, m6_flame_graph_get_search_text (self->flame_graph));
   update_match_label (self);
 }
 
@@ -1732,6 +1822,8 @@ m6_session_window_init (M6SessionWindow *self)
     { "thread", thread_action, "u" },
     { "pause", NULL, NULL, "false", pause_change_state },
     { "search", NULL, NULL, "false", search_change_state },
+    { "search-next", search_next_action },
+    { "search-previous", search_previous_action },
   };
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -1743,6 +1835,13 @@ m6_session_window_init (M6SessionWindow *self)
   g_signal_connect (self->thread_dropdown, "notify::selected", G_CALLBACK (thread_selected_cb), self);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  g_signal_connect_swapped (self->search_entry, "activate", G_CALLBACK (search_entry_next_cb), self);
+  g_signal_connect_swapped (self->search_entry, "next-match", G_CALLBACK (search_entry_next_cb), self);
+  g_signal_connect_swapped (self->search_entry, "previous-match", G_CALLBACK (search_entry_previous_cb), self);
+  GtkEventController *search_keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (search_keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (search_keys, "key-pressed", G_CALLBACK (search_key_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->search_entry), search_keys);
 
   /* Space and Escape are the session's wherever the focus is: caught on the
    * way down, before a focused row, box or button takes them (a text field

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "m6-flame-graph.h"
 #include "m6-stats-row.h"
@@ -46,6 +47,7 @@ struct _M6StatsView
   GtkSortListModel   *sort_model;
   GtkSingleSelection *selection;
   gint64              last_resort;
+  char               *search;        /* casefolded, NULL when not searching */
 };
 
 G_DEFINE_FINAL_TYPE (M6StatsView, m6_stats_view, GTK_TYPE_WIDGET)
@@ -157,6 +159,26 @@ cell_update (CellBinding *binding)
 
   if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), text) != 0)
     gtk_inscription_set_text (GTK_INSCRIPTION (widget), text);
+
+  if (binding->column == COL_LABEL)
+    {
+      M6StatsView *self = g_object_get_data (G_OBJECT (widget), "m6-view");
+      gboolean match = FALSE;
+
+      if (self != NULL && self->search != NULL)
+        {
+          g_autofree char *folded = g_utf8_casefold (text, -1);
+          match = strstr (folded, self->search) != NULL;
+        }
+      if (match)
+        gtk_widget_add_css_class (widget, "search-match");
+      else
+        gtk_widget_remove_css_class (widget, "search-match");
+      if (self != NULL && self->search != NULL && !match)
+        gtk_widget_add_css_class (widget, "dim-label");
+      else
+        gtk_widget_remove_css_class (widget, "dim-label");
+    }
 }
 
 static void
@@ -212,6 +234,7 @@ setup_cb (GtkSignalListItemFactory *factory,
       gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
       gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw, NULL, NULL);
       gtk_widget_set_hexpand (text, TRUE);
+      g_object_set_data (G_OBJECT (text), "m6-view", g_object_get_data (G_OBJECT (factory), "m6-view"));
       gtk_box_append (GTK_BOX (box), swatch);
       gtk_box_append (GTK_BOX (box), text);
       gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
@@ -501,6 +524,7 @@ m6_stats_view_finalize (GObject *object)
   M6StatsView *self = M6_STATS_VIEW (object);
 
   g_ptr_array_unref (self->rows);
+  g_free (self->search);
   g_array_unref (self->leaf_given);
   g_array_unref (self->expanded_once);
 
@@ -596,6 +620,7 @@ m6_stats_view_init (M6StatsView *self)
       g_autoptr (GtkColumnViewColumn) column = NULL;
       g_autoptr (GtkSorter) sorter = NULL;
 
+      g_object_set_data (G_OBJECT (factory), "m6-view", self);
       g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), GUINT_TO_POINTER (c));
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), GUINT_TO_POINTER (c));
       g_signal_connect (factory, "unbind", G_CALLBACK (unbind_cb), GUINT_TO_POINTER (c));
@@ -778,4 +803,19 @@ GtkColumnView *
 m6_stats_view_get_column_view (M6StatsView *self)
 {
   return self->column_view;
+}
+
+void
+m6_stats_view_set_search_text (M6StatsView *self,
+                               const char  *text)
+{
+  g_return_if_fail (M6_IS_STATS_VIEW (self));
+
+  g_clear_pointer (&self->search, g_free);
+  if (text != NULL && *text != '\0')
+    self->search = g_utf8_casefold (text, -1);
+  /* Only the rows on screen have cells; they update now, the others when
+   * they are bound. */
+  for (guint id = 1; id < self->rows->len; id++)
+    m6_stats_row_invalidate (g_ptr_array_index (self->rows, id));
 }

@@ -453,6 +453,148 @@ test_ended_after_attach (void)
   m6_reader_clean_pid (game, NULL);
 }
 
+
+/* --- 4: search ------------------------------------------------------------ */
+
+static const char *
+match_text (M6SessionWindow *window)
+{
+  GtkWidget *bar = find_widget (GTK_WIDGET (window), GTK_TYPE_SEARCH_BAR, NULL);
+  GtkWidget *label = bar ? find_widget (bar, GTK_TYPE_LABEL, "numeric") : NULL;
+
+  g_assert_nonnull (label);
+  return gtk_label_get_text (GTK_LABEL (label));
+}
+
+/* Labels of the stats tree's visible rows that carry @css_class. */
+static void
+collect_labels (GtkWidget  *widget,
+                const char *css_class,
+                GPtrArray  *out)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_INSCRIPTION (child) && gtk_widget_get_mapped (child) && gtk_widget_has_css_class (child, css_class)
+          && gtk_inscription_get_text (GTK_INSCRIPTION (child)) != NULL)
+        g_ptr_array_add (out, (gpointer) gtk_inscription_get_text (GTK_INSCRIPTION (child)));
+      collect_labels (child, css_class, out);
+    }
+}
+
+static void
+assert_selected (M6SessionWindow *window,
+                 const char      *path,
+                 const char      *count)
+{
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  guint id = ui_node_at (window, path)->id;
+
+  if (m6_flame_graph_get_selected_node (flame) != id)
+    g_error ("expected %s selected, the flame graph has node %u", path, m6_flame_graph_get_selected_node (flame));
+  g_assert_cmpuint (m6_stats_view_get_selected_node (m6_session_window_get_stats_view (window)), ==, id);
+  g_assert_cmpfloat (m6_flame_graph_get_node_share (flame, id), >, 0);
+  g_assert_cmpstr (match_text (window), ==, count);
+}
+
+static void
+test_search_steps (void)
+{
+  if (!ui_input_available ())
+    {
+      g_test_skip ("needs X11 and libXtst for real keys");
+      return;
+    }
+
+  GPid game = ui_start_game ("0", NULL);
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 1);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  M6StatsView *stats = m6_session_window_get_stats_view (window);
+
+  ui_click (GTK_WIDGET (window), gtk_widget_get_width (GTK_WIDGET (window)) - 8,
+            gtk_widget_get_height (GTK_WIDGET (window)) - 8);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "search", NULL);
+  ui_spin (0.2);
+  GtkWidget *entry = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (GTK_IS_EDITABLE (entry) || GTK_IS_TEXT (entry));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "phase");
+  SearchWait sw = { flame, "phase" };
+  g_assert_true (ui_wait_for (search_applied, &sw, 2));
+  ui_spin (0.2);
+  g_assert_cmpstr (match_text (window), ==, "2 matching scopes");
+
+  /* The table highlights the matches and dims the rest. */
+  g_autoptr (GPtrArray) matching = g_ptr_array_new ();
+  g_autoptr (GPtrArray) dimmed = g_ptr_array_new ();
+  collect_labels (GTK_WIDGET (stats), "search-match", matching);
+  collect_labels (GTK_WIDGET (stats), "dim-label", dimmed);
+  g_assert_cmpuint (matching->len, ==, 2);
+  for (guint i = 0; i < matching->len; i++)
+    g_assert_nonnull (strstr (g_ptr_array_index (matching, i), "phase"));
+  g_assert_cmpuint (dimmed->len, >=, 3);
+
+  /* Enter steps through the matches, Shift+Enter back. */
+  ui_press_key (GDK_KEY_Return, FALSE);
+  assert_selected (window, "frame/physics/broadphase", "1 of 2 matching scopes");
+  ui_press_key (GDK_KEY_Return, FALSE);
+  assert_selected (window, "frame/physics/narrowphase", "2 of 2 matching scopes");
+  ui_press_key (GDK_KEY_Return, FALSE);
+  assert_selected (window, "frame/physics/broadphase", "1 of 2 matching scopes");
+  ui_press_key (GDK_KEY_Return, TRUE);
+  assert_selected (window, "frame/physics/narrowphase", "2 of 2 matching scopes");
+
+  /* Closing the search ends the highlight in the table too. */
+  ui_press_key (GDK_KEY_Escape, FALSE);
+  ui_spin (0.2);
+  g_assert_null (m6_flame_graph_get_search_text (flame));
+  g_ptr_array_set_size (matching, 0);
+  collect_labels (GTK_WIDGET (stats), "search-match", matching);
+  g_assert_cmpuint (matching->len, ==, 0);
+
+  ui_stop_game (game, SIGKILL);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.1);
+}
+
+/* --- 5: a selection narrower than a pixel -------------------------------- */
+
+static void
+test_tiny_selection (void)
+{
+  g_autofree char *path = write_deep_capture ();
+  M6SessionWindow *window = open_capture (path);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  M6Node *leaf = ui_node_at (window, "frame/system_5/step_0/step_1/step_2/leaf_7");
+  graphene_rect_t rect;
+
+  g_assert_nonnull (leaf);
+  /* In the whole view it is far below a pixel: not drawn. */
+  g_assert_false (m6_flame_graph_get_node_rect (flame, leaf->id, &rect));
+
+  /* Picked in the table, the graph zooms until it is there. */
+  m6_stats_view_set_selected_node (m6_session_window_get_stats_view (window), leaf->id);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, leaf->id);
+  ui_spin (0.2);
+  if (!m6_flame_graph_get_node_rect (flame, leaf->id, &rect))
+    g_error ("the selected scope is still not drawn (zoom node %u)", m6_flame_graph_get_zoom_node (flame));
+  g_assert_cmpfloat (rect.size.width, >=, 1.0);
+  /* The zoom is the leaf or one of its ancestors, and its row is in view. */
+  M6Node *zoom = m6_tree_get_node (m6_flame_graph_get_tree (flame), m6_flame_graph_get_zoom_node (flame));
+  gboolean above = FALSE;
+  for (M6Node *a = leaf; a != NULL; a = a->parent)
+    above |= a == zoom;
+  g_assert_true (above);
+  g_assert_true (node_row_visible (window, leaf->id));
+
+  /* A selection wide enough leaves the zoom alone. */
+  m6_flame_graph_zoom_to (flame, 0);
+  m6_flame_graph_set_selected_node (flame, ui_node_at (window, "frame/system_5")->id);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -484,6 +626,8 @@ main (int   argc,
   g_test_add_func ("/ui/usability/space-pauses-wherever-the-focus-is", test_space_anywhere);
   g_test_add_func ("/ui/usability/ended-program-never-attached", test_ended_never_attached);
   g_test_add_func ("/ui/usability/ended-program-after-attach", test_ended_after_attach);
+  g_test_add_func ("/ui/usability/search-steps-and-highlights", test_search_steps);
+  g_test_add_func ("/ui/usability/tiny-selection-zooms-into-view", test_tiny_selection);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
