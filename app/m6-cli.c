@@ -365,6 +365,7 @@ cmd_list (int    argc,
     }
 
   g_autoptr (GString) out = g_string_new (NULL);
+  gboolean unknown_threads = FALSE;
   g_string_append_printf (out, "%-8s ", _("PID"));
   append_padded (out, _("NAME"), 16);
   g_string_append_printf (out, " %7s  %-6s  %s\n", _("THREADS"), _("STATE"), _("ATTACHED"));
@@ -383,9 +384,15 @@ cmd_list (int    argc,
       append_padded (out, info->name, 16);
       g_autofree char *attached = info->attached_pid ? g_strdup_printf (_("by pid %d"), info->attached_pid)
                                                      : g_strdup ("-");
-      g_string_append_printf (out, " %7u  %-6s  %s\n", info->n_threads,
+      /* Threads take their rings when a recording starts: none yet is
+       * "not known", not "no threads". */
+      g_autofree char *threads = info->n_threads > 0 ? g_strdup_printf ("%u", info->n_threads) : g_strdup ("-");
+      unknown_threads |= info->n_threads == 0;
+      g_string_append_printf (out, " %7s  %-6s  %s\n", threads,
                               info->alive ? _("alive") : _("ended"), attached);
     }
+  if (unknown_threads)
+    g_string_append_printf (out, "%s\n", _("THREADS “-”: not known until a recording starts (threads take their rings then)."));
   g_print ("%s", out->str);
   return EXIT_SUCCESS;
 }

@@ -595,6 +595,80 @@ test_tiny_selection (void)
   ui_spin (0.1);
 }
 
+
+/* --- 6: the picker and mach6 list ---------------------------------------- */
+
+static void
+test_picker_rows (void)
+{
+  GPid games[2] = { ui_start_game ("0", NULL), ui_start_game ("0", NULL) };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  for (guint i = 0; i < G_N_ELEMENTS (games); i++)
+    g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (games[i]), 5));
+
+  /* Recent captures below the list, many of them. */
+  g_autofree char *capture = write_deep_capture ();
+  for (guint i = 0; i < 8; i++)
+    m6_application_add_recent (app, capture);
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "picker", NULL);
+  GtkWindow *window = m6_application_get_picker (app);
+  gtk_window_set_default_size (window, 1024, 640);
+  M6ProcessPicker *picker = m6_picker_window_get_picker (M6_PICKER_WINDOW (window));
+  m6_process_picker_refresh (picker);
+  ui_spin (0.5);
+
+  /* Two runs of the same program tell themselves apart. */
+  for (guint i = 0; i < G_N_ELEMENTS (games); i++)
+    {
+      M6ProcessItem *item = m6_process_picker_find (picker, games[i]);
+      g_autofree char *details = m6_process_item_get_details (item);
+      g_assert_nonnull (strstr (m6_process_item_get_command (item), "demo-game --fps 60"));
+      g_assert_nonnull (strstr (details, g_get_user_name ()));
+      g_assert_nonnull (strstr (details, "up 0:0"));
+    }
+
+  /* The list is not a clipped strip: every row is whole and the page
+   * starts at the top. */
+  GtkWidget *list_view = find_widget (GTK_WIDGET (picker), GTK_TYPE_LIST_VIEW, NULL);
+  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (picker), GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_nonnull (list_view);
+  g_assert_nonnull (scroller);
+  g_assert_cmpfloat (gtk_adjustment_get_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller))), ==, 0);
+  guint rows = 0;
+  for (GtkWidget *row = gtk_widget_get_first_child (list_view); row; row = gtk_widget_get_next_sibling (row))
+    {
+      graphene_rect_t bounds;
+      if (!gtk_widget_get_mapped (row))
+        continue;
+      rows++;
+      g_assert_true (gtk_widget_compute_bounds (row, list_view, &bounds));
+      g_assert_cmpfloat (bounds.origin.y, >=, 0);
+      if (bounds.origin.y + bounds.size.height > gtk_widget_get_height (list_view) + 0.5)
+        g_error ("a process row ends at %.0f px, below the list's %d px: clipped",
+                 bounds.origin.y + bounds.size.height, gtk_widget_get_height (list_view));
+    }
+  g_assert_cmpuint (rows, >=, 2);
+
+  /* mach6 list does not call a running program's threads 0. */
+  const char *argv[] = { MACH6_CLI, "list", NULL };
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autofree char *row = g_strdup_printf ("%-8d demo-game        ", games[0]);
+  const char *line = strstr (out, row);
+  g_assert_nonnull (line);
+  if (g_str_has_prefix (line + strlen (row), "      0"))
+    g_error ("mach6 list says THREADS 0 for a running program:\n%s", out);
+
+  gtk_window_destroy (window);
+  for (guint i = 0; i < G_N_ELEMENTS (games); i++)
+    ui_stop_game (games[i], SIGKILL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -603,7 +677,10 @@ main (int   argc,
   int status;
 
   g_autofree char *cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
+  g_autofree char *data_home = g_build_filename (cache, "data", NULL);
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  /* Recent captures of the tests stay out of the user's list. */
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
   g_test_init (&argc, &argv, NULL);
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GTK_A11Y", "none", TRUE);
@@ -628,6 +705,7 @@ main (int   argc,
   g_test_add_func ("/ui/usability/ended-program-after-attach", test_ended_after_attach);
   g_test_add_func ("/ui/usability/search-steps-and-highlights", test_search_steps);
   g_test_add_func ("/ui/usability/tiny-selection-zooms-into-view", test_tiny_selection);
+  g_test_add_func ("/ui/usability/picker-rows", test_picker_rows);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
