@@ -998,6 +998,7 @@ update_liveness (M6Reader *self,
   if (!alive)
     {
       self->producer_alive = FALSE;
+      m6_session_set_process_exited (self->session, TRUE);
       m6_session_set_ended (self->session, TRUE);
     }
 }
@@ -1145,6 +1146,7 @@ m6_reader_attach (gint     pid,
       /* Post-mortem: keep what the rings still hold, timed from the
        * producer's start. */
       self->origin_ns = self->geo.start_ns;
+      m6_session_set_process_exited (self->session, TRUE);
       m6_session_set_ended (self->session, TRUE);
     }
 

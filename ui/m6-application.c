@@ -129,7 +129,11 @@ attach_finish (M6Application *self,
   if (reader == NULL)
     {
       g_autofree char *heading = g_strdup_printf (_("Could Not Attach to Process %d"), pid);
-      m6_application_show_error (self, heading, error->message);
+      /* The common mistake, said without the shared-memory object's name. */
+      g_autofree char *not_found = g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND)
+        ? g_strdup_printf (_("Process %d is not an instrumented program: it is not running, or it is not linked with libmach6."), pid)
+        : NULL;
+      m6_application_show_error (self, heading, not_found ? not_found : error->message);
       return;
     }
 

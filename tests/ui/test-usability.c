@@ -7,6 +7,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -669,6 +670,79 @@ test_picker_rows (void)
     ui_stop_game (games[i], SIGKILL);
 }
 
+
+/* --- 7: words of the CLI and JSON ----------------------------------------- */
+
+static int
+run_cli (char **out,
+         char **err,
+         ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  const char *arg;
+  va_list args;
+  int status;
+
+  g_ptr_array_add (argv, (gpointer) MACH6_CLI);
+  va_start (args, err);
+  while ((arg = va_arg (args, const char *)) != NULL)
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error);
+  g_assert_no_error (error);
+  return g_spawn_check_wait_status (status, NULL) ? 0 : 1;
+}
+
+static void
+test_cli_words (void)
+{
+  GPid game = ui_start_game ("0", NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", game);
+  g_autofree char *capture = g_build_filename (tmpdir, "words.mach6", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+
+  /* A recording that stopped while the game runs on: its thread did not exit. */
+  g_assert_cmpint (run_cli (&out, &err, "record", pid, "--duration", "0.5", "-o", capture, NULL), ==, 0);
+  if (strstr (out, "in 1 thread,") == NULL)
+    g_error ("mach6 record said \"%s\"", out);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run_cli (&out, &err, "report", capture, NULL), ==, 0);
+  if (strstr (out, "1 thread,") == NULL || strstr (out, "1 threads") != NULL)
+    g_error ("the report header counts threads badly:\n%s", out);
+  if (strstr (out, "exited") != NULL || strstr (out, "recording stopped") == NULL)
+    g_error ("the report calls a thread whose recording stopped \"exited\":\n%s", out);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run_cli (&out, &err, "report", "--json", capture, NULL), ==, 0);
+  if (strstr (out, "\"exited\"") != NULL || strstr (out, "\"stopped\"") == NULL)
+    g_error ("the JSON calls a thread whose recording stopped \"exited\":\n%.400s", out);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* A bad number is named in a sentence, not GLib's parser message. */
+  g_assert_cmpint (run_cli (&out, &err, "report", "--duration", "abc", pid, NULL), !=, 0);
+  if (strstr (err, "Cannot parse") != NULL || strstr (err, "--duration takes a number") == NULL)
+    g_error ("a bad --duration said \"%s\"", err);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* A pid that is not a producer: no internal object names. */
+  g_assert_cmpint (run_cli (&out, &err, "record", "1073741808", NULL), !=, 0);
+  if (strstr (err, "/mach6-") != NULL || strstr (err, "segment") != NULL
+      || strstr (err, "not an instrumented program") == NULL)
+    g_error ("recording a pid that is not a producer said \"%s\"", err);
+
+  ui_stop_game (game, SIGKILL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -706,6 +780,7 @@ main (int   argc,
   g_test_add_func ("/ui/usability/search-steps-and-highlights", test_search_steps);
   g_test_add_func ("/ui/usability/tiny-selection-zooms-into-view", test_tiny_selection);
   g_test_add_func ("/ui/usability/picker-rows", test_picker_rows);
+  g_test_add_func ("/ui/usability/cli-words", test_cli_words);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
