@@ -81,6 +81,10 @@ struct _M6SessionWindow
   gboolean              drain_failed;
   gboolean              pane_fitted;
   gboolean              scroll_to_zoom;  /* bring the zoomed scope to the top once laid out */
+  double                flame_fraction;  /* remembered pane sizes to apply once laid out, or 0 */
+  double                table_fraction;
+  gboolean              table_sized;     /* the user placed the table's divider */
+  guint                 panes_idle_id;
   guint                 syncing;
 
   guint                 drain_id;
@@ -1690,6 +1694,18 @@ save_window_state (M6SessionWindow *self)
   if (settings == NULL)
     return;
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  /* Pane sizes as shares of the panes, so they fit another window size. */
+  if (gtk_widget_get_height (GTK_WIDGET (self->main_paned)) > 0 && self->flame_fraction == 0)
+    g_settings_set_double (settings, "flame-pane-fraction",
+                           CLAMP ((double) gtk_paned_get_position (self->main_paned)
+                                  / gtk_widget_get_height (GTK_WIDGET (self->main_paned)), 0.05, 0.95));
+  /* The table's divider only if the user placed it: else it follows the
+   * window, as it did here. */
+  if (gtk_widget_get_width (GTK_WIDGET (self->bottom_paned)) > 0 && self->table_fraction == 0)
+    g_settings_set_double (settings, "table-pane-fraction",
+                           !self->table_sized ? 0.0
+                           : CLAMP ((double) gtk_paned_get_position (self->bottom_paned)
+                                    / gtk_widget_get_width (GTK_WIDGET (self->bottom_paned)), 0.05, 0.95));
   g_settings_set_boolean (settings, "window-maximized", gtk_window_is_maximized (GTK_WINDOW (self)));
   if (!gtk_window_is_maximized (GTK_WINDOW (self)))
     {
@@ -1723,6 +1739,7 @@ m6_session_window_dispose (GObject *object)
   M6SessionWindow *self = M6_SESSION_WINDOW (object);
 
   stop_live (self);
+  g_clear_handle_id (&self->panes_idle_id, g_source_remove);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   /* The comparison belongs to this window. */
@@ -1874,6 +1891,76 @@ m6_session_window_init (M6SessionWindow *self)
   update_breadcrumbs (self);
 }
 
+/* The table gets about 60 % of the width, but no more than its columns
+ * want: on a wide screen the drift graph has better use for it. */
+static int
+auto_table_width (M6SessionWindow *self,
+                  int              width)
+{
+  return MAX (MIN (width * 60 / 100, m6_stats_view_get_wanted_width (self->stats_view)), MIN (420, width / 2));
+}
+
+/* The window was resized: until the user moves the divider, the table
+ * keeps the width that suits the window. */
+static void
+fit_table_pane (M6SessionWindow *self)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self->bottom_paned));
+
+  if (self->table_sized || width <= 0)
+    return;
+  gtk_paned_set_position (self->bottom_paned, auto_table_width (self, width));
+}
+
+static void
+table_divider_pressed_cb (M6SessionWindow *self,
+                          double           x,
+                          double           y)
+{
+  /* A press near the divider is the user taking it over. */
+  if (ABS (x - gtk_paned_get_position (self->bottom_paned)) <= 12)
+    self->table_sized = TRUE;
+}
+
+static void
+restore_panes (M6SessionWindow *self)
+{
+  int height = gtk_widget_get_height (GTK_WIDGET (self->main_paned));
+  int width = gtk_widget_get_width (GTK_WIDGET (self->bottom_paned));
+
+  if (self->flame_fraction > 0 && height > 0)
+    {
+      gtk_paned_set_position (self->main_paned, (int) (self->flame_fraction * height));
+      self->flame_fraction = 0;
+    }
+  if (self->table_fraction > 0 && width > 0)
+    {
+      gtk_paned_set_position (self->bottom_paned, (int) (self->table_fraction * width));
+      self->table_fraction = 0;
+    }
+}
+
+static gboolean
+panes_idle_cb (gpointer user_data)
+{
+  M6SessionWindow *self = user_data;
+
+  self->panes_idle_id = 0;
+  restore_panes (self);
+  fit_table_pane (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The panes were given a new size: place the dividers after this
+ * allocation (moving them inside it would draw a pane unallocated), and
+ * before the next frame. */
+static void
+panes_resized (M6SessionWindow *self)
+{
+  if (self->panes_idle_id == 0)
+    self->panes_idle_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 10, panes_idle_cb, self, NULL);
+}
+
 static void
 setup_session (M6SessionWindow *self,
                M6Session       *session)
@@ -1899,11 +1986,26 @@ setup_session (M6SessionWindow *self,
         gtk_window_maximize (GTK_WINDOW (self));
     }
 
-  /* The table gets about 60 % of the width; the drift graph the rest. */
   int width, height;
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
-  gtk_paned_set_position (self->bottom_paned, MAX (width * 60 / 100, 420));
+  gtk_paned_set_position (self->bottom_paned, auto_table_width (self, width));
   gtk_paned_set_position (self->main_paned, MAX (height * 40 / 100, 200));
+  g_signal_connect_swapped (self->bottom_paned, "notify::max-position", G_CALLBACK (panes_resized), self);
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (drag), GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (drag, "drag-begin", G_CALLBACK (table_divider_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->bottom_paned), GTK_EVENT_CONTROLLER (drag));
+
+  /* Where the user last put the dividers, once the panes have a size. */
+  if (settings != NULL)
+    {
+      self->flame_fraction = g_settings_get_double (settings, "flame-pane-fraction");
+      self->table_fraction = g_settings_get_double (settings, "table-pane-fraction");
+      if (self->flame_fraction > 0)
+        self->pane_fitted = TRUE;
+      self->table_sized = self->table_fraction > 0;
+      g_signal_connect_swapped (self->main_paned, "notify::max-position", G_CALLBACK (panes_resized), self);
+    }
 
   sync_thread_names (self);
   auto_pick_thread (self);

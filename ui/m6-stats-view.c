@@ -15,6 +15,8 @@
 
 #define RESORT_INTERVAL_US G_USEC_PER_SEC
 #define AUTO_EXPAND_ROWS   40   /* open second-level scopes while fewer rows show */
+#define LABEL_MIN_WIDTH    180  /* the Scope column keeps this before other columns go */
+#define LABEL_MIN_CHARS    14
 
 typedef enum
 {
@@ -35,6 +37,10 @@ struct _M6StatsView
   GtkWidget           parent_instance;
 
   GtkColumnView      *column_view;
+  GtkScrolledWindow  *scroller;
+  GtkColumnViewColumn *columns[N_COLUMNS];
+  guint               hidden;        /* bit per Column hidden for want of width */
+  guint               fit_idle_id;
 
   M6Session          *session;
   M6Thread           *thread;
@@ -221,7 +227,7 @@ setup_cb (GtkSignalListItemFactory *factory,
   GtkWidget *text = gtk_inscription_new (NULL);
 
   gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
-  gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), column == COL_LABEL ? 8 : 6);
+  gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), column == COL_LABEL ? LABEL_MIN_CHARS : 6);
 
   if (column == COL_LABEL)
     {
@@ -509,6 +515,7 @@ m6_stats_view_dispose (GObject *object)
   GtkWidget *child;
 
   clear_model (self);
+  g_clear_handle_id (&self->fit_idle_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_STATS_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -585,8 +592,79 @@ m6_stats_view_class_init (M6StatsViewClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-stats-view.ui");
   gtk_widget_class_bind_template_child (widget_class, M6StatsView, column_view);
+  gtk_widget_class_bind_template_child (widget_class, M6StatsView, scroller);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "statsview");
+}
+
+/* --- columns that fit --------------------------------------------------- */
+
+/* Which columns go first when the table is narrow: the leak rate and the
+ * average stay longest, next to the scope's name. */
+static const Column drop_order[] = {
+  COL_TIME_P50, COL_MEM_DELTA, COL_TIME_MAX, COL_MEM_NET, COL_TIME_P90, COL_COUNT,
+};
+
+static guint
+columns_to_hide (M6StatsView *self,
+                 int          width)
+{
+  int used = LABEL_MIN_WIDTH;
+  guint hidden = 0;
+
+  for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
+    used += gtk_column_view_column_get_fixed_width (self->columns[c]);
+  for (guint i = 0; i < G_N_ELEMENTS (drop_order) && used > width; i++)
+    {
+      hidden |= 1u << drop_order[i];
+      used -= gtk_column_view_column_get_fixed_width (self->columns[drop_order[i]]);
+    }
+  return hidden;
+}
+
+static gboolean
+apply_fit_cb (gpointer user_data)
+{
+  M6StatsView *self = user_data;
+  GtkAdjustment *adj = gtk_scrolled_window_get_hadjustment (self->scroller);
+  guint hidden = columns_to_hide (self, (int) gtk_adjustment_get_page_size (adj));
+
+  self->fit_idle_id = 0;
+  self->hidden = hidden;
+  for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
+    gtk_column_view_column_set_visible (self->columns[c], (hidden & (1u << c)) == 0);
+  return G_SOURCE_REMOVE;
+}
+
+/* The table's width changed: hide what does not fit (in an idle, not in
+ * the middle of a size allocation). */
+static void
+fit_columns (M6StatsView *self)
+{
+  GtkAdjustment *adj = gtk_scrolled_window_get_hadjustment (self->scroller);
+  int width = (int) gtk_adjustment_get_page_size (adj);
+
+  if (width <= 0 || columns_to_hide (self, width) == self->hidden || self->fit_idle_id != 0)
+    return;
+  /* Before the next layout: a live view redraws all the time, and a
+   * default idle would wait behind it. */
+  self->fit_idle_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 10, apply_fit_cb, self, NULL);
+}
+
+/* Wide enough for the title with its sort arrow, and for the numbers. */
+static int
+column_width (M6StatsView *self,
+              const char  *title,
+              const char  *sample)
+{
+  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), title);
+  int title_width, sample_width;
+
+  pango_layout_get_pixel_size (layout, &title_width, NULL);
+  pango_layout_set_text (layout, sample, -1);
+  pango_layout_get_pixel_size (layout, &sample_width, NULL);
+  /* A 16 px arrow beside the title; cell padding of 8 px each side. */
+  return MAX (title_width + 20, sample_width) + 16;
 }
 
 static void
@@ -594,17 +672,17 @@ m6_stats_view_init (M6StatsView *self)
 {
   static const struct {
     const char *title;
-    int         width;
+    const char *sample;   /* the widest value usually seen */
   } columns[N_COLUMNS] = {
-    [COL_LABEL]     = { N_("Scope"), -1 },
-    [COL_COUNT]     = { N_("Calls"), 72 },
-    [COL_TIME_AVG]  = { N_("Avg ms"), 66 },
-    [COL_TIME_P50]  = { N_("p50 ms"), 66 },
-    [COL_TIME_P90]  = { N_("p90 ms"), 66 },
-    [COL_TIME_MAX]  = { N_("Max ms"), 66 },
-    [COL_MEM_DELTA] = { N_("Δ avg KB"), 84 },
-    [COL_MEM_NET]   = { N_("mem.net KB"), 96 },
-    [COL_MEM_RATE]  = { N_("KB/frame"), 80 },
+    [COL_LABEL]     = { N_("Scope"), NULL },
+    [COL_COUNT]     = { N_("Calls"), "1234567" },
+    [COL_TIME_AVG]  = { N_("Avg ms"), "100.000" },
+    [COL_TIME_P50]  = { N_("p50 ms"), "100.000" },
+    [COL_TIME_P90]  = { N_("p90 ms"), "100.000" },
+    [COL_TIME_MAX]  = { N_("Max ms"), "100.000" },
+    [COL_MEM_DELTA] = { N_("Δ avg KB"), "+1000.00" },
+    [COL_MEM_NET]   = { N_("mem.net KB"), "+100000.00" },
+    [COL_MEM_RATE]  = { N_("KB/frame"), "+1000.00" },
   };
 
   self->rows = g_ptr_array_new_with_free_func (unref_row);
@@ -629,12 +707,16 @@ m6_stats_view_init (M6StatsView *self)
       sorter = GTK_SORTER (gtk_custom_sorter_new (compare_rows, GUINT_TO_POINTER (c), NULL));
       gtk_column_view_column_set_sorter (column, sorter);
       gtk_column_view_column_set_resizable (column, TRUE);
-      if (columns[c].width > 0)
-        gtk_column_view_column_set_fixed_width (column, columns[c].width);
+      if (columns[c].sample != NULL)
+        gtk_column_view_column_set_fixed_width (column, column_width (self, _(columns[c].title), columns[c].sample));
       else
         gtk_column_view_column_set_expand (column, TRUE);
       gtk_column_view_append_column (self->column_view, column);
+      self->columns[c] = column;   /* the column view holds it */
     }
+
+  g_signal_connect_swapped (gtk_scrolled_window_get_hadjustment (self->scroller), "changed",
+                            G_CALLBACK (fit_columns), self);
 }
 
 /* --- API ---------------------------------------------------------------- */
@@ -818,4 +900,16 @@ m6_stats_view_set_search_text (M6StatsView *self,
    * they are bound. */
   for (guint id = 1; id < self->rows->len; id++)
     m6_stats_row_invalidate (g_ptr_array_index (self->rows, id));
+}
+
+int
+m6_stats_view_get_wanted_width (M6StatsView *self)
+{
+  int width = LABEL_MIN_WIDTH + 80;
+
+  g_return_val_if_fail (M6_IS_STATS_VIEW (self), width);
+
+  for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
+    width += gtk_column_view_column_get_fixed_width (self->columns[c]);
+  return width;
 }

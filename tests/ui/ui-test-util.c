@@ -225,7 +225,7 @@ ui_pointer_move (GtkWidget *widget,
   XTranslateCoordinates (dpy, gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
                          DefaultRootWindow (dpy), (int) (p.x + sx), (int) (p.y + sy), &rx, &ry, &child);
   xtest.motion (dpy, -1, rx, ry, 0);
-  XFlush (dpy);
+  XSync (dpy, False);
   ui_spin (0.1);
 }
 
@@ -239,7 +239,7 @@ ui_click (GtkWidget *widget,
   ui_pointer_move (widget, x, y);
   xtest.button (dpy, 1, True, 0);
   xtest.button (dpy, 1, False, 0);
-  XFlush (dpy);
+  XSync (dpy, False);
   ui_spin (0.15);
 }
 
@@ -258,6 +258,26 @@ ui_press_key (guint    keyval,
   xtest.key (dpy, code, False, 0);
   if (shift)
     xtest.key (dpy, shift_code, False, 0);
-  XFlush (dpy);
+  XSync (dpy, False);
   ui_spin (0.1);
+}
+
+void
+ui_drag (GtkWidget *widget,
+         double     x1,
+         double     y1,
+         double     x2,
+         double     y2)
+{
+  Display *dpy = x_display ();
+
+  ui_pointer_move (widget, x1, y1);
+  xtest.button (dpy, 1, True, 0);
+  XSync (dpy, False);
+  ui_spin (0.1);
+  for (int i = 1; i <= 5; i++)
+    ui_pointer_move (widget, x1 + (x2 - x1) * i / 5, y1 + (y2 - y1) * i / 5);
+  xtest.button (dpy, 1, False, 0);
+  XSync (dpy, False);
+  ui_spin (0.15);
 }

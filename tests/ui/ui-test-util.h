@@ -47,6 +47,12 @@ void      ui_pointer_move    (GtkWidget       *widget,
 void      ui_click           (GtkWidget       *widget,
                               double           x,
                               double           y);
+/* Press at (@x1, @y1) of @widget, move to (@x2, @y2) and release. */
+void      ui_drag            (GtkWidget       *widget,
+                              double           x1,
+                              double           y1,
+                              double           x2,
+                              double           y2);
 /* Press and release @keyval, with Shift when @shift. */
 void      ui_press_key       (guint            keyval,
                               gboolean         shift);
