@@ -16,6 +16,7 @@
 #include "m6-diff.h"
 #include "m6-export.h"
 #include "m6-json.h"
+#include "m6-locale.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
 
@@ -1198,12 +1199,8 @@ int
 main (int    argc,
       char **argv)
 {
-  setlocale (LC_ALL, "");
-#if defined(GETTEXT_PACKAGE) && defined(LOCALEDIR)
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  m6_locale_init ();
   textdomain (GETTEXT_PACKAGE);
-#endif
 
   if (argc < 2)
     {

@@ -125,7 +125,7 @@ column_text (M6StatsRow *row,
       if (!m6_stats_row_get_memory_available (row))
         return g_strdup ("—");
       if (fabs (v) < 0.005)
-        return g_strdup ("0.00");
+        return g_strdup_printf ("%.2f", 0.0);   /* the locale's decimal mark, like the others */
       return g_strdup_printf ("%+.2f", v);
     case COL_LABEL:
     case N_COLUMNS:
