@@ -519,7 +519,9 @@ rect_color (M6FlameGraph *self,
  * what an exported picture shows. */
 static void
 draw_graph (M6FlameGraph *self,
-            M6Painter    *painter)
+            M6Painter    *painter,
+            float         top,
+            float         row_height)
 {
   GdkRGBA text = self->dark ? (GdkRGBA) { 1, 1, 1, 0.92f } : (GdkRGBA) { 0, 0, 0, 0.85f };
   GdkRGBA match_text = text;
@@ -531,17 +533,19 @@ draw_graph (M6FlameGraph *self,
     {
       const Rect *rect = &g_array_index (self->rects, Rect, i);
       const M6Node *node = m6_tree_get_node (self->tree, rect->id);
-      float y = rect->row * ROW_HEIGHT;
+      float y = top + rect->row * row_height;
       GdkRGBA color;
 
       rect_color (self, rect, node, &color);
       /* A 1 px gap on the right and bottom separates neighbours. */
       m6_painter_fill_rect (painter,
-                            &GRAPHENE_RECT_INIT (rect->x, y, MAX (rect->w - 1.0f, 0.35f), ROW_HEIGHT - 1.0f),
+                            &GRAPHENE_RECT_INIT (rect->x, y, MAX (rect->w - 1.0f, 0.35f), row_height - 1.0f),
                             &color);
 
+      /* Any box its whole label fits in gets it ("cull" needs no 30 px);
+       * below MIN_LABEL_WIDTH an ellipsis alone is not worth drawing. */
       float avail = rect->w - 2 * LABEL_PAD;
-      if (avail < MIN_LABEL_WIDTH)
+      if (avail < 8.0f)
         continue;
 
       LabelLayout *ll = fitted_layout (self, node, avail);
@@ -553,7 +557,7 @@ draw_graph (M6FlameGraph *self,
         ink = (rect->flags & RECT_MATCH) ? &match_text : &dim_text;
 
       m6_painter_draw_layout (painter, ll->layout, rect->x + LABEL_PAD,
-                              y + floorf ((ROW_HEIGHT - 1.0f - ll->height) / 2.0f), ink);
+                              y + floorf ((row_height - 1.0f - ll->height) / 2.0f), ink);
     }
 }
 
@@ -594,7 +598,7 @@ build_node (M6FlameGraph *self)
   update_style (self);
   self->n_builds++;
   m6_painter_init_for_snapshot (&painter, snapshot);
-  draw_graph (self, &painter);
+  draw_graph (self, &painter, 0, ROW_HEIGHT);
   m6_painter_clear (&painter);
   return gtk_snapshot_free_to_node (snapshot);
 }
@@ -1350,11 +1354,81 @@ m6_flame_graph_get_node_share (M6FlameGraph *self,
 
 /* --- export ------------------------------------------------------------- */
 
-/* A picture taller than the graph shows it larger, up to twice the screen
- * size, so a 1920 × 1080 slide is not a thin strip; labels keep at least
- * 960 px of room. */
+/* A picture shows text up to twice the screen size (labels keep at least
+ * 960 px of room), a title block on top, and the rows stretched to fill
+ * the rest: a three-row graph on a 1920 × 1080 slide is not a thin strip. */
 #define EXPORT_MIN_LAYOUT_WIDTH 960.0f
 #define EXPORT_MAX_SCALE        2.0f
+#define EXPORT_MARGIN           12.0f
+#define EXPORT_TITLE_ROOM       120.0f  /* the title block's height, and then some */
+
+/* Program and thread; duration, date and version; the zoom, if any. */
+static float
+paint_title (M6FlameGraph *self,
+             M6Painter    *painter,
+             float         width)
+{
+  M6Thread *thread = self->session ? m6_session_get_thread (self->session, self->thread_index) : NULL;
+  const char *program = self->session ? m6_session_get_process_name (self->session) : NULL;
+  g_autofree char *tid = thread ? g_strdup_printf ("%" G_GUINT64_FORMAT, thread->tid) : g_strdup ("");
+  g_autofree char *thread_text = NULL;
+  g_autofree char *duration = m6_format_duration (self->session ? m6_session_get_duration (self->session) / 1e9 : 0);
+  g_autoptr (GDateTime) start = NULL;
+  g_autofree char *date = NULL;
+  g_autoptr (GString) details = g_string_new (NULL);
+  GdkRGBA dim = self->fg;
+
+  if (thread != NULL && thread->name != NULL && *thread->name)
+    /* Translators: the thread in a picture's title: its name and id */
+    thread_text = g_strdup_printf (_("thread %s (tid %s)"), thread->name, tid);
+  else
+    thread_text = g_strdup_printf (_("thread %u (tid %s)"), thread ? thread->index + 1 : 1, tid);
+  if (self->session != NULL && m6_session_get_start_time (self->session) > 0)
+    start = g_date_time_new_from_unix_local (m6_session_get_start_time (self->session) / G_USEC_PER_SEC);
+  date = start ? g_date_time_format (start, "%Y-%m-%d %H:%M") : NULL;
+
+  /* Translators: a picture's title: "demo-game — thread main (tid 42)" */
+  g_autofree char *heading = g_strdup_printf (_("%s — %s"), program && *program ? program : _("Unnamed process"),
+                                              thread_text);
+  /* Translators: under a picture's title: how long the recording is */
+  g_string_append_printf (details, _("%s recorded"), duration);
+  if (date != NULL)
+    g_string_append_printf (details, " · %s", date);
+  g_string_append_printf (details, " · mach6 %s", PACKAGE_VERSION);
+  if (self->zoom != 0)
+    {
+      g_autoptr (GString) path = g_string_new (NULL);
+      for (const M6Node *n = m6_tree_get_node (self->tree, self->zoom); n != NULL && n->id != 0; n = n->parent)
+        {
+          g_autofree char *label = m6_payload_label (self->tree, n);
+          g_string_prepend (path, label);
+          if (n->parent != NULL && n->parent->id != 0)
+            g_string_prepend (path, " › ");
+        }
+      g_string_append (details, " · ");
+      /* Translators: under a picture's title, when the graph is zoomed */
+      g_string_append_printf (details, _("zoomed to %s"), path->str);
+    }
+
+  g_autoptr (PangoLayout) title = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  g_autofree char *markup = g_markup_printf_escaped ("<span size='larger' weight='bold'>%s</span>", heading);
+  int title_height, details_height;
+
+  pango_layout_set_markup (title, markup, -1);
+  pango_layout_set_width (title, (int) ((width - 2 * EXPORT_MARGIN) * PANGO_SCALE));
+  pango_layout_set_ellipsize (title, PANGO_ELLIPSIZE_END);
+  pango_layout_get_pixel_size (title, NULL, &title_height);
+  m6_painter_draw_layout (painter, title, EXPORT_MARGIN, EXPORT_MARGIN, &self->fg);
+
+  g_autoptr (PangoLayout) sub = gtk_widget_create_pango_layout (GTK_WIDGET (self), details->str);
+  pango_layout_set_width (sub, (int) ((width - 2 * EXPORT_MARGIN) * PANGO_SCALE));
+  pango_layout_set_ellipsize (sub, PANGO_ELLIPSIZE_END);
+  pango_layout_get_pixel_size (sub, NULL, &details_height);
+  dim.alpha *= 0.65f;
+  m6_painter_draw_layout (painter, sub, EXPORT_MARGIN, EXPORT_MARGIN + title_height + 2, &dim);
+
+  return EXPORT_MARGIN + title_height + 2 + details_height + EXPORT_MARGIN;
+}
 
 static void
 paint_export (M6Painter *painter,
@@ -1363,18 +1437,26 @@ paint_export (M6Painter *painter,
               gpointer   user_data)
 {
   M6FlameGraph *self = user_data;
-  float content = MAX (self->tree_rows, 1u) * ROW_HEIGHT;
-  float scale = MIN ((float) height / content, (float) width / EXPORT_MIN_LAYOUT_WIDTH);
+  guint rows = MAX (self->tree_rows, 1u);
+  float scale = CLAMP ((float) width / EXPORT_MIN_LAYOUT_WIDTH, 1.0f, EXPORT_MAX_SCALE);
   GdkRGBA background;
 
-  scale = CLAMP (scale, 1.0f, EXPORT_MAX_SCALE);
   m6_painter_get_background (GTK_WIDGET (self), &background);
   m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (0, 0, width, height), &background);
 
   update_style (self);
-  ensure_layout (self, floorf (width / scale));
   m6_painter_push_scale (painter, scale);
-  draw_graph (self, painter);
+  /* The title block when there is room for it and every row; a picture
+   * "as shown" on screen is just the graph. */
+  float top = 0;
+  if (height / scale >= EXPORT_TITLE_ROOM + rows * ROW_HEIGHT)
+    top = paint_title (self, painter, width / scale);
+  /* The rows share what the title leaves (never shorter than on screen). */
+  float row_height = MAX ((height / scale - top - (top > 0 ? EXPORT_MARGIN : 0)) / rows, ROW_HEIGHT);
+  ensure_layout (self, floorf (width / scale));
+  m6_painter_push_clip (painter, &GRAPHENE_RECT_INIT (0, top, width / scale, height / scale - top));
+  draw_graph (self, painter, top, row_height);
+  m6_painter_pop (painter);
   m6_painter_pop (painter);
 }
 

@@ -319,6 +319,13 @@ test_save_reopen (Fixture       *f,
   g_assert_cmpuint (m6_history_get_points (b, frame, NULL, NULL, 0), >=, 2);
 }
 
+static gboolean
+xbel_lists_recent (gpointer path)
+{
+  g_autofree char *text = NULL;
+  return g_file_get_contents (path, &text, NULL, NULL) && strstr (text, "recent.mach6") != NULL;
+}
+
 static void
 test_recent_files (Fixture       *f,
                    gconstpointer  data)
@@ -337,7 +344,8 @@ test_recent_files (Fixture       *f,
 
   /* Written to the test's own data folder, not the user's. */
   g_autofree char *xbel = g_build_filename (data_home, "recently-used.xbel", NULL);
-  ui_spin (0.3);
+  /* GTK writes it from a timeout of its own: wait for it, not a guess. */
+  ui_wait_for (xbel_lists_recent, xbel, 5);
   g_autofree char *text = read_text (xbel);
   g_assert_nonnull (strstr (text, "recent.mach6"));
 

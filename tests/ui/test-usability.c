@@ -1062,6 +1062,122 @@ test_sort_headers (void)
   ui_spin (0.1);
 }
 
+
+/* --- 11: pictures --------------------------------------------------------- */
+
+/* frame → physics (60 %), render (35 %: cull 3.5 % of the frame, draw),
+ * ai (5 %): three rows, with a box just wide enough for "cull". */
+static char *
+write_shallow_capture (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "shallow.mach6", NULL);
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  Deep d = { session, NULL, g_array_new (FALSE, FALSE, sizeof (M6Event)), 1000, 1 << 20 };
+  M6CaptureWriter *writer;
+
+  m6_session_set_process (session, 4244, "slide-game");
+  m6_session_set_start_time (session, g_get_real_time ());
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
+  d.thread = m6_session_add_thread (session, 4244, "main");
+  writer = m6_capture_writer_new (path, session, &error);
+  g_assert_no_error (error);
+
+  for (guint f = 0; f < 20; f++)
+    {
+      g_array_set_size (d.events, 0);
+      deep_mark (&d, "frame", 0);
+      deep_mark (&d, "physics", 1);
+      deep_done (&d, 1, 6000000);
+      deep_mark (&d, "render", 1);
+      deep_mark (&d, "cull", 2);
+      deep_done (&d, 2, 350000);
+      deep_mark (&d, "draw", 2);
+      deep_done (&d, 2, 3150000);
+      deep_done (&d, 1, 0);
+      deep_mark (&d, "ai", 1);
+      deep_done (&d, 1, 500000);
+      deep_done (&d, 0, 0);
+      m6_session_ingest (session, d.thread, (M6Event *) d.events->data, d.events->len);
+      d.t += 6000000;
+    }
+  m6_session_notify_changed (session);
+  g_array_unref (d.events);
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  m6_capture_writer_free (writer);
+  return g_steal_pointer (&path);
+}
+
+static void
+test_flame_picture (void)
+{
+  g_autofree char *capture = write_shallow_capture ();
+  g_autofree char *png = g_build_filename (tmpdir, "slide.png", NULL);
+  g_autofree char *pdf = g_build_filename (tmpdir, "slide.pdf", NULL);
+  g_autoptr (GError) error = NULL;
+  M6SessionWindow *window = open_capture (capture);
+
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "graph-size", g_variant_new_string ("1920x1080"));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-flame-graph", g_variant_new_string (png));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-flame-graph", g_variant_new_string (pdf));
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, pdf);
+  if (g_getenv ("MACH6_TEST_SHOTS") != NULL)
+    {
+      g_autofree char *copy = g_build_filename (g_getenv ("MACH6_TEST_SHOTS"), "flame-1920x1080.png", NULL);
+      g_autofree char *bytes = NULL;
+      gsize length;
+      g_file_get_contents (png, &bytes, &length, NULL);
+      g_file_set_contents (copy, bytes, length, NULL);
+    }
+
+  /* The graph fills the picture: the lower part is drawn on, not empty. */
+  g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (png, &error);
+  g_assert_no_error (error);
+  int width = gdk_texture_get_width (texture), height = gdk_texture_get_height (texture);
+  g_assert_cmpint (width, ==, 1920);
+  g_assert_cmpint (height, ==, 1080);
+  gsize stride = (gsize) width * 4;
+  g_autofree guchar *pixels = g_malloc (stride * height);
+  gdk_texture_download (texture, pixels, stride);
+  const guchar *corner = pixels;   /* the background */
+  int lowest = 0;
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x += 3)
+      {
+        const guchar *p = pixels + (gsize) y * stride + (gsize) x * 4;
+        if (ABS (p[0] - corner[0]) + ABS (p[1] - corner[1]) + ABS (p[2] - corner[2]) > 30)
+          {
+            lowest = y;
+            break;
+          }
+      }
+  if (lowest < height * 9 / 10)
+    g_error ("a three-row graph in a 1920 × 1080 picture ends at y = %d: the rest is empty", lowest);
+
+  /* The title block, and a label in every box it fits in. */
+  if (!g_file_test ("/usr/bin/pdftotext", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_message ("pdftotext (poppler-utils) is missing: the words are not checked");
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
+  g_autofree char *text = NULL;
+  const char *argv[] = { "pdftotext", "-raw", pdf, "-", NULL };
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &text, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *year = g_date_time_format (now, "%Y-");
+  const char *expected[] = { "slide-game", "main", "4244", "recorded", "mach6 " PACKAGE_VERSION, year,
+                             "physics", "render", "draw", "cull", "ai" };
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    if (strstr (text, expected[i]) == NULL)
+      g_error ("the picture lacks \"%s\"; its text is:\n%s", expected[i], text);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1102,6 +1218,7 @@ main (int   argc,
   g_test_add_func ("/ui/usability/cli-words", test_cli_words);
   g_test_add_func ("/ui/usability/window-sizes", test_window_sizes);
   g_test_add_func ("/ui/usability/sort-headers", test_sort_headers);
+  g_test_add_func ("/ui/usability/flame-picture", test_flame_picture);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
