@@ -30,6 +30,8 @@ struct _M6DriftGraph
   int            cached_width;
   int            cached_height;
   guint          n_points;
+  double         time_step;     /* the time axis' tick step, s (tests) */
+  gboolean       title_wrapped; /* the leak rate went under the title (tests) */
 };
 
 G_DEFINE_FINAL_TYPE (M6DriftGraph, m6_drift_graph, GTK_TYPE_WIDGET)
@@ -206,8 +208,11 @@ draw_x_axis (M6DriftGraph  *self,
 
   text_size (self, "00:00", TRUE, &sample_w, &th);
   guint n_ticks = MAX (2u, (guint) (p->w / (sample_w * 2.5)));
-  double step = m6_format_nice_step (range, n_ticks);
+  /* Minutes and seconds fall on round values: 1:00, 2:00, not 1:40. */
+  double step = m6_format_nice_time_step (range, n_ticks);
   double first = ceil (p->t0 / step) * step;
+
+  self->time_step = step;
 
   for (double t = first; t <= p->t1 + step * 1e-6; t += step)
     {
@@ -252,11 +257,12 @@ draw_memory (M6DriftGraph  *self,
 
   text_size (self, "0", FALSE, &tw, &th);
   text_size_full (self, title, FALSE, TRUE, &title_w, &th);
-  title_w = MIN (title_w + 2, (int) (w * 0.45));
-  draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, title_w);
+  title_w += 2;
+  self->title_wrapped = FALSE;
 
   if (!m6_session_get_memory_available (self->session))
     {
+      draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
       draw_text (self, painter, _("Memory unavailable: this program reports no heap readings."),
                  x + w / 2, y + h / 2 - th, 0.5, &pal->dim, FALSE, FALSE, w);
       draw_text (self, painter, _("Run it with “mach6 run”, or call mach6_set_heap_source()."),
@@ -270,7 +276,9 @@ draw_memory (M6DriftGraph  *self,
   n = node ? m6_history_get_points (thread, node, ts, net, n) : 0;
   self->n_points = n;
 
-  /* The leak rate, right-aligned on the title line. */
+  /* The leak rate, right-aligned on the title line; a long name gives
+   * way to it (ellipsized) rather than pushing it onto a line of its own.
+   * Only when even a short title would not fit does the rate go under. */
   double per_frame = 0, per_second = 0;
   gboolean have_rate = node && m6_session_leak_rate (thread, node, &per_frame, &per_second);
   if (have_rate)
@@ -279,18 +287,34 @@ draw_memory (M6DriftGraph  *self,
       g_autofree char *pm = m6_format_kb (per_second * 60.0 / M6_BYTES_PER_KB, TRUE);
       g_autofree char *rate = g_strdup_printf (_("leak rate %s/frame · %s/min"), pf, pm);
       int rate_w, rate_h;
+      double room;
 
       text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
-      if (title_w + 12 + rate_w <= w)
-        draw_text (self, painter, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
+      room = w - rate_w - 12;
+      if (room < MIN (title_w, 24 * tw))
+        {
+          /* Narrow: the numbers without the words say it (orange, as ever). */
+          g_free (rate);
+          rate = g_strdup_printf (_("%s/frame · %s/min"), pf, pm);
+          text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
+          room = w - rate_w - 12;
+        }
+      if (room >= MIN (title_w, 12 * tw))
+        {
+          draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, MIN (title_w, room));
+          draw_text (self, painter, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
+        }
       else
         {
-          /* Too narrow for one line: the rate goes under the title. */
+          self->title_wrapped = TRUE;
+          draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
           draw_text (self, painter, rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
           y += th + 2;
           h -= th + 2;
         }
     }
+  else
+    draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
 
   /* The value range, in bytes, padded and including zero. */
   double vmin = 0, vmax = 0;
@@ -809,4 +833,16 @@ m6_drift_graph_export (M6DriftGraph  *self,
       return FALSE;
     }
   return m6_painter_write_file (path, width, height, paint_export, self, error);
+}
+
+double
+m6_drift_graph_get_time_step (M6DriftGraph *self)
+{
+  return self->time_step;
+}
+
+gboolean
+m6_drift_graph_get_title_wrapped (M6DriftGraph *self)
+{
+  return self->title_wrapped;
 }

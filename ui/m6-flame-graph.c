@@ -774,18 +774,16 @@ key_pressed_cb (GtkEventControllerKey *key,
   return TRUE;
 }
 
-static gboolean
-query_tooltip_cb (GtkWidget    *widget,
-                  int           x,
-                  int           y,
-                  gboolean      keyboard,
-                  GtkTooltip   *tooltip,
-                  M6FlameGraph *self)
+/* What the tooltip of @id says: the label once, where it sits, and its
+ * numbers as of now. */
+char *
+m6_flame_graph_get_tooltip_markup (M6FlameGraph *self,
+                                   guint         id)
 {
-  guint id = m6_flame_graph_get_node_at (self, x, y);
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), NULL);
 
-  if (id == 0)
-    return FALSE;
+  if (self->tree == NULL || id == 0 || id >= m6_tree_get_n_nodes (self->tree))
+    return NULL;
 
   M6Node *node = m6_tree_get_node (self->tree, id);
   M6NodeStats stats;
@@ -794,10 +792,12 @@ query_tooltip_cb (GtkWidget    *widget,
 
   m6_node_stats_compute (node, &stats);
 
+  /* The ancestors only: the label itself is the heading. */
   for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
     {
       g_autofree char *al = m6_payload_label (self->tree, a);
-      g_string_prepend (path, " › ");
+      if (path->len > 0)
+        g_string_prepend (path, " › ");
       g_string_prepend (path, al);
     }
 
@@ -814,22 +814,22 @@ query_tooltip_cb (GtkWidget    *widget,
   g_autofree char *net = m6_format_kb (stats.mem_net, TRUE);
   double frames = frames_of (node);
   g_autofree char *rate = m6_format_kb (frames > 0 ? stats.mem_net / frames : 0.0, TRUE);
-  g_autofree char *markup = NULL;
+  /* Translators: where a scope sits, in its tooltip: "in frame › render" */
+  g_autofree char *in_path = path->len > 0 ? g_strdup_printf (_("in %s"), path->str) : NULL;
+  g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>\n", label);
+  g_autofree char *where = in_path ? g_markup_printf_escaped ("<small>%s</small>\n", in_path) : g_strdup ("");
+  g_autofree char *numbers = g_markup_printf_escaped ("%s <tt>%s</tt>    %s <tt>%.1f %%</tt>\n"
+                                                      "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
+                                                      "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
+                                                      "%s <tt>%s</tt>\n"
+                                                      "%s <tt>%s</tt>    %s <tt>%s</tt>",
+                                                      _("Calls"), count, _("of parent"), share,
+                                                      _("Time avg"), avg, _("p50"), p50,
+                                                      _("p90"), p90, _("max"), max,
+                                                      _("Mem Δ avg"), delta,
+                                                      _("mem.net"), net, _("per frame"), rate);
+  g_autofree char *with_path = g_strconcat (heading, where, numbers, NULL);
 
-  markup = g_markup_printf_escaped ("<b>%s</b>\n"
-                                    "<small>%s%s</small>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%.1f %%</tt>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
-                                    "%s <tt>%s</tt>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%s</tt>",
-                                    label,
-                                    path->str, label,
-                                    _("Calls"), count, _("of parent"), share,
-                                    _("Time avg"), avg, _("p50"), p50,
-                                    _("p90"), p90, _("max"), max,
-                                    _("Mem Δ avg"), delta,
-                                    _("mem.net"), net, _("per frame"), rate);
   if (self->color_mode == M6_COLOR_MODE_COMPARE)
     {
       const M6NodeChange *change = self->changes != NULL && id < self->changes->len
@@ -847,11 +847,23 @@ query_tooltip_cb (GtkWidget    *widget,
                                 : _("Against the baseline: time avg %+.1f %%, p50 %+.1f %%, significantly faster"),
                                 change->time_avg * 100.0, change->time_p50 * 100.0);
       g_autofree char *escaped = g_markup_escape_text (line, -1);
-      g_autofree char *with_change = g_strconcat (markup, "\n<b>", escaped, "</b>", NULL);
-      gtk_tooltip_set_markup (tooltip, with_change);
-      return TRUE;
+      return g_strconcat (with_path, "\n<b>", escaped, "</b>", NULL);
     }
+  return g_steal_pointer (&with_path);
+}
 
+static gboolean
+query_tooltip_cb (GtkWidget    *widget,
+                  int           x,
+                  int           y,
+                  gboolean      keyboard,
+                  GtkTooltip   *tooltip,
+                  M6FlameGraph *self)
+{
+  g_autofree char *markup = m6_flame_graph_get_tooltip_markup (self, m6_flame_graph_get_node_at (self, x, y));
+
+  if (markup == NULL)
+    return FALSE;
   gtk_tooltip_set_markup (tooltip, markup);
   return TRUE;
 }
@@ -1079,6 +1091,10 @@ m6_flame_graph_invalidate (M6FlameGraph *self)
       gtk_widget_queue_resize (GTK_WIDGET (self));
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
+  /* A tooltip on screen shows the numbers as they are now, not as they
+   * were when it opened. */
+  if (self->hover != 0)
+    gtk_widget_trigger_tooltip_query (GTK_WIDGET (self));
 }
 
 /* Zoom in as little as it takes for @node to be drawn at least

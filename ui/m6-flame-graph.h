@@ -90,6 +90,11 @@ gboolean     m6_flame_graph_get_node_rect      (M6FlameGraph *self,
 double       m6_flame_graph_get_node_share     (M6FlameGraph *self,
                                                 guint         node_id);
 
+/* The tooltip of @node_id as Pango markup, with the numbers as of now
+ * (NULL for none); a tooltip on screen follows the data live. */
+char        *m6_flame_graph_get_tooltip_markup (M6FlameGraph *self,
+                                                guint         node_id);
+
 /* Write the graph as shown (zoom, search, colours; no hover or selection)
  * to @path, a .svg, .pdf or .png of @width × @height, atomically. */
 gboolean     m6_flame_graph_export             (M6FlameGraph *self,

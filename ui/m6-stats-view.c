@@ -278,6 +278,8 @@ bind_cb (GtkSignalListItemFactory *factory,
       GtkWidget *swatch = gtk_widget_get_first_child (box);
 
       gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), list_row);
+      /* A long name may be cut short in the column: the whole on hover. */
+      gtk_widget_set_tooltip_text (gtk_widget_get_last_child (box), m6_stats_row_get_label (row));
       g_object_set_data_full (G_OBJECT (swatch), "m6-label",
                               g_strdup (m6_stats_row_get_label (row)), g_free);
       gtk_widget_queue_draw (swatch);

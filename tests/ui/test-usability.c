@@ -6,6 +6,7 @@
  * real demo game. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "m6-application.h"
 #include "m6-capture.h"
+#include "m6-drift-graph.h"
 #include "m6-flame-graph.h"
 #include "m6-picker-window.h"
 #include "m6-reader.h"
@@ -1178,6 +1180,168 @@ test_flame_picture (void)
   ui_spin (0.1);
 }
 
+
+/* --- 12: live tooltips, the drift graph's title and time axis ------------ */
+
+static GtkWidget *
+find_tooltip (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      if (g_str_equal (gtk_widget_get_css_name (child), "tooltip") && gtk_widget_get_mapped (child))
+        return child;
+      GtkWidget *found = find_tooltip (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static const char *
+tooltip_text (M6SessionWindow *window)
+{
+  GtkWidget *tooltip = find_tooltip (GTK_WIDGET (window));
+  GtkWidget *label = tooltip ? find_widget (tooltip, GTK_TYPE_LABEL, NULL) : NULL;
+  return label ? gtk_label_get_text (GTK_LABEL (label)) : NULL;
+}
+
+static gboolean
+tooltip_shown (gpointer window)
+{
+  return tooltip_text (window) != NULL;
+}
+
+static guint64
+tooltip_calls (M6SessionWindow *window)
+{
+  const char *text = tooltip_text (window);
+  const char *calls = text ? strstr (text, "Calls ") : NULL;
+  g_autoptr (GString) digits = g_string_new (NULL);
+
+  g_assert_nonnull (calls);
+  for (const char *p = calls + strlen ("Calls "); *p && *p != ' '; p = g_utf8_next_char (p))
+    if (g_ascii_isdigit (*p))
+      g_string_append_c (digits, *p);
+  return g_ascii_strtoull (digits->str, NULL, 10);
+}
+
+typedef struct
+{
+  M6SessionWindow *window;
+  guint64          calls;
+} TooltipWait;
+
+static gboolean
+tooltip_grew (gpointer data)
+{
+  TooltipWait *w = data;
+  return tooltip_text (w->window) != NULL && tooltip_calls (w->window) >= w->calls + 30;
+}
+
+static void
+test_live_tooltip (void)
+{
+  if (!ui_input_available ())
+    {
+      g_test_skip ("needs X11 and libXtst to hover");
+      return;
+    }
+
+  GPid game = ui_start_game ("0", NULL);
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 1);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  double x, y;
+
+  node_center (window, ui_node_at (window, "frame/physics")->id, &x, &y);
+  ui_pointer_move (GTK_WIDGET (flame), x - 2, y);
+  ui_pointer_move (GTK_WIDGET (flame), x, y);
+  if (!ui_wait_for (tooltip_shown, window, 5))
+    g_error ("no tooltip over the physics box");
+
+  /* The label once (the heading), its place, and the numbers. */
+  const char *text = tooltip_text (window);
+  g_assert_true (g_str_has_prefix (text, "physics\n"));
+  g_assert_null (strstr (text + strlen ("physics"), "physics"));
+  g_assert_nonnull (strstr (text, "in frame"));
+
+  /* It follows the data while it stays open. */
+  TooltipWait w = { window, tooltip_calls (window) };
+  if (!ui_wait_for (tooltip_grew, &w, 5))
+    g_error ("the open tooltip still says %" G_GUINT64_FORMAT " calls; the table is at %" G_GUINT64_FORMAT,
+             tooltip_text (window) ? tooltip_calls (window) : 0, ui_node_at (window, "frame/physics")->count);
+
+  ui_pointer_move (GTK_WIDGET (window), 5, 5);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_stop_game (game, SIGKILL);
+  ui_spin (0.1);
+}
+
+#define LONG_LABEL "physics_broadphase_collision_pairs_update"
+
+/* 330 s of frames, one a second, with a long-named scope that leaks. */
+static char *
+write_long_capture (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "long.mach6", NULL);
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  Deep d = { session, NULL, g_array_new (FALSE, FALSE, sizeof (M6Event)), 1000, 1 << 20 };
+  M6CaptureWriter *writer;
+
+  m6_session_set_process (session, 4245, "long-game");
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
+  d.thread = m6_session_add_thread (session, 4245, "main");
+  writer = m6_capture_writer_new (path, session, &error);
+  g_assert_no_error (error);
+
+  for (guint f = 0; f < 330; f++)
+    {
+      g_array_set_size (d.events, 0);
+      deep_mark (&d, "frame", 0);
+      deep_mark (&d, LONG_LABEL, 1);
+      d.heap += 4096;
+      deep_done (&d, 1, 5000000);
+      deep_done (&d, 0, 1000000);
+      m6_session_ingest (session, d.thread, (M6Event *) d.events->data, d.events->len);
+      d.t += 994000000;
+    }
+  m6_session_notify_changed (session);
+  g_array_unref (d.events);
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  m6_capture_writer_free (writer);
+  return g_steal_pointer (&path);
+}
+
+static void
+test_drift_title_and_ticks (void)
+{
+  g_autofree char *capture = write_long_capture ();
+  M6SessionWindow *window = open_capture (capture);
+  M6DriftGraph *drift = m6_session_window_get_drift_graph (window);
+
+  m6_flame_graph_set_selected_node (m6_session_window_get_flame_graph (window),
+                                    ui_node_at (window, "frame/" LONG_LABEL)->id);
+  ui_spin (0.5);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (drift)), <, 500);
+  maybe_screenshot (window, "drift-long-name.png");
+
+  /* The long name gives way to the leak rate on one line. */
+  g_assert_false (m6_drift_graph_get_title_wrapped (drift));
+
+  /* 5:30 of session: ticks on whole minutes or round seconds, not 1:40. */
+  double step = m6_drift_graph_get_time_step (drift);
+  const double round_steps[] = { 1, 2, 5, 10, 15, 30 };
+  gboolean round = fmod (step, 60) == 0;
+  for (guint i = 0; i < G_N_ELEMENTS (round_steps); i++)
+    round |= step == round_steps[i];
+  if (!round)
+    g_error ("the time axis steps by %g s", step);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1219,6 +1383,8 @@ main (int   argc,
   g_test_add_func ("/ui/usability/window-sizes", test_window_sizes);
   g_test_add_func ("/ui/usability/sort-headers", test_sort_headers);
   g_test_add_func ("/ui/usability/flame-picture", test_flame_picture);
+  g_test_add_func ("/ui/usability/live-tooltip", test_live_tooltip);
+  g_test_add_func ("/ui/usability/drift-title-and-ticks", test_drift_title_and_ticks);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
