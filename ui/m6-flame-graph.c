@@ -58,6 +58,7 @@ struct _M6FlameGraph
   guint          selected;
   guint          zoom;
   guint          hover;
+  gboolean       tooltip_up;     /* a tooltip was given for the hovered box */
   M6ColorMode    color_mode;
   GArray        *changes;        /* M6NodeChange by node id, or NULL */
 
@@ -693,6 +694,7 @@ static void
 leave_cb (GtkEventControllerMotion *motion,
           M6FlameGraph             *self)
 {
+  self->tooltip_up = FALSE;
   set_hover (self, 0);
 }
 
@@ -705,6 +707,8 @@ click_released_cb (GtkGestureClick *gesture,
 {
   guint id = m6_flame_graph_get_node_at (self, x, y);
 
+  /* GTK hides the tooltip on a click. */
+  self->tooltip_up = FALSE;
   gtk_widget_grab_focus (GTK_WIDGET (self));
   if (id == 0)
     return;
@@ -862,6 +866,7 @@ query_tooltip_cb (GtkWidget    *widget,
 {
   g_autofree char *markup = m6_flame_graph_get_tooltip_markup (self, m6_flame_graph_get_node_at (self, x, y));
 
+  self->tooltip_up = markup != NULL;
   if (markup == NULL)
     return FALSE;
   gtk_tooltip_set_markup (tooltip, markup);
@@ -1092,8 +1097,9 @@ m6_flame_graph_invalidate (M6FlameGraph *self)
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
   /* A tooltip on screen shows the numbers as they are now, not as they
-   * were when it opened. */
-  if (self->hover != 0)
+   * were when it opened. Until GTK has asked for one there is nothing
+   * to refresh. */
+  if (self->hover != 0 && self->tooltip_up)
     gtk_widget_trigger_tooltip_query (GTK_WIDGET (self));
 }
 
