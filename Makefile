@@ -1,6 +1,6 @@
 # mach6 — the two commands (and a few more). Works as root on a fresh Debian 12:
 # missing packages are installed with apt-get, then meson builds in build/.
-#   make run    build, start the demo and show it
+#   make run    build, start the demo and show it (GAME=love: the LÖVE demo)
 #   make test   build and run the whole meson test suite (UI tests under Xvfb)
 #   make bench  build and print the benchmark figures as JSON lines
 

@@ -107,6 +107,7 @@ static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 static int heap_hooks_used;
 static int64_t heap_hook_bytes;
 static ShimLiveBytes heap_shim;
+static int heap_given_used;             /* a mach6_*_heap call was made */
 
 /* Labels: a private mirror of the shared table (same bytes, same offsets),
  * so lookups never trust shared memory, and an open-addressing index over
@@ -378,6 +379,9 @@ heap_kind_update (void)
     kind = MACH6_HEAP_SHIM;
   store_relaxed (&heap_kind, kind);
 
+  /* Readings given by the caller count as a callback for the viewer. */
+  if (kind == MACH6_HEAP_NONE && load_relaxed (&heap_given_used))
+    kind = MACH6_HEAP_CALLBACK;
   Mach6Control *c = load_acquire (&segment.control);
   if (c != NULL)
     store_relaxed (&c->heap_source, kind);
@@ -962,12 +966,12 @@ thread_skip_scope (ThreadState *t)
 }
 
 static inline uint64_t
-thread_write (ThreadState *t, uint32_t label, uint32_t depth)
+thread_write (ThreadState *t, uint32_t label, uint32_t depth, int64_t heap)
 {
   Mach6Event *e = &t->ring[t->write_pos & t->mask];
   uint64_t tick = clock_ticks ();
   e->tick = tick;
-  e->heap = heap_read ();
+  e->heap = heap;
   e->label = label;
   e->depth = depth;
   store_release (&t->header->write_pos, ++t->write_pos);
@@ -976,7 +980,7 @@ thread_write (ThreadState *t, uint32_t label, uint32_t depth)
 
 /* Out of line, like thread_record_done. */
 static __attribute__((noinline)) void
-thread_record_mark (ThreadState *t, uint32_t label_id)
+thread_record_mark (ThreadState *t, uint32_t label_id, const int64_t *heap)
 {
   /* Room for this mark and for the done of every open recorded scope,
    * this one included: whatever follows, the stream can be closed. An id
@@ -998,7 +1002,7 @@ thread_record_mark (ThreadState *t, uint32_t label_id)
       return;
     }
 
-  uint64_t tick = thread_write (t, label_id, t->rec_depth);
+  uint64_t tick = thread_write (t, label_id, t->rec_depth, heap ? *heap : heap_read ());
   /* A top-level mark refreshes the calibration every ~0.5 s, reusing the
    * event's tick so the check costs no clock read. */
   if (t->rec_depth == 0 && clock_tsc
@@ -1011,7 +1015,7 @@ thread_record_mark (ThreadState *t, uint32_t label_id)
 /* Out of line so that mach6_done, unattached, stays a few instructions with
  * no stack frame; the call costs little next to writing an event. */
 static __attribute__((noinline)) void
-thread_record_done (ThreadState *t)
+thread_record_done (ThreadState *t, const int64_t *heap)
 {
   if (UNLIKELY (t->skip_depth != 0))
     {
@@ -1021,7 +1025,7 @@ thread_record_done (ThreadState *t)
   if (UNLIKELY (t->rec_depth == 0))
     return;
   t->rec_depth--;
-  thread_write (t, 0, t->rec_depth);
+  thread_write (t, 0, t->rec_depth, heap ? *heap : heap_read ());
 }
 
 /* ---------------------------------------------------------------------------
@@ -1072,7 +1076,7 @@ mach6_mark_id (uint32_t label_id)
       return;
     }
   if (thread_mark_slow (t))
-    thread_record_mark (t, label_id);
+    thread_record_mark (t, label_id, NULL);
 }
 
 void
@@ -1086,7 +1090,7 @@ mach6_mark (const char *label)
     }
   /* Only a recorded mark interns: unattached, the table is never touched. */
   if (thread_mark_slow (t))
-    thread_record_mark (t, label_intern (label));
+    thread_record_mark (t, label_intern (label), NULL);
 }
 
 void
@@ -1099,7 +1103,60 @@ mach6_done (void)
   mach6__fast.depth = depth - 1;
   if (LIKELY (mach6__fast.generation == 0))
     return;
-  thread_record_done (t);
+  thread_record_done (t, NULL);
+}
+
+/* The same three with the heap reading given by the caller (a Lua state's
+ * own allocator, an engine's arena): the registered source is not read. */
+static COLD void
+heap_given_first_use (void)
+{
+  ensure_init ();
+  store_relaxed (&heap_given_used, 1);
+  heap_kind_update ();
+}
+
+void
+mach6_mark_heap (const char *label, int64_t heap)
+{
+  ThreadState *t = &thread_state;
+  if (UNLIKELY (!load_relaxed (&heap_given_used)))
+    heap_given_first_use ();
+  if (MARK_UNRECORDED (t))
+    {
+      mach6__fast.depth++;
+      return;
+    }
+  if (thread_mark_slow (t))
+    thread_record_mark (t, label_intern (label), &heap);
+}
+
+void
+mach6_mark_id_heap (uint32_t label_id, int64_t heap)
+{
+  ThreadState *t = &thread_state;
+  if (UNLIKELY (!load_relaxed (&heap_given_used)))
+    heap_given_first_use ();
+  if (MARK_UNRECORDED (t))
+    {
+      mach6__fast.depth++;
+      return;
+    }
+  if (thread_mark_slow (t))
+    thread_record_mark (t, label_id, &heap);
+}
+
+void
+mach6_done_heap (int64_t heap)
+{
+  ThreadState *t = &thread_state;
+  uint32_t depth = mach6__fast.depth;
+  if (UNLIKELY (depth == 0))
+    return;
+  mach6__fast.depth = depth - 1;
+  if (LIKELY (mach6__fast.generation == 0))
+    return;
+  thread_record_done (t, &heap);
 }
 
 uint32_t

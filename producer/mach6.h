@@ -38,6 +38,15 @@ MACH6_API uint32_t mach6_label_id (const char *label);
 /* Open a scope by a label id returned from mach6_label_id(). */
 MACH6_API void mach6_mark_id (uint32_t label_id);
 
+/* mark, mark_id and done with the heap reading given by the caller, in bytes,
+ * instead of the registered source: for runtimes that know their own heap (a
+ * Lua state's allocator, an engine's arena) and threads whose heaps differ.
+ * Readings of one thread should come from one source, since mem.net is the
+ * difference of the last and first. Everything else is as mach6_mark(). */
+MACH6_API void mach6_mark_heap (const char *label, int64_t heap);
+MACH6_API void mach6_mark_id_heap (uint32_t label_id, int64_t heap);
+MACH6_API void mach6_done_heap (int64_t heap);
+
 /* Name the calling thread as the viewer will show it (up to 31 bytes). */
 MACH6_API void mach6_thread_name (const char *name);
 

@@ -13,4 +13,6 @@ for b in "$build"/bench/bench-*; do
     "$b" || status=1
   fi
 done
+# The Lua module, from the interpreters themselves.
+bash bench/bench-lua.sh "$build" || status=1
 exit $status

@@ -6,6 +6,8 @@
 set -u
 build=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
+# make run GAME=love: the LÖVE demo instead.
+[ "${GAME:-}" = love ] && exec bash tools/run-love.sh "$build"
 
 game_bin="$build/examples/demo-game"
 viewer="$build/app/mach6-viewer"
