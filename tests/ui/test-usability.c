@@ -28,6 +28,9 @@
 static M6Application *app;
 static char *tmpdir;
 
+static void maybe_screenshot (M6SessionWindow *window,
+                              const char      *name);
+
 /* --- a deep capture ------------------------------------------------------ */
 
 #define DEEP_SYSTEMS 8
@@ -244,6 +247,7 @@ test_deep_click (void)
   wait_zoom (flame, step->id);
   ui_spin (0.3);
   g_assert_true (node_row_visible (window, step->id));
+  maybe_screenshot (window, "deep-zoomed.png");
 
   ui_press_key (GDK_KEY_Escape, FALSE);
   wait_zoom (flame, step->parent->id);
@@ -592,6 +596,7 @@ test_search_steps (void)
   assert_selected (window, "frame/physics/broadphase", "1 of 2 matching scopes");
   ui_press_key (GDK_KEY_Return, FALSE);
   assert_selected (window, "frame/physics/narrowphase", "2 of 2 matching scopes");
+  maybe_screenshot (window, "search-stepped.png");
   ui_press_key (GDK_KEY_Return, FALSE);
   assert_selected (window, "frame/physics/broadphase", "1 of 2 matching scopes");
   ui_press_key (GDK_KEY_Return, TRUE);
@@ -639,6 +644,7 @@ test_tiny_selection (void)
     above |= a == zoom;
   g_assert_true (above);
   g_assert_true (node_row_visible (window, leaf->id));
+  maybe_screenshot (window, "tiny-selected.png");
 
   /* A selection wide enough leaves the zoom alone. */
   m6_flame_graph_zoom_to (flame, 0);
