@@ -428,9 +428,17 @@ cmd_list (int    argc,
 
   g_autoptr (GString) out = g_string_new (NULL);
   gboolean unknown_threads = FALSE;
+  /* The state column as wide as its words in the user's language. */
+  const char *states[] = { _("STATE"), _("alive"), _("ended") };
+  guint state_width = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (states); i++)
+    state_width = MAX (state_width, (guint) g_utf8_strlen (states[i], -1));
+
   g_string_append_printf (out, "%-8s ", _("PID"));
   append_padded (out, _("NAME"), 16);
-  g_string_append_printf (out, " %7s  %-6s  %s\n", _("THREADS"), _("STATE"), _("ATTACHED"));
+  g_string_append_printf (out, " %7s  ", _("THREADS"));
+  append_padded (out, _("STATE"), state_width);
+  g_string_append_printf (out, "  %s\n", _("ATTACHED"));
 
   for (guint i = 0; i < list->len; i++)
     {
@@ -450,8 +458,9 @@ cmd_list (int    argc,
        * "not known", not "no threads". */
       g_autofree char *threads = info->n_threads > 0 ? g_strdup_printf ("%u", info->n_threads) : g_strdup ("-");
       unknown_threads |= info->n_threads == 0;
-      g_string_append_printf (out, " %7s  %-6s  %s\n", threads,
-                              info->alive ? _("alive") : _("ended"), attached);
+      g_string_append_printf (out, " %7s  ", threads);
+      append_padded (out, info->alive ? _("alive") : _("ended"), state_width);
+      g_string_append_printf (out, "  %s\n", attached);
     }
   if (unknown_threads)
     g_string_append_printf (out, "%s\n", _("THREADS “-”: not known until a recording starts (threads take their rings then)."));
