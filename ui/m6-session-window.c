@@ -1818,7 +1818,6 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, memory_label);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
 
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Home, GDK_CONTROL_MASK, "win.zoom-reset", NULL);
 }
 
 static void
@@ -1871,6 +1870,10 @@ m6_session_window_init (M6SessionWindow *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
                                                           gtk_callback_action_new (escape_shortcut, NULL, NULL)));
+  /* A list view would take Ctrl+Home for its first row. */
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Home, GDK_CONTROL_MASK),
+                                                          gtk_named_action_new ("win.zoom-reset")));
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
   g_signal_connect (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
 

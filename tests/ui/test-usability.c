@@ -356,6 +356,11 @@ test_space_anywhere (void)
   ui_press_key (GDK_KEY_space, FALSE);
   g_assert_true (ui_wait_for (running, window, 3));
 
+  /* Ctrl+Home (the whole tree) too, with the table focused. */
+  m6_flame_graph_zoom_to (flame, ui_node_at (window, "frame/physics")->id);
+  ui_press_keys (GDK_KEY_Home, GDK_CONTROL_MASK);
+  wait_zoom (flame, 0);
+
   /* The same after a click on a flame box. */
   node_center (window, ui_node_at (window, "frame/physics")->id, &x, &y);
   ui_click (GTK_WIDGET (flame), x, y);

@@ -247,17 +247,29 @@ void
 ui_press_key (guint    keyval,
               gboolean shift)
 {
+  ui_press_keys (keyval, shift ? GDK_SHIFT_MASK : 0);
+}
+
+void
+ui_press_keys (guint           keyval,
+               GdkModifierType modifiers)
+{
   Display *dpy = x_display ();
   unsigned int shift_code = XKeysymToKeycode (dpy, XK_Shift_L);
+  unsigned int control_code = XKeysymToKeycode (dpy, XK_Control_L);
   unsigned int code = XKeysymToKeycode (dpy, keyval);
 
   g_assert_cmpuint (code, !=, 0);
-  if (shift)
+  if (modifiers & GDK_CONTROL_MASK)
+    xtest.key (dpy, control_code, True, 0);
+  if (modifiers & GDK_SHIFT_MASK)
     xtest.key (dpy, shift_code, True, 0);
   xtest.key (dpy, code, True, 0);
   xtest.key (dpy, code, False, 0);
-  if (shift)
+  if (modifiers & GDK_SHIFT_MASK)
     xtest.key (dpy, shift_code, False, 0);
+  if (modifiers & GDK_CONTROL_MASK)
+    xtest.key (dpy, control_code, False, 0);
   XSync (dpy, False);
   ui_spin (0.1);
 }

@@ -56,3 +56,6 @@ void      ui_drag            (GtkWidget       *widget,
 /* Press and release @keyval, with Shift when @shift. */
 void      ui_press_key       (guint            keyval,
                               gboolean         shift);
+/* The same with Control and/or Shift held. */
+void      ui_press_keys      (guint            keyval,
+                              GdkModifierType  modifiers);
