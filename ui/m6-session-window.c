@@ -81,6 +81,7 @@ struct _M6SessionWindow
   gboolean              drain_failed;
   gboolean              pane_fitted;
   gboolean              scroll_to_zoom;  /* bring the zoomed scope to the top once laid out */
+  guint                 scroll_idle_id;
   double                flame_fraction;  /* remembered pane sizes to apply once laid out, or 0 */
   double                table_fraction;
   gboolean              table_sized;     /* the user placed the table's divider */
@@ -404,13 +405,32 @@ scroll_to_zoom (M6SessionWindow *self)
   gtk_adjustment_set_value (adj, target);
 }
 
+static gboolean
+scroll_idle_cb (gpointer user_data)
+{
+  M6SessionWindow *self = user_data;
+
+  self->scroll_idle_id = 0;
+  scroll_to_zoom (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Scrolling inside the viewport's allocation would leave it drawn
+ * unallocated: after it, before the next frame. */
+static void
+queue_scroll_to_zoom (M6SessionWindow *self)
+{
+  if (self->scroll_to_zoom && self->scroll_idle_id == 0)
+    self->scroll_idle_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 10, scroll_idle_cb, self, NULL);
+}
+
 static void
 zoom_node_changed_cb (M6FlameGraph    *flame_graph,
                       GParamSpec      *pspec,
                       M6SessionWindow *self)
 {
   self->scroll_to_zoom = TRUE;
-  scroll_to_zoom (self);
+  queue_scroll_to_zoom (self);
 }
 
 static void
@@ -1740,6 +1760,7 @@ m6_session_window_dispose (GObject *object)
 
   stop_live (self);
   g_clear_handle_id (&self->panes_idle_id, g_source_remove);
+  g_clear_handle_id (&self->scroll_idle_id, g_source_remove);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   /* The comparison belongs to this window. */
@@ -1881,7 +1902,7 @@ m6_session_window_init (M6SessionWindow *self)
   g_signal_connect (self->flame_graph, "notify::zoom-node", G_CALLBACK (zoom_changed_cb), self);
   g_signal_connect (self->flame_graph, "notify::zoom-node", G_CALLBACK (zoom_node_changed_cb), self);
   g_signal_connect_swapped (gtk_scrolled_window_get_vadjustment (self->flame_scroller), "changed",
-                            G_CALLBACK (scroll_to_zoom), self);
+                            G_CALLBACK (queue_scroll_to_zoom), self);
   g_signal_connect (self->flame_graph, "notify::color-mode", G_CALLBACK (zoom_changed_cb), self);
   g_signal_connect (self->stats_view, "notify::selected-node", G_CALLBACK (stats_selected_cb), self);
 
