@@ -222,7 +222,8 @@ draw_x_axis (M6DriftGraph  *self,
       if (step >= 60 || t >= 600)
         label = g_strdup_printf ("%d:%02d", (int) (t / 60), (int) fmod (t, 60));
       else
-        label = g_strdup_printf (step < 1 ? "%.1f s" : "%.0f s", t);
+        /* As many decimals as the step has: 0.05 s steps read 0.05, 0.10… */
+        label = g_strdup_printf ("%.*f s", step >= 1 ? 0 : step >= 0.1 - 1e-9 ? 1 : 2, t);
 
       m6_painter_stroke_line (painter, x, p->y + p->h, x, p->y + p->h + 4, 1.0f, &pal->dim, NULL, 0);
 
@@ -803,6 +804,8 @@ m6_drift_graph_get_n_points (M6DriftGraph *self)
   return thread && node ? (guint) m6_history_get_points (thread, node, NULL, NULL, 0) : 0;
 }
 
+#define EXPORT_MIN_GRAPH_HEIGHT 480
+
 static void
 paint_export (M6Painter *painter,
               int        width,
@@ -814,6 +817,18 @@ paint_export (M6Painter *painter,
 
   m6_painter_get_background (GTK_WIDGET (self), &background);
   m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (0, 0, width, height), &background);
+
+  /* A picture large enough opens with what it is of, like the flame
+   * graph's; one the size of the screen's graph is just the graph. */
+  if (height >= M6_PICTURE_TITLE_ROOM + EXPORT_MIN_GRAPH_HEIGHT)
+    {
+      float top = m6_painter_draw_picture_title (painter, GTK_WIDGET (self), self->session,
+                                                 self->thread_index, NULL, width);
+      m6_painter_push_translate (painter, 0, top);
+      draw_graph (self, painter, width, height - top);
+      m6_painter_pop (painter);
+      return;
+    }
   draw_graph (self, painter, width, height);
 }
 

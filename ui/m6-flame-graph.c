@@ -1382,74 +1382,29 @@ m6_flame_graph_get_node_share (M6FlameGraph *self,
 #define EXPORT_MIN_LAYOUT_WIDTH 960.0f
 #define EXPORT_MAX_SCALE        2.0f
 #define EXPORT_MARGIN           12.0f
-#define EXPORT_TITLE_ROOM       120.0f  /* the title block's height, and then some */
 
-/* Program and thread; duration, date and version; the zoom, if any. */
+/* The picture's title block, with the zoom, if any. */
 static float
 paint_title (M6FlameGraph *self,
              M6Painter    *painter,
              float         width)
 {
-  M6Thread *thread = self->session ? m6_session_get_thread (self->session, self->thread_index) : NULL;
-  const char *program = self->session ? m6_session_get_process_name (self->session) : NULL;
-  g_autofree char *tid = thread ? g_strdup_printf ("%" G_GUINT64_FORMAT, thread->tid) : g_strdup ("");
-  g_autofree char *thread_text = NULL;
-  g_autofree char *duration = m6_format_duration (self->session ? m6_session_get_duration (self->session) / 1e9 : 0);
-  g_autoptr (GDateTime) start = NULL;
-  g_autofree char *date = NULL;
-  g_autoptr (GString) details = g_string_new (NULL);
-  GdkRGBA dim = self->fg;
+  g_autoptr (GString) path = g_string_new (NULL);
+  g_autofree char *zoomed = NULL;
 
-  if (thread != NULL && thread->name != NULL && *thread->name)
-    /* Translators: the thread in a picture's title: its name and id */
-    thread_text = g_strdup_printf (_("thread %s (tid %s)"), thread->name, tid);
-  else
-    thread_text = g_strdup_printf (_("thread %u (tid %s)"), thread ? thread->index + 1 : 1, tid);
-  if (self->session != NULL && m6_session_get_start_time (self->session) > 0)
-    start = g_date_time_new_from_unix_local (m6_session_get_start_time (self->session) / G_USEC_PER_SEC);
-  date = start ? g_date_time_format (start, "%Y-%m-%d %H:%M") : NULL;
-
-  /* Translators: a picture's title: "demo-game — thread main (tid 42)" */
-  g_autofree char *heading = g_strdup_printf (_("%s — %s"), program && *program ? program : _("Unnamed process"),
-                                              thread_text);
-  /* Translators: under a picture's title: how long the recording is */
-  g_string_append_printf (details, _("%s recorded"), duration);
-  if (date != NULL)
-    g_string_append_printf (details, " · %s", date);
-  g_string_append_printf (details, " · mach6 %s", PACKAGE_VERSION);
-  if (self->zoom != 0)
+  for (const M6Node *n = self->zoom ? m6_tree_get_node (self->tree, self->zoom) : NULL;
+       n != NULL && n->id != 0; n = n->parent)
     {
-      g_autoptr (GString) path = g_string_new (NULL);
-      for (const M6Node *n = m6_tree_get_node (self->tree, self->zoom); n != NULL && n->id != 0; n = n->parent)
-        {
-          g_autofree char *label = m6_payload_label (self->tree, n);
-          g_string_prepend (path, label);
-          if (n->parent != NULL && n->parent->id != 0)
-            g_string_prepend (path, " › ");
-        }
-      g_string_append (details, " · ");
-      /* Translators: under a picture's title, when the graph is zoomed */
-      g_string_append_printf (details, _("zoomed to %s"), path->str);
+      g_autofree char *label = m6_payload_label (self->tree, n);
+      g_string_prepend (path, label);
+      if (n->parent != NULL && n->parent->id != 0)
+        g_string_prepend (path, " › ");
     }
-
-  g_autoptr (PangoLayout) title = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
-  g_autofree char *markup = g_markup_printf_escaped ("<span size='larger' weight='bold'>%s</span>", heading);
-  int title_height, details_height;
-
-  pango_layout_set_markup (title, markup, -1);
-  pango_layout_set_width (title, (int) ((width - 2 * EXPORT_MARGIN) * PANGO_SCALE));
-  pango_layout_set_ellipsize (title, PANGO_ELLIPSIZE_END);
-  pango_layout_get_pixel_size (title, NULL, &title_height);
-  m6_painter_draw_layout (painter, title, EXPORT_MARGIN, EXPORT_MARGIN, &self->fg);
-
-  g_autoptr (PangoLayout) sub = gtk_widget_create_pango_layout (GTK_WIDGET (self), details->str);
-  pango_layout_set_width (sub, (int) ((width - 2 * EXPORT_MARGIN) * PANGO_SCALE));
-  pango_layout_set_ellipsize (sub, PANGO_ELLIPSIZE_END);
-  pango_layout_get_pixel_size (sub, NULL, &details_height);
-  dim.alpha *= 0.65f;
-  m6_painter_draw_layout (painter, sub, EXPORT_MARGIN, EXPORT_MARGIN + title_height + 2, &dim);
-
-  return EXPORT_MARGIN + title_height + 2 + details_height + EXPORT_MARGIN;
+  if (path->len > 0)
+    /* Translators: under a picture's title, when the graph is zoomed */
+    zoomed = g_strdup_printf (_("zoomed to %s"), path->str);
+  return m6_painter_draw_picture_title (painter, GTK_WIDGET (self), self->session, self->thread_index,
+                                        zoomed, width);
 }
 
 static void
@@ -1471,7 +1426,7 @@ paint_export (M6Painter *painter,
   /* The title block when there is room for it and every row; a picture
    * "as shown" on screen is just the graph. */
   float top = 0;
-  if (height / scale >= EXPORT_TITLE_ROOM + rows * ROW_HEIGHT)
+  if (height / scale >= M6_PICTURE_TITLE_ROOM + rows * ROW_HEIGHT)
     top = paint_title (self, painter, width / scale);
   /* The rows share what the title leaves (never shorter than on screen). */
   float row_height = MAX ((height / scale - top - (top > 0 ? EXPORT_MARGIN : 0)) / rows, ROW_HEIGHT);

@@ -1194,6 +1194,25 @@ test_flame_picture (void)
     if (strstr (text, expected[i]) == NULL)
       g_error ("the picture lacks \"%s\"; its text is:\n%s", expected[i], text);
 
+  /* The drift graph's picture opens with the same title block. */
+  g_autofree char *drift_pdf = g_build_filename (tmpdir, "drift-slide.pdf", NULL);
+  g_autofree char *drift_text = NULL;
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-drift-graph", g_variant_new_string (drift_pdf));
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, drift_pdf);
+  if (g_getenv ("MACH6_TEST_SHOTS") != NULL)
+    {
+      g_autofree char *drift_png = g_build_filename (g_getenv ("MACH6_TEST_SHOTS"), "drift-1920x1080.png", NULL);
+      g_action_group_activate_action (G_ACTION_GROUP (window), "export-drift-graph", g_variant_new_string (drift_png));
+    }
+  const char *drift_argv[] = { "pdftotext", "-raw", drift_pdf, "-", NULL };
+  g_spawn_sync (NULL, (char **) drift_argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &drift_text, NULL, NULL, &error);
+  g_assert_no_error (error);
+  const char *drift_expected[] = { "slide-game", "main", "recorded", "mach6 " PACKAGE_VERSION, "Frame time" };
+  for (guint i = 0; i < G_N_ELEMENTS (drift_expected); i++)
+    if (strstr (drift_text, drift_expected[i]) == NULL)
+      g_error ("the drift graph's picture lacks \"%s\"; its text is:\n%s", drift_expected[i], drift_text);
+
   gtk_window_destroy (GTK_WINDOW (window));
   ui_spin (0.1);
 }
