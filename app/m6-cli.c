@@ -19,14 +19,13 @@
 #include "m6-locale.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
+#include "m6-recording.h"
 
 #ifndef MACH6_VERSION
 # define MACH6_VERSION "unknown"
 #endif
 
 #define EXIT_USAGE        2
-#define DRAIN_INTERVAL_MS 10
-#define DRAIN_BUDGET      (1u << 20)
 #define REPORT_SECONDS    2.0
 #define RUN_WAIT_SECONDS  5.0
 #define LABEL_COLUMN_MAX  40
@@ -232,8 +231,7 @@ append_padded (GString    *out,
 
 typedef struct
 {
-  M6Reader        *reader;
-  M6CaptureWriter *writer;       /* NULL: report only */
+  M6Recording     *recording;    /* drains on its worker thread */
   GMainLoop       *loop;
   gint64           started_us;
   gint64           deadline_us;  /* 0: none */
@@ -242,59 +240,55 @@ typedef struct
   gboolean         interrupted;
   gboolean         ended;
   guint            tick;
-  GError          *error;
 } Recording;
 
 static void
 print_progress (Recording *rec,
                 gint64     now)
 {
-  M6Session *session = m6_reader_get_session (rec->reader);
+  M6Session *session = m6_recording_get_session (rec->recording);
 
+  m6_recording_lock (rec->recording);
   g_printerr (_("recording %s (pid %d): %.0f s, %llu events, %llu drops\n"),
               m6_session_get_process_name (session), m6_session_get_pid (session),
               (double) (now - rec->started_us) / G_USEC_PER_SEC,
               (unsigned long long) m6_session_get_n_events (session),
               (unsigned long long) m6_session_get_drops (session));
+  m6_recording_unlock (rec->recording);
 }
 
+/* The clock: progress once a second, and the time limit. */
 static gboolean
-on_drain_tick (gpointer data)
+on_record_tick (gpointer data)
 {
   Recording *rec = data;
-  M6Session *session = m6_reader_get_session (rec->reader);
-  gint64 now;
-  gsize n = 0;
+  gint64 now = g_get_monotonic_time ();
 
-  if (!m6_reader_drain (rec->reader, DRAIN_BUDGET, &n, &rec->error))
-    goto stop;
-  if (rec->writer != NULL && m6_capture_writer_get_error (rec->writer) != NULL)
-    {
-      rec->error = g_error_copy (m6_capture_writer_get_error (rec->writer));
-      goto stop;
-    }
-
-  now = g_get_monotonic_time ();
   if (rec->progress && now >= rec->next_progress_us)
     {
       print_progress (rec, now);
       rec->next_progress_us += G_USEC_PER_SEC;
     }
-  /* The reader marks the session ended before it drains: an empty drain
-   * after that has read everything. */
-  if (n == 0 && m6_session_get_ended (session))
-    {
-      rec->ended = TRUE;
-      goto stop;
-    }
   if (rec->deadline_us != 0 && now >= rec->deadline_us)
-    goto stop;
+    {
+      rec->tick = 0;
+      g_main_loop_quit (rec->loop);
+      return G_SOURCE_REMOVE;
+    }
   return G_SOURCE_CONTINUE;
+}
 
-stop:
-  rec->tick = 0;
+/* The worker stopped by itself: the producer ended and its rings are
+ * empty, or reading failed. */
+static void
+on_running (M6Recording *recording,
+            GParamSpec  *pspec,
+            Recording   *rec)
+{
+  if (m6_recording_get_running (recording))
+    return;
+  rec->ended = m6_recording_get_error (recording) == NULL;
   g_main_loop_quit (rec->loop);
-  return G_SOURCE_REMOVE;
 }
 
 static gboolean
@@ -307,21 +301,24 @@ on_stop_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* Drain until the producer ends, the time is up or a signal comes. */
+/* Record until the producer ends, the time is up or a signal comes; then
+ * take what the rings still hold, and finish the capture if there is one. */
 static gboolean
 record_loop (Recording  *rec,
              double      seconds,
              GError    **error)
 {
   guint sigint, sigterm;
-  gsize n;
+  gulong running_id;
 
   rec->loop = g_main_loop_new (NULL, FALSE);
   rec->started_us = g_get_monotonic_time ();
   rec->next_progress_us = rec->started_us + G_USEC_PER_SEC;
   rec->deadline_us = seconds > 0 ? rec->started_us + (gint64) (seconds * G_USEC_PER_SEC) : 0;
 
-  rec->tick = g_timeout_add (DRAIN_INTERVAL_MS, on_drain_tick, rec);
+  running_id = g_signal_connect (rec->recording, "notify::running", G_CALLBACK (on_running), rec);
+  m6_recording_start (rec->recording);
+  rec->tick = g_timeout_add (100, on_record_tick, rec);
   sigint = g_unix_signal_add (SIGINT, on_stop_signal, rec);
   sigterm = g_unix_signal_add (SIGTERM, on_stop_signal, rec);
 
@@ -330,18 +327,18 @@ record_loop (Recording  *rec,
   g_clear_handle_id (&rec->tick, g_source_remove);
   g_source_remove (sigint);
   g_source_remove (sigterm);
+  g_signal_handler_disconnect (rec->recording, running_id);
   g_clear_pointer (&rec->loop, g_main_loop_unref);
 
-  /* What the rings hold now belongs to the recording too. */
-  if (rec->error == NULL && !rec->ended)
-    m6_reader_drain (rec->reader, 0, &n, &rec->error);
-
-  if (rec->error != NULL)
+  if (m6_recording_get_error (rec->recording) != NULL)
     {
-      g_propagate_error (error, g_steal_pointer (&rec->error));
+      /* Keep what was recorded: the failure may be the producer's. */
+      g_propagate_error (error, g_error_copy (m6_recording_get_error (rec->recording)));
+      g_autoptr (GError) ignored = NULL;
+      m6_recording_finish (rec->recording, &ignored);
       return FALSE;
     }
-  return TRUE;
+  return m6_recording_finish (rec->recording, error);
 }
 
 static void
@@ -357,41 +354,34 @@ print_saved (const char *path,
            (double) m6_session_get_duration (session) / 1e9);
 }
 
-/* Record an attached reader into @output (or the default name). */
+/* Record an attached reader (taken) into @output (or the default name). */
 static int
 record_to_file (M6Reader   *reader,
                 const char *output,
                 double      seconds,
                 gboolean   *ended)
 {
-  M6Session *session = m6_reader_get_session (reader);
+  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  M6Session *session = m6_recording_get_session (recording);
   g_autofree char *path = output ? g_strdup (output) : default_output (session);
-  g_autoptr (M6CaptureWriter) writer = NULL;
   g_autoptr (GError) error = NULL;
-  Recording rec = { .reader = reader, .progress = TRUE };
+  Recording rec = { .recording = recording, .progress = TRUE };
 
-  writer = m6_capture_writer_new (path, session, &error);
-  if (writer == NULL)
+  if (!m6_recording_set_capture (recording, path, &error))
     {
       print_error (error->message);
       return EXIT_FAILURE;
     }
-  rec.writer = writer;
 
   gboolean ok = record_loop (&rec, seconds, &error);
   if (ended != NULL)
     *ended = rec.ended;
-  m6_reader_detach (reader);
   if (!ok)
     {
-      /* Keep what was recorded: the failure may be the producer's. */
       print_error (error->message);
-      g_clear_error (&error);
-    }
-  if (!m6_capture_writer_finish (writer, &error))
-    {
-      print_error (error->message);
-      return EXIT_FAILURE;
+      /* A failed read still leaves a finished capture; a failed write none. */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        return EXIT_FAILURE;
     }
   print_saved (path, session);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;
@@ -512,7 +502,7 @@ cmd_record (int    argc,
       print_error (message);
       return EXIT_FAILURE;
     }
-  return record_to_file (reader, output, seconds, NULL);
+  return record_to_file (g_steal_pointer (&reader), output, seconds, NULL);
 }
 
 /* --- report ------------------------------------------------------------- */
@@ -628,7 +618,7 @@ print_table (M6Session *session,
       g_string_append_printf (out, _("\nThread %u “%s” (tid %llu, %s): %u frames, %llu events, %llu drops, %llu unbalanced, %llu rejected\n"),
                               i, thread->name, (unsigned long long) thread->tid,
                               state,
-                              thread->frames->len, (unsigned long long) thread->n_events,
+                              (guint) MIN (thread->n_frames, (guint64) G_MAXUINT), (unsigned long long) thread->n_events,
                               (unsigned long long) thread->drops,
                               (unsigned long long) m6_tree_get_unbalanced (thread->tree),
                               (unsigned long long) thread->rejected);
@@ -659,6 +649,56 @@ print_json (M6Session *session,
   g_print ("%s\n", text);
 }
 
+/* On a terminal, a long load says how far it is, on one line that it
+ * rewrites at most ten times a second and clears at the end; in a pipe or
+ * a log, nothing. */
+typedef struct
+{
+  const char *path;
+  gboolean    on_terminal;
+  gint64      started_us;
+  gint64      next_us;
+  gboolean    shown;
+} LoadProgress;
+
+static void
+print_load_progress (guint64  done,
+                     guint64  total,
+                     gpointer data)
+{
+  LoadProgress *progress = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (progress->started_us == 0)
+    {
+      /* Short loads stay silent: the line starts after half a second
+       * ($MACH6_PROGRESS_AFTER_MS). */
+      const char *after = g_getenv ("MACH6_PROGRESS_AFTER_MS");
+      progress->started_us = now;
+      progress->next_us = now + (after != NULL ? (gint64) g_ascii_strtoll (after, NULL, 10) * 1000
+                                               : G_USEC_PER_SEC / 2);
+    }
+  if (now < progress->next_us || total == 0)
+    return;
+  progress->next_us = now + G_USEC_PER_SEC / 10;
+  progress->shown = TRUE;
+
+  g_autofree char *done_text = g_format_size (done);
+  g_autofree char *total_text = g_format_size (total);
+  g_autofree char *name = g_filename_display_basename (progress->path);
+  /* \r and erase-line: the line is rewritten in place. */
+  g_printerr ("\r\033[K");
+  g_printerr (_("mach6: reading %s: %.0f %% (%s of %s)"), name,
+              100.0 * (double) done / (double) total, done_text, total_text);
+}
+
+static void
+clear_progress_line (LoadProgress *progress)
+{
+  if (progress->shown)
+    g_printerr ("\r\033[K");
+}
+
 /* Load a capture, warning about an unfinished one; @log (optional) collects
  * the raw events for the exporters that need time. */
 static M6Session *
@@ -669,10 +709,17 @@ load_capture (const char  *path,
   g_autoptr (M6Session) session = m6_session_new ();
   M6CaptureInfo info;
 
+  LoadProgress progress = { path, isatty (STDERR_FILENO) };
+
   if (log != NULL)
     m6_session_set_recorder (session, m6_event_log_record, log);
-  if (!m6_capture_load_into (path, session, &info, error))
-    return NULL;
+  if (!m6_capture_load_into_full (path, session, &info, NULL,
+                                  progress.on_terminal ? print_load_progress : NULL, &progress, error))
+    {
+      clear_progress_line (&progress);
+      return NULL;
+    }
+  clear_progress_line (&progress);
   m6_session_set_recorder (session, NULL, NULL);
   if (!info.finished)
     g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
@@ -724,6 +771,7 @@ cmd_report (int    argc,
   else
     {
       g_autoptr (M6Reader) reader = NULL;
+      g_autoptr (M6Recording) recording = NULL;
       Recording rec = { 0 };
 
       if (!resolve_target (argv[1], &pid, &error)
@@ -732,13 +780,15 @@ cmd_report (int    argc,
           print_attach_error (pid, error);
           return EXIT_FAILURE;
         }
-      rec.reader = reader;
+      /* The same pipeline as `mach6 record` and the viewer, without a file. */
+      recording = m6_recording_new (g_steal_pointer (&reader));
+      rec.recording = recording;
       if (!record_loop (&rec, seconds, &error))
         {
           print_error (error->message);
           return EXIT_FAILURE;
         }
-      session = g_object_ref (m6_reader_get_session (reader));
+      session = g_object_ref (m6_recording_get_session (recording));
     }
 
   if (only_thread >= 0 && (guint) only_thread >= m6_session_get_n_threads (session))
@@ -942,7 +992,7 @@ cmd_run (int    argc,
     }
 
   gboolean ended = FALSE;
-  status = record_to_file (launch.reader, output, seconds, &ended);
+  status = record_to_file (g_steal_pointer (&launch.reader), output, seconds, &ended);
   m6_reader_free (g_steal_pointer (&launch.reader));
 
   /* Stopped early (time limit or Ctrl-C): the command goes too. */

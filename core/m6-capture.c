@@ -9,6 +9,8 @@
  */
 #include "m6-capture.h"
 
+#include "m6-crc32-fold.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gi18n.h>
@@ -62,6 +64,14 @@ crc_update (guint32      crc,
   const guint8 *p = data;
 
   crc = ~crc;
+  /* An events record is ~200 KB: fold it with carry-less multiplies. */
+  if (length >= 256 && m6_crc32_fold_available ())
+    {
+      gsize bulk = length & ~(gsize) 15;
+      crc = m6_crc32_fold (crc, p, bulk);
+      p += bulk;
+      length -= bulk;
+    }
   for (; length >= 8; length -= 8, p += 8)
     {
       guint32 lo, hi;
@@ -237,7 +247,26 @@ struct _M6CaptureWriter
   gulong      changed_id;
   GError     *error;        /* sticky */
   gboolean    done;         /* finished or aborted */
+
+  /* Background writes (m6_capture_writer_set_background): full buffers go
+   * to io_thread through io_queue and come back empty through io_free. */
+  GThread     *io_thread;
+  GAsyncQueue *io_queue;
+  GAsyncQueue *io_free;
+  GMutex       io_lock;
+  GCond        io_cond;
+  guint        io_pending;  /* buffers queued or being written */
+  GError      *io_error;    /* the I/O thread's first error */
 };
+
+/* Buffers in flight at most: 16 × 256 KB. More, and the appender waits
+ * (its rings fill and drop, counted) rather than memory growing. A
+ * recorder waits for room (m6_capture_writer_wait_io_room) before it
+ * takes its session's lock, so that a slow disk never holds the lock. */
+#define IO_MAX_PENDING 16u
+#define IO_ROOM        8u
+#define IO_QUIT        ((gpointer) &io_quit_marker)
+static const int io_quit_marker;
 
 static void
 written_thread_clear (gpointer data)
@@ -274,11 +303,131 @@ record_end (M6CaptureWriter *self,
   self->n_records++;
 }
 
+static gpointer
+io_main (gpointer data)
+{
+  M6CaptureWriter *self = data;
+
+  for (;;)
+    {
+      GByteArray *buf = g_async_queue_pop (self->io_queue);
+      GError *error = NULL;
+
+      if (buf == IO_QUIT)
+        break;
+      if (self->io_error == NULL && !write_all (self->fd, buf->data, buf->len, self->path, &error))
+        {
+          g_mutex_lock (&self->io_lock);
+          self->io_error = error;
+          g_mutex_unlock (&self->io_lock);
+        }
+      g_byte_array_set_size (buf, 0);
+      g_async_queue_push (self->io_free, buf);
+      g_mutex_lock (&self->io_lock);
+      self->io_pending--;
+      g_cond_broadcast (&self->io_cond);
+      g_mutex_unlock (&self->io_lock);
+    }
+  return NULL;
+}
+
+/* Wait until at most @pending buffers are in flight; take over the I/O
+ * thread's error. */
+static gboolean
+io_wait (M6CaptureWriter *self,
+         guint            pending)
+{
+  if (self->io_thread == NULL)
+    return self->error == NULL;
+  g_mutex_lock (&self->io_lock);
+  while (self->io_pending > pending)
+    g_cond_wait (&self->io_cond, &self->io_lock);
+  if (self->io_error != NULL && self->error == NULL)
+    self->error = g_error_copy (self->io_error);
+  g_mutex_unlock (&self->io_lock);
+  return self->error == NULL;
+}
+
+static void
+io_stop (M6CaptureWriter *self)
+{
+  GByteArray *buf;
+
+  if (self->io_thread == NULL)
+    return;
+  g_async_queue_push (self->io_queue, IO_QUIT);
+  g_thread_join (g_steal_pointer (&self->io_thread));
+  io_wait (self, 0);
+  while ((buf = g_async_queue_try_pop (self->io_free)) != NULL)
+    g_byte_array_unref (buf);
+  g_clear_pointer (&self->io_queue, g_async_queue_unref);
+  g_clear_pointer (&self->io_free, g_async_queue_unref);
+}
+
+gboolean
+m6_capture_writer_set_background (M6CaptureWriter  *self,
+                                  GError          **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->io_thread != NULL || self->done)
+    return TRUE;
+  self->io_queue = g_async_queue_new ();
+  self->io_free = g_async_queue_new ();
+  self->io_thread = g_thread_try_new ("mach6-capture-io", io_main, self, error);
+  if (self->io_thread == NULL)
+    {
+      g_clear_pointer (&self->io_queue, g_async_queue_unref);
+      g_clear_pointer (&self->io_free, g_async_queue_unref);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+m6_capture_writer_wait_io_room (M6CaptureWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->io_thread == NULL)
+    return;
+  g_mutex_lock (&self->io_lock);
+  while (self->io_pending > IO_ROOM && self->io_error == NULL)
+    g_cond_wait (&self->io_cond, &self->io_lock);
+  g_mutex_unlock (&self->io_lock);
+}
+
+gboolean
+m6_capture_writer_wait_io (M6CaptureWriter *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return io_wait (self, 0);
+}
+
 static gboolean
 writer_flush (M6CaptureWriter *self)
 {
   if (self->error != NULL || self->buf->len == 0)
     return self->error == NULL;
+  if (self->io_thread != NULL)
+    {
+      GByteArray *next;
+
+      /* Hand the full buffer over and go on in an empty one: the append
+       * costs a memcpy, the write() (page cache) is the I/O thread's. */
+      if (!io_wait (self, IO_MAX_PENDING - 1))
+        return FALSE;
+      next = g_async_queue_try_pop (self->io_free);
+      if (next == NULL)
+        next = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+      self->flushed += self->buf->len;
+      g_mutex_lock (&self->io_lock);
+      self->io_pending++;
+      g_mutex_unlock (&self->io_lock);
+      g_async_queue_push (self->io_queue, self->buf);
+      self->buf = next;
+      return TRUE;
+    }
   if (!write_all (self->fd, self->buf->data, self->buf->len, self->path, &self->error))
     return FALSE;
   self->flushed += self->buf->len;
@@ -401,6 +550,15 @@ on_events (M6Session     *session,
       gsize at = self->buf->len;
       g_byte_array_set_size (self->buf, (guint) (at + (gsize) n * EVENT_SIZE));
       guint8 *p = self->buf->data + at;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+      /* M6Event is the record's layout already: one copy. */
+      G_STATIC_ASSERT (sizeof (M6Event) == EVENT_SIZE);
+      G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, heap) == 8);
+      G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, label) == 16);
+      G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, depth) == 20);
+      memcpy (p, events, (gsize) n * EVENT_SIZE);
+      if (FALSE)
+#endif
       for (guint32 i = 0; i < n; i++, p += EVENT_SIZE)
         {
           guint64 t = GUINT64_TO_LE ((guint64) events[i].t_ns);
@@ -498,6 +656,8 @@ m6_capture_writer_new (const char  *path,
     return NULL;
 
   self = g_new0 (M6CaptureWriter, 1);
+  g_mutex_init (&self->io_lock);
+  g_cond_init (&self->io_cond);
   self->session = g_object_ref (session);
   self->path = g_strdup (path);
   self->tmp_path = tmp_path;
@@ -568,6 +728,8 @@ m6_capture_writer_finish (M6CaptureWriter  *self,
     }
   writer_flush (self);
   writer_detach (self);
+  io_stop (self);
+  io_wait (self, 0);
 
   if (self->error == NULL)
     commit_file (self->fd, self->tmp_path, self->path, &self->error);
@@ -584,49 +746,87 @@ m6_capture_writer_finish (M6CaptureWriter  *self,
   return TRUE;
 }
 
-gboolean
-m6_capture_writer_save_copy (M6CaptureWriter  *self,
-                             const char       *dest,
-                             GError          **error)
+struct _M6CaptureCopy
 {
-  g_autofree char *tmp_path = NULL;
-  g_autoptr (GByteArray) end = g_byte_array_new ();
-  g_autofree guint8 *chunk = NULL;
-  guint64 offset = 0;
-  int fd;
+  int         fd;          /* the recording, opened again: it may be renamed */
+  char       *source;
+  guint64     length;      /* bytes of it to copy */
+  GByteArray *end;         /* the END record that closes the copy */
+};
 
-  g_return_val_if_fail (self != NULL, FALSE);
-  g_return_val_if_fail (dest != NULL, FALSE);
+M6CaptureCopy *
+m6_capture_writer_begin_copy (M6CaptureWriter  *self,
+                              GError          **error)
+{
+  g_autoptr (M6CaptureCopy) copy = g_new0 (M6CaptureCopy, 1);
 
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy->fd = -1;
   if (self->done)
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
                    _("the capture %s is no longer recording"), self->path);
-      return FALSE;
+      return NULL;
     }
   writer_sync (self);
-  if (!writer_flush (self))
+  if (!writer_flush (self) || !io_wait (self, 0))
     {
       if (error != NULL)
         *error = g_error_copy (self->error);
-      return FALSE;
+      return NULL;
     }
+  copy->source = g_strdup (self->tmp_path);
+  copy->fd = open (self->tmp_path, O_RDONLY | O_CLOEXEC);
+  if (copy->fd < 0)
+    {
+      int saved = errno;
+      g_autofree char *display = g_filename_display_name (self->tmp_path);
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("cannot read %s: %s"), display, g_strerror (saved));
+      return NULL;
+    }
+  copy->length = self->flushed;
+  copy->end = g_byte_array_new ();
+  append_end (copy->end, self);
+  return g_steal_pointer (&copy);
+}
+
+gboolean
+m6_capture_copy_write (M6CaptureCopy   *copy,
+                       const char      *dest,
+                       GCancellable    *cancellable,
+                       M6ProgressFunc   progress,
+                       gpointer         progress_data,
+                       GError         **error)
+{
+  g_autofree char *tmp_path = NULL;
+  g_autofree guint8 *chunk = NULL;
+  guint64 offset = 0;
+  int fd;
+
+  g_return_val_if_fail (copy != NULL, FALSE);
+  g_return_val_if_fail (dest != NULL, FALSE);
 
   fd = open_temp (dest, &tmp_path, error);
   if (fd < 0)
     return FALSE;
 
   chunk = g_malloc (FLUSH_BYTES);
-  while (offset < self->flushed)
+  while (offset < copy->length)
     {
-      gsize want = (gsize) MIN ((guint64) FLUSH_BYTES, self->flushed - offset);
-      gssize n = pread (self->fd, chunk, want, (off_t) offset);
+      gsize want = (gsize) MIN ((guint64) FLUSH_BYTES, copy->length - offset);
+      gssize n;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        goto fail;
+      n = pread (copy->fd, chunk, want, (off_t) offset);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         {
           int saved = n < 0 ? errno : EIO;
-          g_autofree char *display = g_filename_display_name (self->tmp_path);
+          g_autofree char *display = g_filename_display_name (copy->source);
           g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
                        _("cannot read %s: %s"), display, g_strerror (saved));
           goto fail;
@@ -634,10 +834,11 @@ m6_capture_writer_save_copy (M6CaptureWriter  *self,
       if (!write_all (fd, chunk, (gsize) n, dest, error))
         goto fail;
       offset += (guint64) n;
+      if (progress != NULL)
+        progress (offset, copy->length, progress_data);
     }
 
-  append_end (end, self);
-  if (!write_all (fd, end->data, end->len, dest, error)
+  if (!write_all (fd, copy->end->data, copy->end->len, dest, error)
       || !commit_file (fd, tmp_path, dest, error))
     goto fail;
   close (fd);
@@ -650,6 +851,29 @@ fail:
 }
 
 void
+m6_capture_copy_free (M6CaptureCopy *copy)
+{
+  if (copy == NULL)
+    return;
+  if (copy->fd >= 0)
+    close (copy->fd);
+  if (copy->end != NULL)
+    g_byte_array_unref (copy->end);
+  g_free (copy->source);
+  g_free (copy);
+}
+
+gboolean
+m6_capture_writer_save_copy (M6CaptureWriter  *self,
+                             const char       *dest,
+                             GError          **error)
+{
+  g_autoptr (M6CaptureCopy) copy = m6_capture_writer_begin_copy (self, error);
+
+  return copy != NULL && m6_capture_copy_write (copy, dest, NULL, NULL, NULL, error);
+}
+
+void
 m6_capture_writer_abort (M6CaptureWriter *self)
 {
   g_return_if_fail (self != NULL);
@@ -657,6 +881,7 @@ m6_capture_writer_abort (M6CaptureWriter *self)
   if (self->done)
     return;
   writer_detach (self);
+  io_stop (self);
   if (self->fd >= 0)
     close (self->fd);
   self->fd = -1;
@@ -670,10 +895,14 @@ m6_capture_writer_free (M6CaptureWriter *self)
     return;
 
   m6_capture_writer_abort (self);
+  io_stop (self);
   if (self->fd >= 0)
     close (self->fd);
   g_clear_object (&self->session);
   g_clear_error (&self->error);
+  g_clear_error (&self->io_error);
+  g_mutex_clear (&self->io_lock);
+  g_cond_clear (&self->io_cond);
   g_byte_array_unref (self->buf);
   g_array_unref (self->threads);
   g_free (self->path);
@@ -1019,6 +1248,18 @@ m6_capture_load_into (const char     *path,
                       M6CaptureInfo  *info,
                       GError        **error)
 {
+  return m6_capture_load_into_full (path, target, info, NULL, NULL, NULL, error);
+}
+
+gboolean
+m6_capture_load_into_full (const char      *path,
+                           M6Session       *target,
+                           M6CaptureInfo   *info,
+                           GCancellable    *cancellable,
+                           M6ProgressFunc   progress,
+                           gpointer         progress_data,
+                           GError         **error)
+{
   g_autofree char *display = NULL;
   M6Session *session = target;
   g_autofree guint8 *payload = NULL;
@@ -1072,6 +1313,14 @@ m6_capture_load_into (const char     *path,
 
       ld.record++;
       ld.offset = offset;
+      /* Every 64 records (up to 12 MB): cheap, and often enough to show. */
+      if ((ld.record & 63) == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            goto out;
+          if (progress != NULL)
+            progress (offset, size, progress_data);
+        }
       if (remaining < RECORD_HEADER_SIZE)
         {
           info->ignored_bytes = remaining;
@@ -1132,6 +1381,8 @@ m6_capture_load_into (const char     *path,
     }
 
   info->n_events = ld.n_events;
+  if (progress != NULL)
+    progress (size, size, progress_data);
   /* A capture never grows: it is over. */
   m6_session_set_ended (session, TRUE);
   m6_session_notify_changed (session);

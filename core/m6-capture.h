@@ -11,7 +11,7 @@
  *     payload; then the payload. The last record is END. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "m6-session.h"
 
@@ -65,6 +65,18 @@ typedef struct _M6CaptureWriter M6CaptureWriter;
 M6CaptureWriter  *m6_capture_writer_new        (const char       *path,
                                                 M6Session        *session,
                                                 GError          **error);
+/* From now on write() on a thread of the writer's own: appending events
+ * costs a memcpy into a buffer; full 256 KB buffers are written behind
+ * (at most 16 in flight, then the appender waits). Errors surface at the
+ * next append, copy or finish as before. */
+gboolean          m6_capture_writer_set_background (M6CaptureWriter *self,
+                                                    GError         **error);
+/* Wait until at most half the buffers in flight remain (any thread; it
+ * touches nothing else of the writer): a recorder calls it before it
+ * takes its session's lock, so a slow disk never holds the lock. */
+void              m6_capture_writer_wait_io_room (M6CaptureWriter *self);
+/* Wait until the buffers handed to that thread are written. */
+gboolean          m6_capture_writer_wait_io    (M6CaptureWriter *self);
 /* Write the END record, sync, and rename over @path atomically. */
 gboolean          m6_capture_writer_finish     (M6CaptureWriter  *self,
                                                 GError          **error);
@@ -73,6 +85,28 @@ gboolean          m6_capture_writer_finish     (M6CaptureWriter  *self,
 gboolean          m6_capture_writer_save_copy  (M6CaptureWriter  *self,
                                                 const char       *dest,
                                                 GError          **error);
+
+/* How far a long job is (bytes or events done of total); may be called on
+ * any thread. */
+typedef void (*M6ProgressFunc) (guint64  done,
+                                guint64  total,
+                                gpointer user_data);
+
+/* save_copy in two steps, so a live recorder is held still only for the
+ * first: begin flushes and fixes the END record (under the session's
+ * lock); write copies the bytes and END to @dest atomically (any thread,
+ * no lock: the recorded bytes never change). */
+typedef struct _M6CaptureCopy M6CaptureCopy;
+M6CaptureCopy    *m6_capture_writer_begin_copy (M6CaptureWriter  *self,
+                                                GError          **error);
+gboolean          m6_capture_copy_write        (M6CaptureCopy    *copy,
+                                                const char       *dest,
+                                                GCancellable     *cancellable,
+                                                M6ProgressFunc    progress,
+                                                gpointer          progress_data,
+                                                GError          **error);
+void              m6_capture_copy_free         (M6CaptureCopy    *copy);
+
 /* Stop and remove the temporary file. */
 void              m6_capture_writer_abort      (M6CaptureWriter  *self);
 /* Aborts if neither finished nor aborted. */
@@ -99,6 +133,17 @@ gboolean          m6_capture_load_into         (const char       *path,
                                                 M6CaptureInfo    *info,
                                                 GError          **error);
 
+/* m6_capture_load_into() that reports progress (bytes of the file) and
+ * stops with G_IO_ERROR_CANCELLED when @cancellable is cancelled. */
+gboolean          m6_capture_load_into_full    (const char       *path,
+                                                M6Session        *session,
+                                                M6CaptureInfo    *info,
+                                                GCancellable     *cancellable,
+                                                M6ProgressFunc    progress,
+                                                gpointer          progress_data,
+                                                GError          **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6CaptureWriter, m6_capture_writer_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6CaptureCopy, m6_capture_copy_free)
 
 G_END_DECLS

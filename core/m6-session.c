@@ -417,6 +417,7 @@ m6_session_add_thread (M6Session  *self,
   /* Seeded by index only: a replay draws the same reservoir slots. */
   m6_tree_set_seed (thread->tree, G_GUINT64_CONSTANT (0x6d61636836) + thread->index);
   thread->frames = g_array_new (FALSE, FALSE, sizeof (M6FrameSample));
+  thread->frame_stride = 1;
   thread->history = history_new ();
   g_ptr_array_add (self->threads, thread);
 
@@ -462,6 +463,58 @@ m6_session_set_thread_drops (M6Session *self,
                              guint64    drops)
 {
   thread->drops = drops;
+}
+
+/* --- the frame series --------------------------------------------------- */
+
+/* Every two samples become one: the first of each pair, with the pair's
+ * largest dt and both counts. */
+static void
+frames_halve (M6Thread *thread)
+{
+  M6FrameSample *v = (M6FrameSample *) thread->frames->data;
+  guint n = thread->frames->len / 2;
+
+  for (guint i = 0; i < n; i++)
+    {
+      M6FrameSample merged = v[2 * i];
+      merged.n_frames += v[2 * i + 1].n_frames;
+      merged.dt_max_ns = MAX (merged.dt_max_ns, v[2 * i + 1].dt_max_ns);
+      v[i] = merged;
+    }
+  g_array_set_size (thread->frames, n);
+  thread->frame_stride *= 2;
+}
+
+static inline void
+frames_add (M6Thread *thread,
+            gint64    t,
+            gint64    dt,
+            gint64    heap,
+            guint32   node_id)
+{
+  GArray *frames = thread->frames;
+
+  if (thread->n_frames++ == 0)
+    thread->first_frame_t_ns = t;
+  thread->last_frame_t_ns = t;
+
+  /* The newest sample fills up to the stride, then a new one starts. */
+  if (frames->len > 0)
+    {
+      M6FrameSample *last = &g_array_index (frames, M6FrameSample, frames->len - 1);
+      if (last->n_frames < thread->frame_stride)
+        {
+          last->n_frames++;
+          last->dt_max_ns = MAX (last->dt_max_ns, dt);
+          return;
+        }
+    }
+  if (frames->len == M6_FRAME_POINTS)
+    frames_halve (thread);
+
+  M6FrameSample sample = { t, dt, heap, node_id, 1, dt };
+  g_array_append_val (frames, sample);
 }
 
 /* --- ingest ------------------------------------------------------------- */
@@ -533,10 +586,7 @@ m6_session_ingest (M6Session     *self,
             }
           M6Node *node = m6_tree_done (tree, t, ev->heap, &dt);
           if (node->depth == 1)
-            {
-              M6FrameSample sample = { t, dt, ev->heap, node->id, 0 };
-              g_array_append_val (thread->frames, sample);
-            }
+            frames_add (thread, t, dt, ev->heap, node->id);
         }
       accepted++;
     }
@@ -631,13 +681,10 @@ m6_session_leak_rate (M6Thread     *thread,
   double frames_per_second = 0;
   GArray *frames = thread->frames;
 
-  if (frames->len >= 2)
-    {
-      const M6FrameSample *first = &g_array_index (frames, M6FrameSample, 0);
-      const M6FrameSample *last = &g_array_index (frames, M6FrameSample, frames->len - 1);
-      if (last->t_ns > first->t_ns)
-        frames_per_second = (double) (frames->len - 1) / ((double) (last->t_ns - first->t_ns) / 1e9);
-    }
+  (void) frames;
+  if (thread->n_frames >= 2 && thread->last_frame_t_ns > thread->first_frame_t_ns)
+    frames_per_second = (double) (thread->n_frames - 1)
+                        / ((double) (thread->last_frame_t_ns - thread->first_frame_t_ns) / 1e9);
 
   if (bytes_per_second != NULL)
     *bytes_per_second = per_second;
@@ -682,9 +729,14 @@ m6_session_frame_lane (M6Thread *thread,
     {
       gint64 end = t0 + (gint64) (width * (b + 1));
 
+      gint64 top = G_MININT64;
+
       g_array_set_size (bucket, 0);
       while (i < frames->len && samples[i].t_ns < end)
-        g_array_append_val (bucket, samples[i++].dt_ns);
+        {
+          top = MAX (top, samples[i].dt_max_ns);
+          g_array_append_val (bucket, samples[i++].dt_ns);
+        }
       if (bucket->len == 0)
         continue;
 
@@ -692,6 +744,6 @@ m6_session_frame_lane (M6Thread *thread,
       m6_sort_int64 (v, bucket->len);
       p50[b] = m6_quantile_sorted (v, bucket->len, 0.5);
       p90[b] = m6_quantile_sorted (v, bucket->len, 0.9);
-      max[b] = (double) v[bucket->len - 1];
+      max[b] = (double) top;
     }
 }

@@ -37,14 +37,22 @@ typedef enum
   M6_HEAP_SOURCE_SHIM,
 } M6HeapSource;
 
-/* A top-level scope closed: the frame lane and the frame drift. */
+/* A top-level scope closed: the frame lane and the frame drift. The series
+ * keeps at most M6_FRAME_POINTS samples: when full, every two become one,
+ * and from then on each sample stands for twice as many frames (like the
+ * drift history's grid), so memory stays flat for hours. A sample is the
+ * first frame of its group (an unbiased pick for p50/p90), with the
+ * group's largest dt (a spike is never decimated away). */
+#define M6_FRAME_POINTS 16384u
+
 typedef struct
 {
   gint64  t_ns;       /* time of the done */
   gint64  dt_ns;
   gint64  heap;       /* heap at the done */
   guint32 node_id;
-  guint32 reserved;
+  guint32 n_frames;   /* frames this sample stands for */
+  gint64  dt_max_ns;  /* the largest dt among them */
 } M6FrameSample;
 
 /* mem.net of every node of a thread on a time grid that coarsens as the
@@ -61,7 +69,7 @@ struct _M6Thread
   char          *name;
   M6ThreadState  state;
   M6Tree        *tree;
-  GArray        *frames;      /* M6FrameSample, all top-level closes */
+  GArray        *frames;      /* M6FrameSample, top-level closes, decimated */
   M6History     *history;
   guint64        n_events;    /* events ingested into the tree */
   guint64        drops;       /* scopes the producer skipped (ring full) */
@@ -69,6 +77,10 @@ struct _M6Thread
   guint64        rejected;    /* events that failed validation */
   gint64         last_t_ns;
   gboolean       synced;      /* a depth-0 mark has been seen */
+  guint64        n_frames;    /* top-level closes, all of them */
+  guint32        frame_stride; /* frames per sample now (a power of two) */
+  gint64         first_frame_t_ns;
+  gint64         last_frame_t_ns;
 };
 
 #define M6_TYPE_SESSION (m6_session_get_type ())

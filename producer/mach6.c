@@ -42,7 +42,7 @@
 #define store_relaxed(p, v) __atomic_store_n ((p), (v), __ATOMIC_RELAXED)
 #define store_release(p, v) __atomic_store_n ((p), (v), __ATOMIC_RELEASE)
 
-#define RING_EVENTS_DEFAULT  65536u
+#define RING_EVENTS_DEFAULT  262144u
 #define RING_EVENTS_MIN      64u
 #define RING_EVENTS_MAX      (1u << 24)
 #define MAX_THREADS_DEFAULT  64u
@@ -843,6 +843,23 @@ ensure_init (void)
  * Thread slots and recording state
  * ------------------------------------------------------------------------- */
 
+/* Map the ring's pages now, once, rather than take a page fault every
+ * 170 events on its first lap (82 ns a pair over a 1 M-event ring). */
+#ifndef MADV_POPULATE_WRITE
+# define MADV_POPULATE_WRITE 23
+#endif
+static void
+prefault_ring (void     *start,
+               uint64_t  bytes)
+{
+  uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
+  uintptr_t from = (uintptr_t) start & ~(page - 1);
+  uintptr_t to = ((uintptr_t) start + bytes + page - 1) & ~(page - 1);
+
+  /* Linux 5.14+; older kernels say EINVAL and the faults come as before. */
+  (void) madvise ((void *) from, to - from, MADV_POPULATE_WRITE);
+}
+
 static int
 thread_claim_slot (ThreadState *t)
 {
@@ -869,6 +886,7 @@ thread_claim_slot (ThreadState *t)
     }
 
   Mach6ThreadHeader *h = (Mach6ThreadHeader *) ((char *) c + offset);
+  prefault_ring (h, segment.thread_stride);
   char name[MACH6_THREAD_NAME_MAX] = { 0 };
   if (t->named)
     memcpy (name, t->name, sizeof name);

@@ -31,6 +31,10 @@ void           m6_application_show_error       (M6Application     *self,
                                                 const char        *message);
 /* The message of the last error shown, or NULL (tests read what the user read). */
 const char    *m6_application_get_last_error   (M6Application     *self);
+/* Captures being loaded on a thread (large ones), and the window showing
+ * one's progress and Cancel (its child is an M6JobBar), or NULL. */
+guint          m6_application_get_n_loads      (M6Application     *self);
+GtkWindow     *m6_application_get_load_window  (M6Application     *self);
 
 /* Open the capture @file in a new session window (a dialog says why not). */
 void           m6_application_open_file        (M6Application     *self,

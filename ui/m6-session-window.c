@@ -1,9 +1,10 @@
 /* m6-session-window.c — the window of one session.
  *
- * Live sessions are drained from a timeout in bounded slices (drawing never
- * starves reading, and a paused view keeps reading), recorded to a
- * temporary capture as they arrive, and redrawn from a tick callback at
- * most once per frame and only when data changed. Everything the window
+ * Live sessions are drained and recorded to a temporary capture by an
+ * M6Recording on its worker thread (a paused view keeps recording); this
+ * window attaches it to the main loop, so it reads the session anywhere
+ * without locking (see m6-recording.h), and redraws from a tick callback
+ * that runs only while there is new data to show. Everything the window
  * does is a GAction, so the menu, the shortcuts and the tests share it. */
 #include "m6-session-window.h"
 
@@ -16,15 +17,16 @@
 #include "m6-application.h"
 #include "m6-capture.h"
 #include "m6-compare-window.h"
+#include "m6-recording.h"
 #include "m6-export.h"
 #include "m6-format.h"
+#include "m6-job-bar.h"
 #include "m6-json.h"
 #include "m6-painter.h"
 #include "m6-payload.h"
+#include "m6-save-task.h"
 #include "m6-screenshot.h"
 
-#define DRAIN_INTERVAL_MS     8
-#define DRAIN_SLICE           200000
 #define STATUS_INTERVAL_MS    500
 #define STATS_INTERVAL_US     (G_USEC_PER_SEC / 10)
 #define COMPARE_INTERVAL_US   G_USEC_PER_SEC
@@ -63,8 +65,9 @@ struct _M6SessionWindow
   GtkLabel             *memory_label;
 
   M6Session            *session;
-  M6Reader             *reader;
-  M6CaptureWriter      *recorder;
+  M6Recording          *recording;       /* a live session's, or NULL */
+  M6JobBar             *job_bar;         /* a save or export on a thread */
+  gboolean              painting;        /* between before- and after-paint */
   char                 *capture_path;    /* the file a loaded session came from */
   M6EventLog           *event_log;       /* a loaded capture's raw events, or NULL */
   M6CompareWindow      *compare_window;  /* the comparison with a baseline, or NULL */
@@ -88,9 +91,11 @@ struct _M6SessionWindow
   guint                 panes_idle_id;
   guint                 syncing;
 
-  guint                 drain_id;
   guint                 status_id;
   guint                 tick_id;
+  guint                 n_ticks;
+  guint                 n_status_ticks;
+  guint64               status_serial;
   guint64               data_serial;
   guint64               shown_serial;
   guint64               stats_serial;
@@ -640,16 +645,15 @@ tick_cb (GtkWidget     *widget,
 
   gboolean compare_pending = self->compare_window != NULL && self->compare_serial != self->data_serial;
 
-  /* Nothing will change any more once the last data is shown. */
-  if (self->drain_id == 0 && self->shown_serial == self->data_serial
-      && self->stats_serial == self->data_serial && !compare_pending)
+  self->n_ticks++;
+  /* Caught up, or paused: stop ticking until "changed" (or resume) adds
+   * the callback again, so an idle or paused window costs no frames. */
+  if (self->paused
+      || (self->shown_serial == self->data_serial && self->stats_serial == self->data_serial && !compare_pending))
     {
       self->tick_id = 0;
       return G_SOURCE_REMOVE;
     }
-
-  if (self->paused)
-    return G_SOURCE_CONTINUE;
 
   if (self->data_serial != self->shown_serial)
     {
@@ -673,10 +677,18 @@ tick_cb (GtkWidget     *widget,
 }
 
 static void
+ensure_ticking (M6SessionWindow *self)
+{
+  if (self->tick_id == 0 && !self->paused)
+    self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), tick_cb, NULL, NULL);
+}
+
+static void
 session_changed_cb (M6Session       *session,
                     M6SessionWindow *self)
 {
   self->data_serial++;
+  ensure_ticking (self);
 }
 
 static void
@@ -685,7 +697,7 @@ show_ended (M6SessionWindow *self,
             GtkMessageType   type)
 {
   gtk_label_set_text (self->ended_label, message);
-  gtk_widget_set_visible (self->ended_save_button, self->reader != NULL);
+  gtk_widget_set_visible (self->ended_save_button, self->recording != NULL);
   gtk_info_bar_set_message_type (self->ended_bar, type);
   gtk_info_bar_set_revealed (self->ended_bar, TRUE);
   update_status (self);
@@ -706,35 +718,48 @@ session_ended_cb (M6Session       *session,
               GTK_MESSAGE_INFO);
 }
 
-static gboolean
-drain_cb (gpointer user_data)
-{
-  M6SessionWindow *self = M6_SESSION_WINDOW (user_data);
-  g_autoptr (GError) error = NULL;
-  gsize n = 0;
+static gboolean status_cb (gpointer user_data);
 
-  if (!m6_reader_drain (self->reader, DRAIN_SLICE, &n, &error))
+/* The worker ingested: on the main thread, with the session held still. */
+static void
+recording_changed_cb (M6Recording     *recording,
+                      M6SessionWindow *self)
+{
+  self->data_serial++;
+  if (m6_session_get_n_threads (self->session) != g_list_model_get_n_items (G_LIST_MODEL (self->thread_names)))
+    {
+      sync_thread_names (self);
+      auto_pick_thread (self);
+    }
+  ensure_ticking (self);
+  /* The status line follows at 2 Hz, and once more when data stops. */
+  if (self->status_id == 0)
+    self->status_id = g_timeout_add (STATUS_INTERVAL_MS, status_cb, self);
+}
+
+/* The worker stopped: the producer ended and its rings are empty, or
+ * reading failed. */
+static void
+recording_running_cb (M6Recording     *recording,
+                      GParamSpec      *pspec,
+                      M6SessionWindow *self)
+{
+  const GError *error = m6_recording_get_error (recording);
+
+  if (m6_recording_get_running (recording))
+    return;
+  self->data_serial++;
+  ensure_ticking (self);
+  if (error != NULL)
     {
       g_autofree char *message = g_strdup_printf (_("Reading from the program stopped: %s. The session keeps what it has."),
                                                   error->message);
       self->drain_failed = TRUE;
-      self->drain_id = 0;
-      self->data_serial++;
-      g_clear_handle_id (&self->status_id, g_source_remove);
       show_ended (self, message, GTK_MESSAGE_WARNING);
-      return G_SOURCE_REMOVE;
     }
-
-  /* The producer is gone and its rings are empty: nothing more will come. */
-  if (n == 0 && m6_session_get_ended (self->session) && m6_reader_get_pending (self->reader) == 0)
-    {
-      self->drain_id = 0;
-      self->data_serial++;
-      g_clear_handle_id (&self->status_id, g_source_remove);
-      update_status (self);
-      return G_SOURCE_REMOVE;
-    }
-  return G_SOURCE_CONTINUE;
+  else if (m6_session_get_ended (self->session))
+    session_ended_cb (self->session, NULL, self);
+  update_status (self);
 }
 
 static void
@@ -743,7 +768,7 @@ update_status (M6SessionWindow *self)
   gint64 now = g_get_monotonic_time ();
   guint64 events = m6_session_get_n_events (self->session);
   guint64 rejected = 0;
-  gboolean live = self->reader != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
+  gboolean live = self->recording != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
 
   for (guint i = 0; i < m6_session_get_n_threads (self->session); i++)
     rejected += m6_session_get_thread (self->session, i)->rejected;
@@ -757,7 +782,7 @@ update_status (M6SessionWindow *self)
 
   const char *state;
   const char *state_class;
-  if (self->reader == NULL)
+  if (self->recording == NULL)
     state = _("Capture"), state_class = "dim-label";
   else if (!live)
     state = _("Ended"), state_class = "dim-label";
@@ -822,7 +847,7 @@ update_status (M6SessionWindow *self)
   gtk_window_set_title (GTK_WINDOW (self), name);
 
   g_autofree char *subtitle = NULL;
-  if (self->reader == NULL)
+  if (self->recording == NULL)
     {
       g_autofree char *base = self->capture_path ? g_path_get_basename (self->capture_path) : g_strdup ("");
       subtitle = g_strdup_printf (_("pid %d · capture %s"), m6_session_get_pid (self->session), base);
@@ -838,7 +863,18 @@ update_status (M6SessionWindow *self)
 static gboolean
 status_cb (gpointer user_data)
 {
-  update_status (M6_SESSION_WINDOW (user_data));
+  M6SessionWindow *self = M6_SESSION_WINDOW (user_data);
+
+  self->n_status_ticks++;
+  update_status (self);
+  /* Nothing new since the last turn: this one showed the rate fall to
+   * zero; the next "changed" starts the timer again. */
+  if (self->status_serial == self->data_serial)
+    {
+      self->status_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  self->status_serial = self->data_serial;
   return G_SOURCE_CONTINUE;
 }
 
@@ -952,8 +988,8 @@ write_capture (M6SessionWindow *self,
                const SaveJob   *job,
                GError         **error)
 {
-  if (self->recorder != NULL)
-    return m6_capture_writer_save_copy (self->recorder, path, error);
+  if (self->recording != NULL)
+    return m6_recording_save_copy (self->recording, path, NULL, NULL, NULL, error);
 
   if (self->capture_path != NULL)
     {
@@ -984,7 +1020,7 @@ load_with_events (M6SessionWindow  *self,
   const char *path = self->capture_path;
   gboolean ok;
 
-  if (self->recorder != NULL)
+  if (self->recording != NULL)
     {
       g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
       int fd;
@@ -998,7 +1034,7 @@ load_with_events (M6SessionWindow  *self,
           return FALSE;
         }
       close (fd);
-      if (!m6_capture_writer_save_copy (self->recorder, copy, error))
+      if (!m6_recording_save_copy (self->recording, copy, NULL, NULL, NULL, error))
         {
           g_unlink (copy);
           return FALSE;
@@ -1088,22 +1124,26 @@ typedef struct
 } SaveRequest;
 
 static void
-write_and_report (M6SessionWindow *self,
-                  WriteFunc        write,
-                  const char      *path,
-                  const SaveJob   *job)
+report_written (M6SessionWindow *self,
+                const char      *path,
+                const SaveJob   *job,
+                const GError    *error)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree char *shown = display_path (path);
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
 
-  if (!write (self, path, job, &error))
+  if (error != NULL)
     {
       g_autofree char *heading = g_strdup_printf (_("Could Not Save “%s”"), shown);
 
       g_free (self->last_message);
       self->last_message = g_strdup (error->message);
-      if (app != NULL)
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *message = g_strdup_printf (_("Saving %s was cancelled."), shown);
+          show_toast (self, message);
+        }
+      else if (app != NULL)
         m6_application_show_error (M6_APPLICATION (app), heading, error->message);
       return;
     }
@@ -1114,6 +1154,125 @@ write_and_report (M6SessionWindow *self,
     m6_application_add_recent (M6_APPLICATION (app), path);
   g_autofree char *message = saved_message (job, shown);
   show_toast (self, message);
+}
+
+/* --- saves and exports on a thread -------------------------------------- */
+
+typedef struct
+{
+  M6SessionWindow *self;
+  M6JobBar        *bar;
+  SaveJob          job;
+  char            *path;
+} SaveDone;
+
+static void
+save_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  SaveDone *done = data;
+  g_autoptr (GError) error = NULL;
+
+  m6_save_task_finish (result, &error);
+  m6_job_bar_end (done->bar);
+  /* The window may have closed meanwhile: then there is no one to tell. */
+  if (gtk_widget_get_root (GTK_WIDGET (done->bar)) != NULL)
+    report_written (done->self, done->path, &done->job, error);
+  g_object_unref (done->self);
+  g_object_unref (done->bar);
+  g_free (done->path);
+  g_free (done);
+}
+
+/* Copies of the recording and the exports that replay it go on a thread
+ * (m6-save-task.c) once they are big enough to be felt; the rest read the
+ * session in place (a few ms). */
+static gboolean
+save_on_thread (M6SessionWindow *self,
+                const char      *path,
+                const SaveJob   *job)
+{
+  gboolean replays = job->kind == SAVED_EXPORT
+                     && (job->format == M6_EXPORT_NDJSON || job->format == M6_EXPORT_CHROME);
+  M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
+  guint64 size = 0;
+
+  /* A loaded session's trees (json, csv, folded) on a thread too once
+   * they are large: nothing ingests into it, so the thread and the window
+   * can both read it. A live one's are read in place, under its lock. */
+  if (self->recording == NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays)))
+    {
+      guint nodes = 0;
+
+      for (guint i = 0; i < m6_session_get_n_threads (self->session); i++)
+        nodes += m6_tree_get_n_nodes (m6_session_get_thread (self->session, i)->tree);
+      if (nodes < M6_SAVE_TASK_ASYNC_NODES || m6_job_bar_get_busy (self->job_bar))
+        return FALSE;
+
+      SaveDone *done = g_new0 (SaveDone, 1);
+      g_autofree char *shown = display_path (path);
+      g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
+
+      done->self = g_object_ref (self);
+      done->bar = g_object_ref (self->job_bar);
+      done->job = *job;
+      done->path = g_strdup (path);
+      m6_save_task_run_trees (self->job_bar, m6_job_bar_begin (self->job_bar, title), self->session,
+                              job->kind == SAVED_JSON ? M6_EXPORT_JSON : job->format, path,
+                              save_done_cb, done);
+      return TRUE;
+    }
+
+  /* A loaded capture's replaying exports too: its events are in memory,
+   * but the trace of a large one takes long to write. The thread reads
+   * the file again rather than share the window's event log. */
+  if (job->kind != SAVED_CAPTURE && !replays)
+    return FALSE;
+  if (self->recording != NULL)
+    {
+      if (m6_recording_get_capture_path (self->recording) == NULL)
+        return FALSE;
+      size = m6_recording_get_capture_size (self->recording);
+    }
+  else if (self->capture_path != NULL)
+    {
+      GStatBuf st;
+      if (g_stat (self->capture_path, &st) != 0)
+        return FALSE;
+      size = (guint64) st.st_size;
+    }
+  else
+    return FALSE;
+  if (size < m6_job_bar_get_async_threshold () || m6_job_bar_get_busy (self->job_bar))
+    return FALSE;
+
+  SaveDone *done = g_new0 (SaveDone, 1);
+  g_autofree char *shown = display_path (path);
+  g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
+
+  done->self = g_object_ref (self);
+  done->bar = g_object_ref (self->job_bar);
+  done->job = *job;
+  done->path = g_strdup (path);
+  m6_save_task_run (self->job_bar, m6_job_bar_begin (self->job_bar, title),
+                    self->recording, self->capture_path, replays, job->format, &options, path,
+                    save_done_cb, done);
+  return TRUE;
+}
+
+static void
+write_and_report (M6SessionWindow *self,
+                  WriteFunc        write,
+                  const char      *path,
+                  const SaveJob   *job)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (save_on_thread (self, path, job))
+    return;
+  write (self, path, job, &error);
+  report_written (self, path, job, error);
 }
 
 /* "1920x1080" -> 1920, 1080; "" (the widget's own size) -> 0, 0. */
@@ -1347,7 +1506,7 @@ session_title (M6SessionWindow *self)
 {
   const char *name = m6_session_get_process_name (self->session);
 
-  if (self->reader == NULL && self->capture_path != NULL)
+  if (self->recording == NULL && self->capture_path != NULL)
     return g_filename_display_basename (self->capture_path);
   if (name == NULL || *name == '\0')
     name = _("Unnamed process");
@@ -1639,7 +1798,10 @@ pause_change_state (GSimpleAction *action,
                                self->paused ? _("Resume the Live View (Space)") : _("Pause the Live View (Space)"));
   update_status (self);
   if (!self->paused)
-    refresh_views (self, TRUE);
+    {
+      refresh_views (self, TRUE);
+      ensure_ticking (self);
+    }
 }
 
 static void
@@ -1741,10 +1903,53 @@ m6_session_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (m6_session_window_parent_class)->close_request (window);
 }
 
+/* --- rendering without the lock ------------------------------------------ */
+
+/* The window's snapshot is the last read of the session in a frame: the
+ * render nodes hold copies of what they show. While GTK renders them (on
+ * a software GL under Xvfb that waits for its rasterizer threads), the
+ * worker may ingest; after-paint takes the lock back before anything else
+ * runs on this thread. */
+static void
+m6_session_window_snapshot (GtkWidget   *widget,
+                            GtkSnapshot *snapshot)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+
+  GTK_WIDGET_CLASS (m6_session_window_parent_class)->snapshot (widget, snapshot);
+  if (self->painting && self->recording != NULL)
+    m6_recording_release_for_render (self->recording);
+}
+
+static void
+before_paint_cb (GdkFrameClock   *clock,
+                 M6SessionWindow *self)
+{
+  self->painting = TRUE;
+}
+
+static void
+after_paint_cb (GdkFrameClock   *clock,
+                M6SessionWindow *self)
+{
+  self->painting = FALSE;
+  if (self->recording != NULL)
+    m6_recording_reacquire (self->recording);
+}
+
+static void
+live_realize_cb (M6SessionWindow *self,
+                 gpointer         user_data)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  g_signal_connect_object (clock, "before-paint", G_CALLBACK (before_paint_cb), self, 0);
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (after_paint_cb), self, 0);
+}
+
 static void
 stop_live (M6SessionWindow *self)
 {
-  g_clear_handle_id (&self->drain_id, g_source_remove);
   g_clear_handle_id (&self->status_id, g_source_remove);
   if (self->tick_id != 0)
     {
@@ -1772,8 +1977,13 @@ m6_session_window_dispose (GObject *object)
     }
   g_clear_pointer (&self->event_log, m6_event_log_free);
   /* The temporary recording goes with the window; Save Capture keeps it. */
-  g_clear_pointer (&self->recorder, m6_capture_writer_free);
-  g_clear_pointer (&self->reader, m6_reader_free);
+  if (self->recording != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->recording, self);
+      m6_recording_stop (self->recording);
+      m6_recording_detach_main_loop (self->recording);
+      g_clear_object (&self->recording);
+    }
 
   gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_SESSION_WINDOW);
   g_clear_object (&self->session);
@@ -1804,6 +2014,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   object_class->dispose = m6_session_window_dispose;
   object_class->finalize = m6_session_window_finalize;
   window_class->close_request = m6_session_window_close_request;
+  widget_class->snapshot = m6_session_window_snapshot;
 
   g_type_ensure (M6_TYPE_FLAME_GRAPH);
   g_type_ensure (M6_TYPE_STATS_VIEW);
@@ -1912,6 +2123,11 @@ m6_session_window_init (M6SessionWindow *self)
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
+  /* Above the status line, shown only while a job runs. */
+  self->job_bar = m6_job_bar_new ();
+  GtkWidget *status_bar = gtk_widget_get_parent (GTK_WIDGET (self->state_label));
+  gtk_widget_insert_before (GTK_WIDGET (self->job_bar), gtk_widget_get_parent (status_bar), status_bar);
+
   update_breadcrumbs (self);
 }
 
@@ -1993,9 +2209,13 @@ setup_session (M6SessionWindow *self,
   GSettings *settings = app ? m6_application_get_settings (M6_APPLICATION (app)) : NULL;
 
   self->session = g_object_ref (session);
-  g_signal_connect (session, "changed", G_CALLBACK (session_changed_cb), self);
-  g_signal_connect (session, "thread-added", G_CALLBACK (thread_added_cb), self);
-  g_signal_connect (session, "notify::ended", G_CALLBACK (session_ended_cb), self);
+  /* A live session's own signals fire on the recording's worker. */
+  if (self->recording == NULL)
+    {
+      g_signal_connect (session, "changed", G_CALLBACK (session_changed_cb), self);
+      g_signal_connect (session, "thread-added", G_CALLBACK (thread_added_cb), self);
+      g_signal_connect (session, "notify::ended", G_CALLBACK (session_ended_cb), self);
+    }
 
   if (app != NULL)
     g_signal_connect_object (app, "notify::color-mode", G_CALLBACK (apply_color_mode), self, G_CONNECT_SWAPPED);
@@ -2042,11 +2262,7 @@ m6_session_window_new_live (GtkApplication *app,
                             M6Reader       *reader)
 {
   M6SessionWindow *self = g_object_new (M6_TYPE_SESSION_WINDOW, "application", app, NULL);
-  M6Session *session = m6_reader_get_session (reader);
   g_autoptr (GError) error = NULL;
-
-  self->reader = reader;
-  setup_session (self, session);
 
   /* Record from the start, so the whole session can be saved later. */
   g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
@@ -2055,18 +2271,24 @@ m6_session_window_new_live (GtkApplication *app,
   g_autofree char *file = g_strdup_printf ("live-%d-%s.mach6", m6_reader_get_pid (reader), stamp);
   g_autofree char *path = g_build_filename (dir, file, NULL);
 
-  if (g_mkdir_with_parents (dir, 0700) != 0
-      || (self->recorder = m6_capture_writer_new (path, session, &error)) == NULL)
+  self->recording = m6_recording_new (reader);
+  if (g_mkdir_with_parents (dir, 0700) != 0)
     {
-      g_autofree char *message = g_strdup_printf (_("This session is not being recorded: %s"),
-                                                  error ? error->message : g_strerror (errno));
+      int saved = errno;
+      g_set_error (&error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", dir, g_strerror (saved));
+    }
+  if (error != NULL || !m6_recording_set_capture (self->recording, path, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("This session is not being recorded: %s"), error->message);
       show_toast (self, message);
     }
-
-  self->drain_id = g_timeout_add (DRAIN_INTERVAL_MS, drain_cb, self);
-  self->status_id = g_timeout_add (STATUS_INTERVAL_MS, status_cb, self);
-  self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), tick_cb, NULL, NULL);
-  drain_cb (self);
+  m6_recording_attach_main_loop (self->recording);
+  g_signal_connect (self, "realize", G_CALLBACK (live_realize_cb), NULL);
+  setup_session (self, m6_recording_get_session (self->recording));
+  g_signal_connect (self->recording, "changed", G_CALLBACK (recording_changed_cb), self);
+  g_signal_connect (self->recording, "notify::running", G_CALLBACK (recording_running_cb), self);
+  m6_recording_start (self->recording);
+  ensure_ticking (self);
   update_status (self);
   return self;
 }
@@ -2133,13 +2355,13 @@ m6_session_window_get_pid (M6SessionWindow *self)
 gboolean
 m6_session_window_get_live (M6SessionWindow *self)
 {
-  return self->reader != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
+  return self->recording != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
 }
 
 gboolean
 m6_session_window_get_attached (M6SessionWindow *self)
 {
-  return self->reader != NULL;
+  return self->recording != NULL;
 }
 
 gboolean
@@ -2160,10 +2382,16 @@ m6_session_window_get_n_refreshes (M6SessionWindow *self)
   return self->n_refreshes;
 }
 
+guint
+m6_session_window_get_n_ticks (M6SessionWindow *self)
+{
+  return self->n_ticks + self->n_status_ticks;
+}
+
 const char *
 m6_session_window_get_recording_path (M6SessionWindow *self)
 {
-  return self->recorder ? m6_capture_writer_get_path (self->recorder) : NULL;
+  return self->recording ? m6_recording_get_capture_path (self->recording) : NULL;
 }
 
 const char *
@@ -2199,6 +2427,24 @@ m6_session_window_get_notice (M6SessionWindow *self)
   if (!gtk_info_bar_get_revealed (self->ended_bar))
     return NULL;
   return gtk_label_get_text (self->ended_label);
+}
+
+M6Recording *
+m6_session_window_get_recording (M6SessionWindow *self)
+{
+  return self->recording;
+}
+
+M6JobBar *
+m6_session_window_get_job_bar (M6SessionWindow *self)
+{
+  return self->job_bar;
+}
+
+const char *
+m6_session_window_get_capture_path (M6SessionWindow *self)
+{
+  return self->capture_path;
 }
 
 M6CompareWindow *

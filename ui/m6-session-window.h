@@ -21,7 +21,9 @@
 #include "m6-drift-graph.h"
 #include "m6-export.h"
 #include "m6-flame-graph.h"
+#include "m6-job-bar.h"
 #include "m6-reader.h"
+#include "m6-recording.h"
 #include "m6-session.h"
 #include "m6-stats-view.h"
 
@@ -30,8 +32,9 @@ G_BEGIN_DECLS
 #define M6_TYPE_SESSION_WINDOW (m6_session_window_get_type ())
 G_DECLARE_FINAL_TYPE (M6SessionWindow, m6_session_window, M6, SESSION_WINDOW, AdwApplicationWindow)
 
-/* A live session: the window drains @reader (taken over) and records it to
- * a temporary capture. */
+/* A live session: @reader (taken over) is drained and recorded to a
+ * temporary capture by an M6Recording on its worker thread; the window
+ * holds the session's lock outside poll() (see m6-recording.h). */
 M6SessionWindow *m6_session_window_new_live          (GtkApplication  *app,
                                                       M6Reader        *reader);
 /* A session loaded from @path (a capture file). */
@@ -55,6 +58,9 @@ gboolean         m6_session_window_get_paused        (M6SessionWindow *self);
 gboolean         m6_session_window_get_ended_shown   (M6SessionWindow *self);
 /* Redraws of the live view so far (pausing stops them). */
 guint            m6_session_window_get_n_refreshes   (M6SessionWindow *self);
+/* Frame-clock ticks and status-timer turns so far: they stop while the
+ * view is paused or caught up with an idle program. */
+guint            m6_session_window_get_n_ticks       (M6SessionWindow *self);
 /* The temporary recording of a live session, or NULL. */
 const char      *m6_session_window_get_recording_path (M6SessionWindow *self);
 /* The file the last screenshot, export or save wrote, or NULL. */
@@ -71,6 +77,12 @@ void             m6_session_window_set_event_log     (M6SessionWindow *self,
 void             m6_session_window_show_notice       (M6SessionWindow *self,
                                                       const char      *message);
 const char      *m6_session_window_get_notice        (M6SessionWindow *self);
+/* A live session's recording (its worker drains; see m6-recording.h), or
+ * NULL; the bar of a save or export running on a thread; the file a
+ * loaded session came from, or NULL. */
+M6Recording     *m6_session_window_get_recording     (M6SessionWindow *self);
+M6JobBar        *m6_session_window_get_job_bar       (M6SessionWindow *self);
+const char      *m6_session_window_get_capture_path  (M6SessionWindow *self);
 /* The comparison `win.compare` opened, or NULL. */
 M6CompareWindow *m6_session_window_get_compare_window (M6SessionWindow *self);
 

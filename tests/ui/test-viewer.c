@@ -429,14 +429,41 @@ test_pause (Fixture       *f,
 
   /* Paused: events keep arriving, the view holds still. */
   guint refreshes = m6_session_window_get_n_refreshes (f->window);
+  guint ticks = m6_session_window_get_n_ticks (f->window);
   EventsWait w = { f->window, m6_session_get_n_events (session) };
   g_assert_true (ui_wait_for (events_grew, &w, 5));
   g_assert_cmpuint (m6_session_window_get_n_refreshes (f->window), ==, refreshes);
+  /* No frame-clock ticks either (the status line may still follow). */
+  g_assert_cmpuint (m6_session_window_get_n_ticks (f->window), <=, ticks + 3);
 
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "pause", NULL);
   g_assert_false (m6_session_window_get_paused (f->window));
   w.events = refreshes + 1;
   g_assert_true (ui_wait_for (refreshed, &w, 2));
+}
+
+/* A stopped game: once the window has caught up, nothing runs — no tick,
+ * no redraw, no status turn — however long it waits. */
+static void
+test_idle_costs_nothing (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_assert_cmpint (kill (f->game, SIGSTOP), ==, 0);
+  /* Catch up: the last batch, its redraw and the status line's last turns. */
+  ui_spin (1.5);
+
+  guint ticks = m6_session_window_get_n_ticks (f->window);
+  guint refreshes = m6_session_window_get_n_refreshes (f->window);
+  guint64 events = m6_session_get_n_events (m6_session_window_get_session (f->window));
+  ui_spin (0.7);
+  g_assert_cmpuint (m6_session_get_n_events (m6_session_window_get_session (f->window)), ==, events);
+  g_assert_cmpuint (m6_session_window_get_n_refreshes (f->window), ==, refreshes);
+  g_assert_cmpuint (m6_session_window_get_n_ticks (f->window), ==, ticks);
+
+  /* Woken, it draws again. */
+  g_assert_cmpint (kill (f->game, SIGCONT), ==, 0);
+  EventsWait w = { f->window, refreshes + 1 };
+  g_assert_true (ui_wait_for (refreshed, &w, 5));
 }
 
 static void
@@ -657,6 +684,7 @@ main (int   argc,
   g_test_add ("/ui/session/screenshot", Fixture, NULL, fixture_setup, test_screenshot, fixture_teardown);
   g_test_add ("/ui/session/export-json", Fixture, NULL, fixture_setup, test_export_json, fixture_teardown);
   g_test_add ("/ui/session/pause", Fixture, NULL, fixture_setup, test_pause, fixture_teardown);
+  g_test_add ("/ui/session/idle-costs-nothing", Fixture, NULL, fixture_setup, test_idle_costs_nothing, fixture_teardown);
   g_test_add ("/ui/session/open-capture", Fixture, NULL, fixture_setup, test_open_capture, fixture_teardown);
   g_test_add ("/ui/session/game-exit", Fixture, NULL, fixture_setup, test_game_exit, fixture_teardown);
 

@@ -1,0 +1,233 @@
+/* bench-live.c — the viewer's frame while its session ingests at full
+ * tilt: a producer thread of this process emits a 10,101-node tree (frame →
+ * 100 systems → 100 jobs each) paced at 10 M scopes/s (20 M events/s); a
+ * live M6SessionWindow, shown (on Xvfb without a display), records it
+ * through its M6Recording as it would a game. Each frame that redraws is
+ * timed on the main thread from the frame clock's before-paint to its
+ * after-paint (tick, layout, snapshot and render). Prints JSON lines
+ * ("bench": "ui") with the ingest rate it reached and the drops beside
+ * the frame time; never fails on time. $MACH6_BENCH_LIVE_SECONDS (default
+ * 5) sets how long. */
+#include <adwaita.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mach6.h"
+#include "m6-session-window.h"
+#include "m6-ui.h"
+
+#define SYSTEMS 100
+#define JOBS    100
+
+static void
+emit (const char *metric,
+      double      value,
+      const char *unit)
+{
+  printf ("{\"bench\": \"ui\", \"metric\": \"%s\", \"value\": %.4g, \"unit\": \"%s\"}\n",
+          metric, value, unit);
+  fflush (stdout);
+}
+
+static gint64
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static gint stop;
+static gint64 heap;
+static guint64 offered;
+
+static int64_t
+read_heap (void *data)
+{
+  return heap;
+}
+
+static void *
+produce (void *data)
+{
+  uint32_t frame = mach6_label_id ("frame");
+  uint32_t systems[SYSTEMS], jobs[JOBS];
+  const gint64 period_ns = 100;   /* 10 M scopes/s */
+  gint64 next = now_ns ();
+
+  mach6_thread_name ("game");
+  for (int i = 0; i < SYSTEMS; i++)
+    {
+      char name[32];
+      g_snprintf (name, sizeof name, "system_%d", i);
+      systems[i] = mach6_label_id (name);
+    }
+  for (int j = 0; j < JOBS; j++)
+    {
+      char name[32];
+      g_snprintf (name, sizeof name, "job_%d", j);
+      jobs[j] = mach6_label_id (name);
+    }
+
+  while (!g_atomic_int_get (&stop))
+    {
+      mach6_mark_id (frame);
+      for (int i = 0; i < SYSTEMS; i++)
+        {
+          mach6_mark_id (systems[i]);
+          for (int j = 0; j < JOBS; j++)
+            {
+              mach6_mark_id (jobs[j]);
+              heap += 8;
+              mach6_done ();
+            }
+          mach6_done ();
+          offered += JOBS + 1;
+          /* Hold the rate: wait for the schedule, or catch up after a stall. */
+          next += (JOBS + 1) * period_ns;
+          /* Sleep when well ahead (a spinning producer would take the
+           * core the viewer needs), spin the last stretch. */
+          gint64 ahead = next - now_ns ();
+          if (ahead > 200000)
+            {
+              struct timespec nap = { 0, ahead - 100000 };
+              nanosleep (&nap, NULL);
+            }
+          while (now_ns () < next)
+            ;
+        }
+      mach6_done ();
+      offered++;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  M6SessionWindow *window;
+  GArray          *frame_ms;
+  gint64           paint_start;
+  guint            refreshes;
+  gboolean         measuring;
+} Frames;
+
+static void
+before_paint_cb (GdkFrameClock *clock,
+                 Frames        *f)
+{
+  f->paint_start = g_get_monotonic_time ();
+  f->refreshes = m6_session_window_get_n_refreshes (f->window);
+}
+
+static void
+after_paint_cb (GdkFrameClock *clock,
+                Frames        *f)
+{
+  /* Only frames that redrew the data count. */
+  if (f->measuring && f->paint_start != 0 && m6_session_window_get_n_refreshes (f->window) != f->refreshes)
+    {
+      double ms = (g_get_monotonic_time () - f->paint_start) / 1e3;
+      g_array_append_val (f->frame_ms, ms);
+    }
+}
+
+static int
+compare_double (gconstpointer a,
+                gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  const char *env = g_getenv ("MACH6_BENCH_LIVE_SECONDS");
+  double seconds = env ? g_ascii_strtod (env, NULL) : 5.0;
+  g_autoptr (GError) error = NULL;
+  Frames f = { 0 };
+  pthread_t thread;
+
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  if (!gtk_init_check ())
+    {
+      g_printerr ("bench-live: no display; run it under xvfb-run (make bench does)\n");
+      return 0;
+    }
+  adw_init ();
+  m6_ui_init ();
+  mach6_set_heap_source (read_heap, NULL);
+
+  M6Reader *reader = m6_reader_attach (getpid (), &error);
+  if (reader == NULL)
+    {
+      g_printerr ("bench-live: %s\n", error->message);
+      return 1;
+    }
+  pthread_create (&thread, NULL, produce, NULL);
+
+  f.window = m6_session_window_new_live (NULL, reader);
+  f.frame_ms = g_array_new (FALSE, FALSE, sizeof (double));
+  gtk_window_set_default_size (GTK_WINDOW (f.window), 1600, 1000);
+  gtk_window_present (GTK_WINDOW (f.window));
+
+  /* Until the whole tree is in and shown once. */
+  M6Session *session = m6_session_window_get_session (f.window);
+  gint64 give_up = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  for (;;)
+    {
+      M6Thread *t = m6_session_get_thread (session, 0);
+      if ((t != NULL && m6_tree_get_n_nodes (t->tree) > SYSTEMS * JOBS + SYSTEMS)
+          || g_get_monotonic_time () > give_up)
+        break;
+      g_main_context_iteration (NULL, TRUE);
+    }
+
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f.window));
+  g_signal_connect (clock, "before-paint", G_CALLBACK (before_paint_cb), &f);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &f);
+
+  M6Thread *t = m6_session_get_thread (session, 0);
+  guint64 events0 = t->n_events, drops0 = t->drops, offered0 = offered;
+  M6Recording *recording = m6_session_window_get_recording (f.window);
+  gint64 busy0, wait0, busy1, wait1;
+  m6_recording_get_worker_times (recording, &busy0, &wait0);
+  gint64 start = g_get_monotonic_time ();
+  f.measuring = TRUE;
+  while (g_get_monotonic_time () - start < (gint64) (seconds * G_USEC_PER_SEC))
+    g_main_context_iteration (NULL, TRUE);
+  f.measuring = FALSE;
+  m6_recording_get_worker_times (recording, &busy1, &wait1);
+  double elapsed_s = (g_get_monotonic_time () - start) / 1e6;
+  guint64 events = t->n_events - events0, drops = t->drops - drops0;
+  guint64 scopes_offered = offered - offered0;
+
+  g_atomic_int_set (&stop, 1);
+  pthread_join (thread, NULL);
+
+  g_array_sort (f.frame_ms, compare_double);
+  guint n = f.frame_ms->len;
+  double p50 = n ? g_array_index (f.frame_ms, double, n / 2) : 0;
+  double p90 = n ? g_array_index (f.frame_ms, double, n * 9 / 10) : 0;
+
+  emit ("live_frame_ms_10m", p50, "ms");
+  emit ("live_frame_p90_ms_10m", p90, "ms");
+  emit ("live_frames_10m", n, "frames");
+  emit ("live_ingest_rate_10m", events / elapsed_s, "events/s");
+  emit ("live_offered_rate_10m", 2.0 * scopes_offered / elapsed_s, "events/s");
+  /* Kept: events ingested of those offered (a dropped frame skips its
+   * whole subtree but counts as one drop). */
+  emit ("live_keep_pct_10m", scopes_offered ? 100.0 * (double) events / (2.0 * (double) scopes_offered) : 0, "%");
+  emit ("live_drops_10m", (double) drops, "scopes");
+  /* Where the worker's time went: draining, or waiting for the main
+   * thread to sleep in poll() (the lock rule of m6-recording.h). */
+  emit ("live_worker_busy_pct_10m", 100.0 * (busy1 - busy0) / (elapsed_s * 1e6), "%");
+  emit ("live_worker_lock_wait_pct_10m", 100.0 * (wait1 - wait0) / (elapsed_s * 1e6), "%");
+  emit ("live_nodes_10m", m6_tree_get_n_nodes (t->tree) - 1, "nodes");
+
+  gtk_window_destroy (GTK_WINDOW (f.window));
+  return 0;
+}

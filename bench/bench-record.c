@@ -1,0 +1,207 @@
+/* bench-record.c — what a real recording keeps of a game running flat out:
+ * one producer thread of this process emits top-level scopes as fast as it
+ * can (or paced at 10 M scopes/s) while an M6Recording — the object the
+ * viewer, `mach6 record` and `mach6 report PID` use, writing a capture as
+ * they do — drains it. Prints JSON lines ("bench": "producer"); figures,
+ * not verdicts.
+ *
+ *   e2e_record_scopes_flat    scopes/s recorded, producer flat out
+ *   e2e_record_keep_pct_flat  % of the scopes offered that were recorded
+ *   e2e_record_pair_ns_flat   the producer's cost per recorded scope
+ *   e2e_record_drop_pct_10m   % dropped at 10 M scopes/s for
+ *                             $MACH6_BENCH_10M_SECONDS (default 60)
+ *
+ * $MACH6_BENCH_NO_CAPTURE runs the same without writing the capture.
+ *
+ * The ring is the default unless $MACH6_RING_EVENTS says otherwise.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "mach6.h"
+#include "m6-recording.h"
+
+static void
+emit (const char *metric,
+      double      value,
+      const char *unit)
+{
+  printf ("{\"bench\": \"producer\", \"metric\": \"%s\", \"value\": %.4g, \"unit\": \"%s\"}\n",
+          metric, value, unit);
+  fflush (stdout);
+}
+
+static gint64
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+typedef struct
+{
+  uint32_t id;
+  const char *name;       /* the thread's, to find it in the session */
+  gint64   duration_ns;
+  gint64   period_ns;     /* 0: flat out */
+  guint64  offered;
+  gint64   elapsed_ns;
+  gboolean ready;         /* the thread has its ring */
+  gboolean go;
+} Load;
+
+static gint64 heap;
+
+static int64_t
+read_heap (void *data)
+{
+  return heap;
+}
+
+static void *
+produce (void *data)
+{
+  Load *load = data;
+
+  mach6_thread_name (load->name);
+  /* Register the ring before the clock starts. */
+  mach6_mark_id (load->id);
+  mach6_done ();
+  __atomic_store_n (&load->ready, TRUE, __ATOMIC_RELEASE);
+  while (!__atomic_load_n (&load->go, __ATOMIC_ACQUIRE))
+    g_usleep (100);
+
+  gint64 start = now_ns (), now = start, next = start;
+  guint64 offered = 0;
+  while (now - start < load->duration_ns)
+    {
+      if (load->period_ns == 0)
+        {
+          for (unsigned i = 0; i < 1000; i++)
+            {
+              mach6_mark_id (load->id);
+              heap += 16;
+              mach6_done ();
+            }
+          offered += 1000;
+        }
+      else
+        {
+          /* Catch up after a stall rather than drift: the rate holds. */
+          while (next <= now)
+            {
+              mach6_mark_id (load->id);
+              heap += 16;
+              mach6_done ();
+              offered++;
+              next += load->period_ns;
+            }
+        }
+      now = now_ns ();
+    }
+  load->offered = offered;
+  load->elapsed_ns = now - start;
+  return NULL;
+}
+
+/* One run: attach a recording (with a capture, as the viewer records),
+ * produce, let it catch up, and count. */
+static void
+run (gint64   duration_ns,
+     gint64   period_ns,
+     double  *recorded_per_s,
+     double  *keep_pct,
+     double  *pair_ns)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("mach6-bench-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bench.mach6", NULL);
+  M6Reader *reader = m6_reader_attach (getpid (), &error);
+  Load load = { mach6_label_id ("scope"), period_ns ? "bench-paced" : "bench-flat", duration_ns, period_ns };
+  pthread_t thread;
+
+  if (reader == NULL)
+    {
+      fprintf (stderr, "bench-record: %s\n", error->message);
+      exit (1);
+    }
+  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  /* $MACH6_BENCH_NO_CAPTURE: the same without the file, to see its cost. */
+  if (g_getenv ("MACH6_BENCH_NO_CAPTURE") == NULL && !m6_recording_set_capture (recording, path, &error))
+    {
+      fprintf (stderr, "bench-record: %s\n", error->message);
+      exit (1);
+    }
+  M6Session *session = m6_recording_get_session (recording);
+  m6_recording_start (recording);
+
+  pthread_create (&thread, NULL, produce, &load);
+  while (!__atomic_load_n (&load.ready, __ATOMIC_ACQUIRE))
+    g_usleep (100);
+  /* Wait until the recording has this run's thread, then start the clock. */
+  M6Thread *t = NULL;
+  guint64 events0 = 0;
+  while (t == NULL)
+    {
+      m6_recording_lock (recording);
+      for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+        if (g_strcmp0 (m6_session_get_thread (session, i)->name, load.name) == 0)
+          {
+            t = m6_session_get_thread (session, i);
+            events0 = t->n_events;
+          }
+      m6_recording_unlock (recording);
+      if (t == NULL)
+        g_usleep (1000);
+    }
+  __atomic_store_n (&load.go, TRUE, __ATOMIC_RELEASE);
+  pthread_join (thread, NULL);
+
+  /* Let the worker take the rest, then stop it. */
+  if (!m6_recording_finish (recording, &error))
+    {
+      fprintf (stderr, "bench-record: %s\n", error->message);
+      exit (1);
+    }
+  guint64 recorded = (t->n_events - events0) / 2;
+  *recorded_per_s = (double) recorded / ((double) load.elapsed_ns / 1e9);
+  *keep_pct = load.offered ? 100.0 * (double) recorded / (double) load.offered : 0;
+  *pair_ns = recorded ? (double) load.elapsed_ns / (double) recorded : 0;
+
+  g_clear_object (&recording);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *flat_env = g_getenv ("MACH6_BENCH_FLAT_SECONDS");
+  const char *paced_env = g_getenv ("MACH6_BENCH_10M_SECONDS");
+  double flat_s = flat_env ? g_ascii_strtod (flat_env, NULL) : 2.0;
+  double paced_s = paced_env ? g_ascii_strtod (paced_env, NULL) : 60.0;
+  double rate, keep, pair_ns;
+
+  mach6_set_heap_source (read_heap, NULL);
+
+  run ((gint64) (flat_s * 1e9), 0, &rate, &keep, &pair_ns);
+  emit ("e2e_record_scopes_flat", rate, "scopes/s");
+  emit ("e2e_record_keep_pct_flat", keep, "%");
+  emit ("e2e_record_pair_ns_flat", pair_ns, "ns");
+
+  if (paced_s > 0)
+    {
+      run ((gint64) (paced_s * 1e9), 100, &rate, &keep, &pair_ns);
+      emit ("e2e_record_scopes_10m", rate, "scopes/s");
+      emit ("e2e_record_drop_pct_10m", 100.0 - keep, "%");
+      emit ("e2e_record_10m_seconds", paced_s, "s");
+    }
+  return 0;
+}

@@ -1,0 +1,655 @@
+/* m6-recording.c — the live pipeline: one worker thread per recording
+ * drains the rings (m6_reader_drain), which validates, feeds the accounting
+ * and, through the session's recorder, appends to the capture.
+ *
+ * Locking: one mutex per recording guards the session and the capture
+ * writer. The worker holds it for one drain of at most BATCH_EVENTS events
+ * (a few ms at worst), never while it sleeps. Readers hold it while they
+ * read; the viewer's main thread holds it all the time except inside
+ * poll() (see the rule in m6-recording.h), so the UI reads a session that
+ * cannot change under it, with no lock calls in any widget, and the worker
+ * ingests while the UI sleeps between frames. Chosen over published
+ * snapshots because a 10,000-node tree with its reservoirs is ~30 MB: too
+ * much to copy per frame, and the UI reads only a small part of it.
+ *
+ * Polling: a drain that fills its budget is followed at once by the next;
+ * otherwise the worker sleeps long enough for about TARGET_EVENTS events
+ * to arrive at the rate it last saw, between MIN_NAP_US and MAX_NAP_US, so
+ * a ring at 20 M events/s is drained about every half millisecond and an
+ * idle one costs a wake-up every MAX_NAP_US. */
+#include "m6-recording.h"
+
+#include <glib/gi18n.h>
+
+#define BATCH_EVENTS   65536u     /* per drain, per lock hold */
+#define TARGET_EVENTS  8192u      /* what a nap should let arrive */
+#define MIN_NAP_US     50
+#define MAX_NAP_US     10000
+
+struct _M6Recording
+{
+  GObject          parent_instance;
+
+  M6Reader        *reader;
+  M6Session       *session;
+  M6CaptureWriter *writer;
+  char            *capture_path;
+
+  GMutex           lock;          /* the session and the writer */
+  GMutex           state_lock;    /* the fields below */
+  GCond            wake;
+  GThread         *worker;
+  GMainContext    *context;       /* where signals are emitted */
+  gboolean         stopping;
+  gboolean         finishing;     /* drain to empty, then stop */
+  gboolean         held;          /* tests: the worker waits */
+  gboolean         running;
+  GError          *error;
+
+  gint             notify_pending; /* atomic: a "changed" is queued */
+  guint64          n_batches;      /* atomic */
+  gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
+  gint64           busy_us;        /* atomic: the worker holding the lock */
+  guint64          n_notifies;
+  gboolean         on_main_loop;
+  GThread         *main_thread;    /* holds the lock outside poll() */
+  gboolean         main_released;  /* ...but gave it up while it renders */
+};
+
+G_DEFINE_FINAL_TYPE (M6Recording, m6_recording, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_RUNNING,
+  N_PROPS
+};
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* --- the main loop's share of the lock ---------------------------------- */
+
+/* Recordings whose lock the main thread holds outside poll(). Touched on
+ * the main thread only. */
+static GPtrArray *main_loop_recordings;
+static GPollFunc  default_poll;
+static guint64    n_main_polls;        /* main thread only */
+static gint64     main_lock_wait_us;   /* main thread only */
+
+static gint
+main_loop_poll (GPollFD *fds,
+                guint    n_fds,
+                gint     timeout)
+{
+  GPtrArray *held = main_loop_recordings;
+  gint result;
+
+  for (guint i = 0; i < held->len; i++)
+    {
+      M6Recording *recording = g_ptr_array_index (held, i);
+
+      if (!recording->main_released)
+        g_mutex_unlock (&recording->lock);
+    }
+  result = default_poll (fds, n_fds, timeout);
+  /* Every lock is the main thread's again, a released one too: a render
+   * whose after-paint never came does not leave it unlocked. */
+  for (guint i = 0; i < held->len; i++)
+    {
+      M6Recording *recording = g_ptr_array_index (held, i);
+      GMutex *lock = &recording->lock;
+
+      recording->main_released = FALSE;
+      if (!g_mutex_trylock (lock))
+        {
+          gint64 t0 = g_get_monotonic_time ();
+          g_mutex_lock (lock);
+          main_lock_wait_us += g_get_monotonic_time () - t0;
+        }
+    }
+  n_main_polls++;
+  return result;
+}
+
+void
+m6_recording_get_main_loop_stats (guint64 *n_polls,
+                                  gint64  *lock_wait_us)
+{
+  if (n_polls != NULL)
+    *n_polls = n_main_polls;
+  if (lock_wait_us != NULL)
+    *lock_wait_us = main_lock_wait_us;
+}
+
+void
+m6_recording_attach_main_loop (M6Recording *self)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  if (self->on_main_loop)
+    return;
+  if (main_loop_recordings == NULL)
+    {
+      main_loop_recordings = g_ptr_array_new ();
+      default_poll = g_main_context_get_poll_func (NULL);
+      g_main_context_set_poll_func (NULL, main_loop_poll);
+    }
+  g_mutex_lock (&self->lock);
+  g_ptr_array_add (main_loop_recordings, self);
+  self->main_thread = g_thread_self ();
+  self->on_main_loop = TRUE;
+}
+
+/* Does the calling thread hold the lock already, as the main loop's? */
+static gboolean
+holds_lock (M6Recording *self)
+{
+  return self->on_main_loop && !self->main_released && self->main_thread == g_thread_self ();
+}
+
+void
+m6_recording_release_for_render (M6Recording *self)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  if (!holds_lock (self))
+    return;
+  self->main_released = TRUE;
+  g_mutex_unlock (&self->lock);
+}
+
+void
+m6_recording_reacquire (M6Recording *self)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  if (!self->on_main_loop || !self->main_released || self->main_thread != g_thread_self ())
+    return;
+  if (!g_mutex_trylock (&self->lock))
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      g_mutex_lock (&self->lock);
+      main_lock_wait_us += g_get_monotonic_time () - t0;
+    }
+  self->main_released = FALSE;
+}
+
+void
+m6_recording_detach_main_loop (M6Recording *self)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  if (!self->on_main_loop)
+    return;
+  g_ptr_array_remove (main_loop_recordings, self);
+  self->on_main_loop = FALSE;
+  if (self->main_released)
+    self->main_released = FALSE;
+  else
+    g_mutex_unlock (&self->lock);
+}
+
+/* --- signals on the main context ---------------------------------------- */
+
+static gboolean
+emit_changed_cb (gpointer data)
+{
+  M6Recording *self = data;
+
+  g_atomic_int_set (&self->notify_pending, 0);
+  self->n_notifies++;
+  g_signal_emit (self, signals[CHANGED], 0);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+emit_running_cb (gpointer data)
+{
+  g_object_notify_by_pspec (G_OBJECT (data), properties[PROP_RUNNING]);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_on_context (M6Recording *self,
+                  GSourceFunc  func)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, func, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[mach6] recording");
+  g_source_attach (source, self->context);
+  g_source_unref (source);
+}
+
+/* Coalesced: however many batches come in, one "changed" is queued until
+ * the main context runs it. */
+static void
+queue_changed (M6Recording *self)
+{
+  if (g_atomic_int_compare_and_exchange (&self->notify_pending, 0, 1))
+    queue_on_context (self, emit_changed_cb);
+}
+
+/* --- the worker --------------------------------------------------------- */
+
+static gpointer
+worker_main (gpointer data)
+{
+  M6Recording *self = data;
+  gint64 nap_us = MIN_NAP_US;
+  gint64 last_us = g_get_monotonic_time ();
+
+  for (;;)
+    {
+      g_autoptr (GError) error = NULL;
+      gsize n = 0;
+      gboolean ok, ended;
+      guint64 pending = 0;
+
+      g_mutex_lock (&self->state_lock);
+      while (self->held && !self->stopping)
+        g_cond_wait (&self->wake, &self->state_lock);
+      gboolean stopping = self->stopping, finishing = self->finishing;
+      g_mutex_unlock (&self->state_lock);
+      if (stopping)
+        break;
+
+      /* A disk behind on the capture makes the worker wait here, not
+       * inside the batch with the lock held (the UI would wait too). A
+       * batch of 65,536 events fills at most 7 of the 8 buffers left. */
+      if (self->writer != NULL)
+        m6_capture_writer_wait_io_room (self->writer);
+
+      /* What the readers cost the worker is measured, not guessed. */
+      gint64 t0 = g_get_monotonic_time ();
+      if (!g_mutex_trylock (&self->lock))
+        {
+          g_mutex_lock (&self->lock);
+          __atomic_fetch_add (&self->lock_wait_us, g_get_monotonic_time () - t0, __ATOMIC_RELAXED);
+        }
+      gint64 t1 = g_get_monotonic_time ();
+      ok = m6_reader_drain (self->reader, BATCH_EVENTS, &n, &error);
+      ended = m6_session_get_ended (self->session);
+      if (ok && n == 0 && ended)
+        pending = m6_reader_get_pending (self->reader);
+      g_mutex_unlock (&self->lock);
+      __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
+
+      if (n > 0)
+        {
+          __atomic_fetch_add (&self->n_batches, 1, __ATOMIC_RELAXED);
+          queue_changed (self);
+        }
+      /* Finishing takes what the rings hold now, not what a game still
+       * running flat out keeps adding: a drain short of its budget has
+       * emptied every ring it looked at. */
+      if (!ok || (finishing && n < BATCH_EVENTS) || (n == 0 && ended && pending == 0))
+        {
+          g_mutex_lock (&self->state_lock);
+          if (!ok)
+            self->error = g_steal_pointer (&error);
+          self->running = FALSE;
+          g_mutex_unlock (&self->state_lock);
+          queue_changed (self);
+          queue_on_context (self, emit_running_cb);
+          break;
+        }
+      if (n >= BATCH_EVENTS)
+        continue;
+
+      /* Sleep until about TARGET_EVENTS more have come in, at the rate
+       * this drain saw (n over the time since the last one). */
+      gint64 now = g_get_monotonic_time ();
+      gint64 span = MAX (now - last_us, 1);
+      last_us = now;
+      if (n == 0)
+        nap_us = MIN (nap_us * 2, MAX_NAP_US);
+      else
+        nap_us = CLAMP ((gint64) TARGET_EVENTS * span / (gint64) n, MIN_NAP_US, MAX_NAP_US);
+
+      g_mutex_lock (&self->state_lock);
+      gint64 until = g_get_monotonic_time () + nap_us;
+      while (!self->stopping && !self->finishing && !self->held)
+        if (!g_cond_wait_until (&self->wake, &self->state_lock, until))
+          break;
+      g_mutex_unlock (&self->state_lock);
+    }
+  return NULL;
+}
+
+void
+m6_recording_start (M6Recording *self)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  if (self->worker != NULL)
+    return;
+  g_clear_pointer (&self->context, g_main_context_unref);
+  self->context = g_main_context_ref_thread_default ();
+  self->running = TRUE;
+  self->worker = g_thread_new ("mach6-recording", worker_main, self);
+}
+
+static void
+join_worker (M6Recording *self)
+{
+  gboolean was_on_main_loop = self->on_main_loop;
+
+  if (self->worker == NULL)
+    return;
+  /* The worker may be waiting for the lock this thread holds. */
+  if (was_on_main_loop)
+    m6_recording_detach_main_loop (self);
+  g_thread_join (g_steal_pointer (&self->worker));
+  if (was_on_main_loop)
+    m6_recording_attach_main_loop (self);
+}
+
+void
+m6_recording_stop (M6Recording *self)
+{
+  gboolean was_running;
+
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  g_mutex_lock (&self->state_lock);
+  self->stopping = TRUE;
+  was_running = self->running;
+  self->running = FALSE;
+  g_cond_broadcast (&self->wake);
+  g_mutex_unlock (&self->state_lock);
+  join_worker (self);
+  if (was_running && self->context != NULL)
+    queue_on_context (self, emit_running_cb);
+}
+
+gboolean
+m6_recording_finish (M6Recording  *self,
+                     GError      **error)
+{
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
+
+  if (self->worker != NULL)
+    {
+      g_mutex_lock (&self->state_lock);
+      self->finishing = TRUE;
+      self->held = FALSE;
+      g_cond_broadcast (&self->wake);
+      g_mutex_unlock (&self->state_lock);
+      join_worker (self);
+    }
+  m6_recording_stop (self);
+
+  /* The worker is gone: nothing else touches the session now. */
+  m6_reader_detach (self->reader);
+  if (self->writer != NULL)
+    ok = m6_capture_writer_finish (self->writer, error);
+  return ok;
+}
+
+void
+m6_recording_hold_worker (M6Recording *self,
+                          gboolean     hold)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  g_mutex_lock (&self->state_lock);
+  self->held = hold;
+  g_cond_broadcast (&self->wake);
+  g_mutex_unlock (&self->state_lock);
+}
+
+void
+m6_recording_lock (M6Recording *self)
+{
+  g_mutex_lock (&self->lock);
+}
+
+void
+m6_recording_unlock (M6Recording *self)
+{
+  g_mutex_unlock (&self->lock);
+}
+
+/* --- saving a copy ------------------------------------------------------ */
+
+gboolean
+m6_recording_save_copy (M6Recording    *self,
+                        const char     *dest,
+                        GCancellable   *cancellable,
+                        M6ProgressFunc  progress,
+                        gpointer        progress_data,
+                        GError        **error)
+{
+  M6CaptureCopy *copy;
+  gboolean ok;
+
+  g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
+
+  if (self->writer == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           _("This session was not recorded, so there is no capture to save."));
+      return FALSE;
+    }
+
+  /* Only the flush and the END record need the session still; the bytes
+   * already in the file do not change. */
+  gboolean held = holds_lock (self);
+  if (!held)
+    g_mutex_lock (&self->lock);
+  copy = m6_capture_writer_begin_copy (self->writer, error);
+  if (!held)
+    g_mutex_unlock (&self->lock);
+  if (copy == NULL)
+    return FALSE;
+
+  ok = m6_capture_copy_write (copy, dest, cancellable, progress, progress_data, error);
+  m6_capture_copy_free (copy);
+  return ok;
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
+m6_recording_dispose (GObject *object)
+{
+  M6Recording *self = M6_RECORDING (object);
+
+  m6_recording_stop (self);
+  m6_recording_detach_main_loop (self);
+
+  G_OBJECT_CLASS (m6_recording_parent_class)->dispose (object);
+}
+
+static void
+m6_recording_finalize (GObject *object)
+{
+  M6Recording *self = M6_RECORDING (object);
+
+  /* The temporary capture goes unless finished. */
+  g_clear_pointer (&self->writer, m6_capture_writer_free);
+  g_clear_pointer (&self->reader, m6_reader_free);
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_clear_error (&self->error);
+  g_free (self->capture_path);
+  g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->state_lock);
+  g_cond_clear (&self->wake);
+
+  G_OBJECT_CLASS (m6_recording_parent_class)->finalize (object);
+}
+
+static void
+m6_recording_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  M6Recording *self = M6_RECORDING (object);
+
+  switch (prop_id)
+    {
+    case PROP_RUNNING:
+      g_value_set_boolean (value, m6_recording_get_running (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_recording_class_init (M6RecordingClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = m6_recording_dispose;
+  object_class->finalize = m6_recording_finalize;
+  object_class->get_property = m6_recording_get_property;
+
+  properties[PROP_RUNNING] =
+    g_param_spec_boolean ("running", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* New data was ingested (coalesced: once per main-context turn at
+   * most). Emitted on the context that started the recording. */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+m6_recording_init (M6Recording *self)
+{
+  g_mutex_init (&self->lock);
+  g_mutex_init (&self->state_lock);
+  g_cond_init (&self->wake);
+}
+
+M6Recording *
+m6_recording_new (M6Reader *reader)
+{
+  M6Recording *self;
+
+  g_return_val_if_fail (reader != NULL, NULL);
+
+  self = g_object_new (M6_TYPE_RECORDING, NULL);
+  self->reader = reader;
+  self->session = g_object_ref (m6_reader_get_session (reader));
+  return self;
+}
+
+gboolean
+m6_recording_set_capture (M6Recording  *self,
+                          const char   *capture_path,
+                          GError      **error)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
+  g_return_val_if_fail (self->worker == NULL && self->writer == NULL, FALSE);
+
+  self->writer = m6_capture_writer_new (capture_path, self->session, error);
+  if (self->writer == NULL)
+    return FALSE;
+  /* The worker's share of recording is then a memcpy; the page-cache
+   * copy of write() (about 10 ns an event) runs beside it. */
+  if (!m6_capture_writer_set_background (self->writer, error))
+    {
+      g_clear_pointer (&self->writer, m6_capture_writer_free);
+      return FALSE;
+    }
+  self->capture_path = g_strdup (capture_path);
+  return TRUE;
+}
+
+/* --- getters ------------------------------------------------------------ */
+
+M6Session *
+m6_recording_get_session (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), NULL);
+  return self->session;
+}
+
+M6Reader *
+m6_recording_get_reader (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), NULL);
+  return self->reader;
+}
+
+gint
+m6_recording_get_pid (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), 0);
+  return m6_reader_get_pid (self->reader);
+}
+
+const char *
+m6_recording_get_capture_path (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), NULL);
+  return self->writer != NULL ? self->capture_path : NULL;
+}
+
+guint64
+m6_recording_get_capture_size (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), 0);
+  return self->writer != NULL ? m6_capture_writer_get_size (self->writer) : 0;
+}
+
+gboolean
+m6_recording_get_running (M6Recording *self)
+{
+  gboolean running;
+
+  g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
+  g_mutex_lock (&self->state_lock);
+  running = self->running;
+  g_mutex_unlock (&self->state_lock);
+  return running;
+}
+
+const GError *
+m6_recording_get_error (M6Recording *self)
+{
+  const GError *error;
+
+  g_return_val_if_fail (M6_IS_RECORDING (self), NULL);
+  g_mutex_lock (&self->state_lock);
+  error = self->error;
+  g_mutex_unlock (&self->state_lock);
+  return error;
+}
+
+guint64
+m6_recording_get_n_batches (M6Recording *self)
+{
+  return __atomic_load_n (&self->n_batches, __ATOMIC_RELAXED);
+}
+
+void
+m6_recording_get_worker_times (M6Recording *self,
+                               gint64      *busy_us,
+                               gint64      *lock_wait_us)
+{
+  if (busy_us != NULL)
+    *busy_us = __atomic_load_n (&self->busy_us, __ATOMIC_RELAXED);
+  if (lock_wait_us != NULL)
+    *lock_wait_us = __atomic_load_n (&self->lock_wait_us, __ATOMIC_RELAXED);
+}
+
+guint64
+m6_recording_get_n_notifies (M6Recording *self)
+{
+  return self->n_notifies;
+}

@@ -1,0 +1,117 @@
+/* m6-recording.h — a live recording: a worker thread that drains a reader's
+ * rings, feeds the session's accounting and appends to a capture, so the
+ * thread that draws (or the CLI's main loop) never drains, writes or waits.
+ *
+ * THE RULE for code that reads the session of a live recording:
+ *
+ *   The worker changes the session only while it holds the recording's
+ *   lock, one bounded batch at a time. Whoever reads the session holds the
+ *   lock too. A viewer calls m6_recording_attach_main_loop() once: from
+ *   then on the main thread holds the lock all the time except while its
+ *   main loop sleeps in poll(), so every handler, snapshot(), tooltip and
+ *   action on the main thread may read the session without doing anything.
+ *   Any other thread wraps its reads in m6_recording_lock()/unlock().
+ *
+ *   The session's own signals ("changed", "thread-added", notify::ended)
+ *   fire on the worker thread: connect to the recording's "changed" and
+ *   notify::running instead, which are emitted on the main context. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "m6-capture.h"
+#include "m6-reader.h"
+#include "m6-session.h"
+
+G_BEGIN_DECLS
+
+#define M6_TYPE_RECORDING (m6_recording_get_type ())
+G_DECLARE_FINAL_TYPE (M6Recording, m6_recording, M6, RECORDING, GObject)
+
+/* Take over @reader. Nothing is drained until m6_recording_start(). */
+M6Recording  *m6_recording_new                (M6Reader      *reader);
+
+/* Before start: record everything drained to @capture_path (a temporary
+ * file next to it until finished). FALSE with @error if it cannot be
+ * created; the recording then runs without a capture. */
+gboolean      m6_recording_set_capture        (M6Recording   *self,
+                                               const char    *capture_path,
+                                               GError       **error);
+
+/* Start the worker thread. "changed" and notify::running are emitted on
+ * the thread-default main context of the caller. */
+void          m6_recording_start              (M6Recording   *self);
+
+/* Stop the worker (it finishes its batch) and join it; the session keeps
+ * what it has, the capture stays temporary. Safe to call more than once. */
+void          m6_recording_stop               (M6Recording   *self);
+
+/* Let the worker drain what the rings hold now (until a drain comes back
+ * short of its budget, so a game still running flat out cannot keep it
+ * going), stop it, detach and finish the capture (END record, sync,
+ * rename). For `mach6 record` at its end. */
+gboolean      m6_recording_finish             (M6Recording   *self,
+                                               GError       **error);
+
+/* Hold the session still (see the rule above). Not recursive. */
+void          m6_recording_lock               (M6Recording   *self);
+void          m6_recording_unlock             (M6Recording   *self);
+
+/* The viewer's side of the rule: the calling (main) thread takes the lock
+ * now and gives it up only while the default main context polls. Undone by
+ * detach, stop and dispose. */
+void          m6_recording_attach_main_loop   (M6Recording   *self);
+void          m6_recording_detach_main_loop   (M6Recording   *self);
+
+/* The main thread's polls, and the time it waited after one for a worker
+ * to finish its batch (µs), over every attached recording. */
+void          m6_recording_get_main_loop_stats (guint64      *n_polls,
+                                                gint64       *lock_wait_us);
+
+/* The viewer, between the end of its window's snapshot (every read of the
+ * session for this frame is done; the render nodes hold copies) and the
+ * frame clock's after-paint: let the worker ingest while GTK renders.
+ * Only on the main thread of an attached recording; the next poll()
+ * takes the lock back at the latest. */
+void          m6_recording_release_for_render (M6Recording   *self);
+void          m6_recording_reacquire          (M6Recording   *self);
+
+M6Session    *m6_recording_get_session        (M6Recording   *self);
+M6Reader     *m6_recording_get_reader         (M6Recording   *self);
+gint          m6_recording_get_pid            (M6Recording   *self);
+/* The capture being written, or NULL. */
+const char   *m6_recording_get_capture_path   (M6Recording   *self);
+/* Bytes of the capture so far (0 without one); with the lock held. */
+guint64       m6_recording_get_capture_size   (M6Recording   *self);
+/* Is the worker draining? FALSE once the producer has ended and its rings
+ * are empty, once the reader failed, and after stop. */
+gboolean      m6_recording_get_running        (M6Recording   *self);
+/* Why the worker stopped on its own, or NULL (main thread, or locked). */
+const GError *m6_recording_get_error          (M6Recording   *self);
+/* Batches the worker ingested (each emits at most one "changed"). */
+guint64       m6_recording_get_n_batches      (M6Recording   *self);
+/* Wall time the worker spent draining with the lock held, and waiting
+ * for the lock (readers, the main loop outside poll()), in µs. */
+void          m6_recording_get_worker_times   (M6Recording   *self,
+                                               gint64        *busy_us,
+                                               gint64        *lock_wait_us);
+/* How many times "changed" was emitted. */
+guint64       m6_recording_get_n_notifies     (M6Recording   *self);
+
+/* Save what is recorded so far to @dest, with its own END record; the
+ * recording goes on. Takes the lock only to flush and to fix the END
+ * record, then copies without it: run it off the main thread (see
+ * a GTask). @progress gets bytes done and total. */
+gboolean      m6_recording_save_copy          (M6Recording   *self,
+                                               const char    *dest,
+                                               GCancellable  *cancellable,
+                                               M6ProgressFunc progress,
+                                               gpointer       progress_data,
+                                               GError       **error);
+
+/* Tests: hold the worker between batches (not holding the lock), to show
+ * that nothing else waits for it. */
+void          m6_recording_hold_worker        (M6Recording   *self,
+                                               gboolean       hold);
+
+G_END_DECLS
