@@ -510,7 +510,8 @@ picker_lists (gpointer data)
 {
   PickerWait *w = data;
   M6ProcessItem *item = m6_process_picker_find (w->picker, w->pid);
-  return item != NULL && m6_process_item_get_alive (item);
+  /* Listed and readable: a segment still being created has no name yet. */
+  return item != NULL && m6_process_item_get_alive (item) && g_strcmp0 (m6_process_item_get_name (item), "") != 0;
 }
 
 static gboolean
