@@ -292,24 +292,36 @@ draw_memory (M6DriftGraph  *self,
 
       text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
       room = w - rate_w - 12;
-      if (room < MIN (title_w, 24 * tw))
+      if (room < title_w)
         {
-          /* Narrow: the numbers without the words say it (orange, as ever). */
+          /* Narrow: the numbers without the words say it (orange, as ever),
+           * and leave the title more room. */
           g_free (rate);
           rate = g_strdup_printf (_("%s/frame · %s/min"), pf, pm);
           text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
           room = w - rate_w - 12;
         }
-      if (room >= MIN (title_w, 12 * tw))
+
+      /* One line when the title fits whole, or when a long name can give
+       * way and still show its first letters; a short name is not cut to
+       * "fra…": then the rate goes under it. */
+      g_autofree char *prefix = g_strdup_printf (_("mem.net of %s"), "");
+      int prefix_w, prefix_h;
+      text_size_full (self, prefix, FALSE, TRUE, &prefix_w, &prefix_h);
+      gboolean one_line = room >= title_w
+                          || (title_w > w / 2 && room >= prefix_w + 5 * tw);
+      if (one_line)
         {
           draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, MIN (title_w, room));
           draw_text (self, painter, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
         }
       else
         {
+          /* A line of its own has room for the words. */
+          g_autofree char *full_rate = g_strdup_printf (_("leak rate %s/frame · %s/min"), pf, pm);
           self->title_wrapped = TRUE;
           draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
-          draw_text (self, painter, rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
+          draw_text (self, painter, full_rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
           y += th + 2;
           h -= th + 2;
         }
