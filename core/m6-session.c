@@ -279,6 +279,16 @@ m6_session_new (void)
   return g_object_new (M6_TYPE_SESSION, NULL);
 }
 
+M6Session *
+m6_session_new_with_labels (M6Labels *labels)
+{
+  M6Session *self = m6_session_new ();
+
+  m6_labels_unref (self->labels);
+  self->labels = m6_labels_ref (labels);
+  return self;
+}
+
 /* --- metadata ----------------------------------------------------------- */
 
 void
@@ -549,6 +559,11 @@ m6_session_ingest (M6Session     *self,
       gint64 t = MAX (ev->t_ns, thread->last_t_ns);
       guint depth = m6_tree_get_depth (tree);
 
+      if (G_UNLIKELY (!m6_event_in_range (ev)))
+        {
+          reject (thread);
+          continue;
+        }
       if (G_UNLIKELY (!thread->synced))
         {
           if (ev->label == M6_EVENT_DONE || ev->depth != 0)

@@ -31,6 +31,7 @@ struct _M6Tree
   guint       stack_alloc;
   guint64     unbalanced;
   guint64     n_events;
+  guint64     n_frames;       /* top-level marks */
   M6Rng       rng;
   GHashTable *wide_children;  /* (parent id << 32 | label) -> M6Node* */
 };
@@ -51,6 +52,8 @@ alloc_node (M6Tree *self)
   node->id = id;
   node->time_min = G_MAXINT64;
   node->time_max = G_MININT64;
+  node->mem_min = G_MAXINT64;
+  node->mem_max = G_MININT64;
   m6_reservoir_init (&node->time_samples);
   m6_reservoir_init (&node->mem_samples);
   self->n_nodes++;
@@ -150,6 +153,12 @@ m6_tree_get_n_events (M6Tree *self)
   return self->n_events;
 }
 
+guint64
+m6_tree_get_n_frames (M6Tree *self)
+{
+  return self->n_frames;
+}
+
 gsize
 m6_tree_get_memory_size (M6Tree *self)
 {
@@ -241,6 +250,24 @@ find_or_add_child (M6Tree  *self,
   return child;
 }
 
+/* Differences and sums in two's complement without undefined behaviour:
+ * the session bounds times and heap readings so that real values never
+ * wrap, but the tree must stay sound on any input (extreme readings from a
+ * hostile producer, a fuzzer). Exact whenever the true result fits. */
+static inline gint64
+wrap_sub (gint64 a,
+          gint64 b)
+{
+  return (gint64) ((guint64) a - (guint64) b);
+}
+
+static inline gint64
+wrap_add (gint64 a,
+          gint64 b)
+{
+  return (gint64) ((guint64) a + (guint64) b);
+}
+
 G_NO_INLINE static void
 grow_stack (M6Tree *self)
 {
@@ -258,6 +285,7 @@ m6_tree_mark (M6Tree  *self,
   M6Node *node = parent->hint;
 
   self->n_events++;
+  self->n_frames += self->depth == 0;
 
   if (G_UNLIKELY (node == NULL || node->label != label_id))
     {
@@ -275,7 +303,7 @@ m6_tree_mark (M6Tree  *self,
 
   if (G_LIKELY (node->count > 0))
     {
-      node->inverse_sum += heap - node->h_close_prev;
+      node->inverse_sum = wrap_add (node->inverse_sum, wrap_sub (heap, node->h_close_prev));
       node->inverse_count++;
     }
   else if (node->opens == 0)
@@ -311,16 +339,20 @@ m6_tree_done (M6Tree *self,
 
   OpenScope *open = &self->stack[--self->depth];
   M6Node *node = open->node;
-  gint64 dt = t_ns - open->t_open;
-  gint64 delta = heap - open->h_open;
+  gint64 dt = wrap_sub (t_ns, open->t_open);
+  gint64 delta = wrap_sub (heap, open->h_open);
 
   node->count++;
-  node->time_sum += dt;
+  node->time_sum = wrap_add (node->time_sum, dt);
   if (dt < node->time_min)
     node->time_min = dt;
   if (dt > node->time_max)
     node->time_max = dt;
-  node->mem_sum += delta;
+  node->mem_sum = wrap_add (node->mem_sum, delta);
+  if (delta < node->mem_min)
+    node->mem_min = delta;
+  if (delta > node->mem_max)
+    node->mem_max = delta;
   node->h_close_prev = heap;
   node->h_last = heap;
   m6_reservoir_add (&node->time_samples, &self->rng, dt);
@@ -334,7 +366,43 @@ m6_tree_done (M6Tree *self,
 void
 m6_tree_abandon_open (M6Tree *self)
 {
-  self->depth = 0;
+  /* Undo what each open mark did, innermost first, as if it had never
+   * come: a mark that is never closed must not leave its inverse delta or
+   * its reading behind, or mem.net would no longer telescope to
+   * h_last - h_first (found by fuzz/fuzz-ingest.c). */
+  while (self->depth > 0)
+    {
+      OpenScope *open = &self->stack[--self->depth];
+      M6Node *node = open->node;
+
+      node->opens--;
+      if (node->count > 0)
+        {
+          node->inverse_sum = wrap_sub (node->inverse_sum, wrap_sub (open->h_open, node->h_close_prev));
+          node->inverse_count--;
+          node->h_last = node->h_close_prev;
+        }
+      else if (node->opens == 0)
+        node->h_first = node->h_last = 0;
+      if (self->depth == 0)
+        self->n_frames--;
+    }
+}
+
+M6Node *
+m6_tree_find_child (M6Tree  *self,
+                    M6Node  *parent,
+                    guint32  label_id)
+{
+  if (parent->n_children > WIDE_PARENT)
+    {
+      gint64 key = wide_key (parent, label_id);
+      return g_hash_table_lookup (self->wide_children, &key);
+    }
+  for (M6Node *child = parent->first_child; child; child = child->next_sibling)
+    if (child->label == label_id)
+      return child;
+  return NULL;
 }
 
 M6Node *

@@ -794,7 +794,7 @@ m6_flame_graph_get_tooltip_markup (M6FlameGraph *self,
   g_autoptr (GString) path = g_string_new (NULL);
   g_autofree char *label = m6_payload_label (self->tree, node);
 
-  m6_node_stats_compute (node, &stats);
+  m6_node_stats_compute (self->tree, node, &stats);
 
   /* The ancestors only: the label itself is the heading. */
   for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
