@@ -8,6 +8,14 @@
 #include <glib/gi18n.h>
 #include <locale.h>
 
+/* Built outside meson (tools/fuzz.sh compiles core/ on its own). */
+#ifndef LOCALEDIR
+# define LOCALEDIR "/usr/local/share/locale"
+#endif
+#ifndef GETTEXT_PACKAGE
+# define GETTEXT_PACKAGE "mach6"
+#endif
+
 const char *
 m6_locale_dir (void)
 {
