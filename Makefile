@@ -11,7 +11,7 @@ SHELL := /bin/bash
 DEB_PACKAGES := meson ninja-build pkg-config gcc g++ libc6-dev \
 	libglib2.0-dev libglib2.0-bin libjson-glib-dev libgtk-4-dev libadwaita-1-dev \
 	gettext desktop-file-utils appstream xvfb xauth xfonts-base \
-	librsvg2-bin poppler-utils python3 \
+	librsvg2-bin poppler-utils python3 libx11-dev libxtst6 locales \
 	clang lua5.4 liblua5.4-dev luajit libluajit-5.1-dev love prometheus \
 	glib-networking libzstd-dev liblz4-dev
 

@@ -19,6 +19,7 @@
 #include "m6-export.h"
 #include "m6-json.h"
 #include "m6-ledger.h"
+#include "m6-locale.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
 #include "m6-recording.h"
@@ -40,6 +41,22 @@ print_error (const char *message)
   g_printerr ("mach6: %s\n", message);
 }
 
+/* A pid with nothing to attach to is the common mistake: say so without
+ * the name of the shared-memory object behind it. */
+static void
+print_attach_error (gint          pid,
+                    const GError *error)
+{
+  if (g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND) && pid > 0)
+    {
+      g_autofree char *message = g_strdup_printf (_("process %d is not an instrumented program: it is not running, "
+                                                    "or it is not linked with libmach6"), pid);
+      print_error (message);
+      return;
+    }
+  print_error (error->message);
+}
+
 static int
 usage_error (const char *command,
              const char *message)
@@ -47,6 +64,44 @@ usage_error (const char *command,
   g_printerr ("mach6 %s: %s\n", command, message);
   g_printerr (_("Run “mach6 %s --help” for usage.\n"), command);
   return EXIT_USAGE;
+}
+
+/* GOption's "Cannot parse double value" is not for people: name the
+ * option, what it takes and what was given. NULL if none is found. */
+static char *
+bad_number_sentence (const GOptionEntry  *entries,
+                     char               **argv)
+{
+  for (guint i = 1; argv[i] != NULL; i++)
+    for (const GOptionEntry *e = entries; e->long_name != NULL; e++)
+      {
+        g_autofree char *long_opt = g_strconcat ("--", e->long_name, NULL);
+        g_autofree char *long_eq = g_strconcat (long_opt, "=", NULL);
+        char short_opt[3] = { '-', e->short_name, '\0' };
+        const char *value = NULL;
+        char *end = NULL;
+
+        if (e->arg != G_OPTION_ARG_DOUBLE && e->arg != G_OPTION_ARG_INT)
+          continue;
+        if (g_str_has_prefix (argv[i], long_eq))
+          value = argv[i] + strlen (long_eq);
+        else if (g_str_equal (argv[i], long_opt) || (e->short_name && g_str_equal (argv[i], short_opt)))
+          value = argv[i + 1];
+        if (value == NULL)
+          continue;
+
+        if (e->arg == G_OPTION_ARG_DOUBLE)
+          g_ascii_strtod (value, &end);
+        else
+          g_ascii_strtoll (value, &end, 10);
+        if (*value != '\0' && end != NULL && *end == '\0')
+          continue;
+        if (e->arg == G_OPTION_ARG_DOUBLE)
+          /* Translators: "--duration takes a number, such as 2.5, not “abc”" */
+          return g_strdup_printf (_("%s takes a number, such as 2.5, not “%s”"), long_opt, value);
+        return g_strdup_printf (_("%s takes a whole number, such as 2, not “%s”"), long_opt, value);
+      }
+  return NULL;
 }
 
 /* Parse the options of a subcommand; argv[0] is the command name. */
@@ -66,9 +121,14 @@ parse_options (const char    *command,
   g_option_context_set_summary (context, summary);
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_strict_posix (context, stop_at_command);
+  g_auto (GStrv) given = g_strdupv (*argv);
   if (!g_option_context_parse (context, argc, argv, &error))
     {
-      *status = usage_error (command, error->message);
+      g_autofree char *sentence = NULL;
+
+      if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
+        sentence = bad_number_sentence (entries, given);
+      *status = usage_error (command, sentence ? sentence : error->message);
       return FALSE;
     }
   /* GOption leaves a "--" in place. */
@@ -288,7 +348,9 @@ static void
 print_saved (const char *path,
              M6Session  *session)
 {
-  g_print (_("Saved %s: %llu events in %u threads, %llu drops, %.1f s.\n"),
+  g_print (g_dngettext (GETTEXT_PACKAGE, "Saved %s: %llu events in %u thread, %llu drops, %.1f s.\n",
+                       "Saved %s: %llu events in %u threads, %llu drops, %.1f s.\n",
+                       m6_session_get_n_threads (session)),
            path, (unsigned long long) m6_session_get_n_events (session),
            m6_session_get_n_threads (session),
            (unsigned long long) m6_session_get_drops (session),
@@ -358,9 +420,18 @@ cmd_list (int    argc,
     }
 
   g_autoptr (GString) out = g_string_new (NULL);
+  gboolean unknown_threads = FALSE;
+  /* The state column as wide as its words in the user's language. */
+  const char *states[] = { _("STATE"), _("alive"), _("ended") };
+  guint state_width = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (states); i++)
+    state_width = MAX (state_width, (guint) g_utf8_strlen (states[i], -1));
+
   g_string_append_printf (out, "%-8s ", _("PID"));
   append_padded (out, _("NAME"), 16);
-  g_string_append_printf (out, " %7s %7s  %-6s  %s\n", _("THREADS"), _("NO SLOT"), _("STATE"), _("ATTACHED"));
+  g_string_append_printf (out, " %7s %7s  ", _("THREADS"), _("NO SLOT"));
+  append_padded (out, _("STATE"), state_width);
+  g_string_append_printf (out, "  %s\n", _("ATTACHED"));
 
   for (guint i = 0; i < list->len; i++)
     {
@@ -376,9 +447,16 @@ cmd_list (int    argc,
       append_padded (out, info->name, 16);
       g_autofree char *attached = info->attached_pid ? g_strdup_printf (_("by pid %d"), info->attached_pid)
                                                      : g_strdup ("-");
-      g_string_append_printf (out, " %7u %7u  %-6s  %s\n", info->n_threads, info->threads_unslotted,
-                              info->alive ? _("alive") : _("ended"), attached);
+      /* Threads take their rings when a recording starts: none yet is
+       * "not known", not "no threads". */
+      g_autofree char *threads = info->n_threads > 0 ? g_strdup_printf ("%u", info->n_threads) : g_strdup ("-");
+      unknown_threads |= info->n_threads == 0;
+      g_string_append_printf (out, " %7s %7u  ", threads, info->threads_unslotted);
+      append_padded (out, info->alive ? _("alive") : _("ended"), state_width);
+      g_string_append_printf (out, "  %s\n", attached);
     }
+  if (unknown_threads)
+    g_string_append_printf (out, "%s\n", _("THREADS “-”: not known until a recording starts (threads take their rings then)."));
   g_print ("%s", out->str);
   return EXIT_SUCCESS;
 }
@@ -399,7 +477,7 @@ cmd_record (int    argc,
   g_autoptr (M6Reader) reader = NULL;
   g_autoptr (GError) error = NULL;
   int status;
-  gint pid;
+  gint pid = 0;
 
   if (!parse_options ("record", "PID|NAME",
                       _("Record a running instrumented process into a capture file. Ctrl-C stops and saves."),
@@ -413,7 +491,18 @@ cmd_record (int    argc,
   if (!resolve_target (argv[1], &pid, &error)
       || (reader = m6_reader_attach (pid, &error)) == NULL)
     {
-      print_error (error->message);
+      print_attach_error (pid, error);
+      return EXIT_FAILURE;
+    }
+  /* An ended program can give only what its rings still hold: with
+   * nothing there, an empty capture would only look like a recording. */
+  M6Session *session = m6_reader_get_session (reader);
+  if (m6_session_get_ended (session) && m6_reader_get_pending (reader) == 0)
+    {
+      g_autofree char *message = g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
+                                                    "a program is recorded only while mach6 is attached to it"),
+                                                  m6_session_get_process_name (session), pid);
+      print_error (message);
       return EXIT_FAILURE;
     }
   return record_to_file (g_steal_pointer (&reader), output, seconds, NULL);
@@ -543,7 +632,9 @@ print_table (M6Session *session,
   g_autoptr (GString) out = g_string_new (NULL);
   gboolean memory = m6_session_get_memory_available (session);
 
-  g_string_append_printf (out, _("%s (pid %d): %.2f s, %u threads, %llu events, %llu drops\n"),
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%s (pid %d): %.2f s, %u thread, %llu events, %llu drops\n",
+                                           "%s (pid %d): %.2f s, %u threads, %llu events, %llu drops\n",
+                                           m6_session_get_n_threads (session)),
                           m6_session_get_process_name (session), m6_session_get_pid (session),
                           (double) m6_session_get_duration (session) / 1e9,
                           m6_session_get_n_threads (session),
@@ -575,14 +666,16 @@ print_table (M6Session *session,
       guint i = order[k];
       M6Thread *thread = m6_session_get_thread (session, i);
       M6Node *root = m6_tree_get_root (thread->tree);
-      /* When the process is gone, so are its threads. */
-      gboolean exited = thread->state == M6_THREAD_STATE_EXITED || m6_session_get_ended (session);
+      /* Exited only when it or its process is known to have: a recording
+       * that stopped says so instead. */
+      const char *state = thread->state == M6_THREAD_STATE_EXITED || m6_session_get_process_exited (session)
+                          ? _("exited") : m6_session_get_ended (session) ? _("recording stopped") : _("live");
       if (only_thread >= 0 && (guint) only_thread != i)
         continue;
 
       g_string_append_printf (out, _("\nThread %u “%s” (tid %llu, %s): %u frames, %llu events, %llu drops, %llu unbalanced, %llu rejected\n"),
                               i, thread->name, (unsigned long long) thread->tid,
-                              exited ? _("exited") : _("live"),
+                              state,
                               (guint) MIN (thread->n_frames, (guint64) G_MAXUINT), (unsigned long long) thread->n_events,
                               (unsigned long long) thread->drops,
                               (unsigned long long) (m6_tree_get_unbalanced (thread->tree) + thread->stray_dones),
@@ -821,7 +914,7 @@ cmd_report (int    argc,
   g_autoptr (M6Session) session = NULL;
   g_autoptr (GError) error = NULL;
   int status;
-  gint pid;
+  gint pid = 0;
 
   if (!parse_options ("report", "FILE|PID|NAME",
                       _("Print the scope tree of a capture file, or of a process recorded for a while."),
@@ -855,7 +948,7 @@ cmd_report (int    argc,
       if (!resolve_target (argv[1], &pid, &error)
           || (reader = m6_reader_attach (pid, &error)) == NULL)
         {
-          print_error (error->message);
+          print_attach_error (pid, error);
           return EXIT_FAILURE;
         }
       /* The same pipeline as `mach6 record` and the viewer, without a file. */
@@ -1005,7 +1098,7 @@ cmd_run (int    argc,
   const GOptionEntry entries[] = {
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds and end the command (default: when it exits)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
-    { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait_seconds, N_("Wait up to S seconds for the command's segment (default 5)"), "S" },
+    { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait_seconds, N_("Wait up to S seconds for the command to show up as an instrumented program (default 5)"), "S" },
     { NULL }
   };
   g_autofree char *shim = NULL;
@@ -1066,9 +1159,9 @@ cmd_run (int    argc,
                       argv[1], how);
         }
       else if (launch.interrupted)
-        g_printerr (_("mach6: interrupted before %s created a mach6 segment\n"), argv[1]);
+        g_printerr (_("mach6: interrupted before %s showed up as an instrumented program\n"), argv[1]);
       else
-        g_printerr (_("mach6: %s did not create a mach6 segment within %g s; is it linked with libmach6?\n"),
+        g_printerr (_("mach6: %s did not show up as an instrumented program within %g s; is it linked with libmach6?\n"),
                     argv[1], wait_seconds);
       if (!launch.exited)
         kill (launch.pid, SIGTERM);
@@ -1420,12 +1513,8 @@ int
 main (int    argc,
       char **argv)
 {
-  setlocale (LC_ALL, "");
-#if defined(GETTEXT_PACKAGE) && defined(LOCALEDIR)
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  m6_locale_init ();
   textdomain (GETTEXT_PACKAGE);
-#endif
 
   if (argc < 2)
     {

@@ -4,6 +4,7 @@
 #include <locale.h>
 
 #include "m6-application.h"
+#include "m6-locale.h"
 
 int
 main (int   argc,
@@ -12,9 +13,7 @@ main (int   argc,
   g_autoptr (M6Application) app = NULL;
   int status;
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  m6_locale_init ();
   textdomain (GETTEXT_PACKAGE);
 
   g_set_application_name ("mach6");

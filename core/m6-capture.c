@@ -716,7 +716,7 @@ append_end (GByteArray      *out,
             M6CaptureWriter *self)
 {
   gsize start = out->len;
-  guint32 flags = m6_session_get_ended (self->session) ? END_FLAG_ENDED : 0;
+  guint32 flags = m6_session_get_process_exited (self->session) ? END_FLAG_ENDED : 0;
 
   put_u32 (out, M6_CAPTURE_RECORD_END);
   put_u32 (out, END_SIZE);
@@ -1148,6 +1148,7 @@ load_record (Loader        *ld,
         guint64 events = get_u64 (p + 8);
         guint32 threads = get_u32 (p + 16);
         guint32 labels = get_u32 (p + 20);
+        guint32 flags = get_u32 (p + 24);
         if (records != ld->record - 1)
           return load_fail (ld, error, _("END counts %llu records before it, but there are %llu"),
                             U (records), U (ld->record - 1));
@@ -1160,6 +1161,9 @@ load_record (Loader        *ld,
         if (labels != m6_labels_count (m6_session_get_labels (ld->session)))
           return load_fail (ld, error, _("END counts %u labels, but %u were declared"),
                             labels, m6_labels_count (m6_session_get_labels (ld->session)));
+        /* Whether the program exited while it was recorded, or only the
+         * recording stopped. */
+        m6_session_set_process_exited (ld->session, (flags & END_FLAG_ENDED) != 0);
         return TRUE;
       }
 

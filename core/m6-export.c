@@ -290,10 +290,15 @@ next_preorder (const M6Node *node,
   return NULL;
 }
 
+/* "exited" only when the thread or its program is known to have exited;
+ * a recording that stopped while it ran says "stopped". */
 static const char *
-thread_state_name (M6ThreadState state)
+thread_state_name (M6Session *session,
+                   M6Thread  *thread)
 {
-  return state == M6_THREAD_STATE_EXITED ? "exited" : "live";
+  if (thread->state == M6_THREAD_STATE_EXITED || m6_session_get_process_exited (session))
+    return "exited";
+  return m6_session_get_ended (session) ? "stopped" : "live";
 }
 
 /* --- json --------------------------------------------------------------- */
@@ -340,10 +345,6 @@ add_thread (JsonBuilder *builder,
             M6Thread    *thread,
             gboolean     with_payload)
 {
-  /* When the process is gone, so are its threads, whatever the last ring
-   * state said (the main thread never marks itself exited). */
-  M6ThreadState state = m6_session_get_ended (session) ? M6_THREAD_STATE_EXITED : thread->state;
-
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "index");
   json_builder_add_int_value (builder, thread->index);
@@ -352,7 +353,7 @@ add_thread (JsonBuilder *builder,
   json_builder_set_member_name (builder, "name");
   json_builder_add_string_value (builder, thread->name);
   json_builder_set_member_name (builder, "state");
-  json_builder_add_string_value (builder, thread_state_name (state));
+  json_builder_add_string_value (builder, thread_state_name (session, thread));
   json_builder_set_member_name (builder, "drops");
   json_builder_add_int_value (builder, (gint64) thread->drops);
   json_builder_set_member_name (builder, "stray_dones");

@@ -1305,6 +1305,7 @@ update_liveness (M6Reader *self,
   if (!alive)
     {
       self->producer_alive = FALSE;
+      m6_session_set_process_exited (self->session, TRUE);
       m6_session_set_ended (self->session, TRUE);
     }
 }
@@ -1466,6 +1467,7 @@ attach_mapped (M6Reader     *self,
        * producer's start; nothing in the segment is written, no claim. */
       self->post_mortem = TRUE;
       self->origin_ns = self->geo.start_ns;
+      m6_session_set_process_exited (self->session, TRUE);
       m6_session_set_ended (self->session, TRUE);
     }
 

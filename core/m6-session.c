@@ -39,6 +39,7 @@ struct _M6Session
   gint64               start_time_us;
   M6HeapSource         heap_source;
   gboolean             ended;
+  gboolean             process_exited;
 
   M6Labels            *labels;
   GPtrArray           *threads;       /* M6Thread* */
@@ -364,6 +365,20 @@ gboolean
 m6_session_get_ended (M6Session *self)
 {
   return self->ended;
+}
+
+void
+m6_session_set_process_exited (M6Session *self,
+                               gboolean   exited)
+{
+  g_return_if_fail (M6_IS_SESSION (self));
+  self->process_exited = !!exited;
+}
+
+gboolean
+m6_session_get_process_exited (M6Session *self)
+{
+  return self->process_exited;
 }
 
 gint64

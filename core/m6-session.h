@@ -128,6 +128,11 @@ gboolean      m6_session_get_memory_available (M6Session   *self);
 void          m6_session_set_ended           (M6Session    *self,
                                               gboolean      ended);
 gboolean      m6_session_get_ended           (M6Session    *self);
+/* The program itself is known to have exited (its reader saw it go, or
+ * its capture says so), not only the recording stopped. */
+void          m6_session_set_process_exited  (M6Session    *self,
+                                              gboolean      exited);
+gboolean      m6_session_get_process_exited  (M6Session    *self);
 /* Session time: the latest event time over all threads, ns. */
 gint64        m6_session_get_duration        (M6Session    *self);
 

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.." || exit 1
 
 runner=()
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then
-  runner=(xvfb-run -a -s "-screen 0 1600x1000x24")
+  # Large enough for the UI tests that look at a 3840 × 2160 window.
+  runner=(xvfb-run -a -s "-screen 0 3840x2160x24")
 fi
 
 log=$(mktemp)

@@ -6,8 +6,10 @@
  * quits, for scripts and headless runs; `--dark`/`--light` force a style. */
 #include "m6-application.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 
 #include "m6-capture.h"
 #include "m6-export.h"
@@ -57,14 +59,24 @@ static const GOptionEntry option_entries[] = {
 
 /* --- windows ------------------------------------------------------------ */
 
+static gboolean
+pid_running (gint pid)
+{
+  return pid > 0 && (kill (pid, 0) == 0 || errno == EPERM);
+}
+
+/* The window already attached to @pid: a live one, or one that stayed
+ * open after the program ended (it holds everything that was recorded,
+ * and its reader still holds the segment). */
 static M6SessionWindow *
-find_live_window (M6Application *self,
-                  gint           pid)
+find_attached_window (M6Application *self,
+                      gint           pid)
 {
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
     if (M6_IS_SESSION_WINDOW (l->data)
-        && m6_session_window_get_live (l->data)
-        && m6_session_window_get_pid (l->data) == pid)
+        && m6_session_window_get_attached (l->data)
+        && m6_session_window_get_pid (l->data) == pid
+        && (m6_session_window_get_live (l->data) || !pid_running (pid)))
       return l->data;
   return NULL;
 }
@@ -120,7 +132,24 @@ attach_finish (M6Application *self,
   if (reader == NULL)
     {
       g_autofree char *heading = g_strdup_printf (_("Could Not Attach to Process %d"), pid);
-      m6_application_show_error (self, heading, error->message);
+      /* The common mistake, said without the shared-memory object's name. */
+      g_autofree char *not_found = g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND)
+        ? g_strdup_printf (_("Process %d is not an instrumented program: it is not running, or it is not linked with libmach6."), pid)
+        : NULL;
+      m6_application_show_error (self, heading, not_found ? not_found : error->message);
+      return;
+    }
+
+  /* An ended program: what its rings still hold is all there is. Nothing
+   * at all is said in one sentence, not with a window waiting forever. */
+  M6Session *session = m6_reader_get_session (reader);
+  if (m6_session_get_ended (session) && m6_reader_get_pending (reader) == 0)
+    {
+      g_autofree char *message = g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
+                                                    "a program is recorded only while a viewer is attached to it."),
+                                                  m6_session_get_process_name (session), pid);
+      m6_reader_free (reader);
+      m6_application_show_error (self, _("Nothing Was Recorded"), message);
       return;
     }
 
@@ -173,7 +202,7 @@ attach (M6Application *self,
         gint           pid)
 {
   g_autoptr (GError) error = NULL;
-  M6SessionWindow *window = find_live_window (self, pid);
+  M6SessionWindow *window = find_attached_window (self, pid);
 
   if (window != NULL)
     {

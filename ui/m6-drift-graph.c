@@ -30,6 +30,8 @@ struct _M6DriftGraph
   int            cached_width;
   int            cached_height;
   guint          n_points;
+  double         time_step;     /* the time axis' tick step, s (tests) */
+  gboolean       title_wrapped; /* the leak rate went under the title (tests) */
 };
 
 G_DEFINE_FINAL_TYPE (M6DriftGraph, m6_drift_graph, GTK_TYPE_WIDGET)
@@ -83,19 +85,14 @@ drift_rate (M6Thread     *thread,
             double       *bytes_per_frame,
             double       *bytes_per_minute)
 {
-  GArray *frames = thread->frames;
   guint64 n_frames;
   double fps = 0;
 
   if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (thread->tree)) == 0)
     return FALSE;
-  if (frames->len >= 2)
-    {
-      const M6FrameSample *first = &g_array_index (frames, M6FrameSample, 0);
-      const M6FrameSample *last = &g_array_index (frames, M6FrameSample, frames->len - 1);
-      if (last->t_ns > first->t_ns)
-        fps = (double) (frames->len - 1) / ((double) (last->t_ns - first->t_ns) / 1e9);
-    }
+  /* From the frame counters, not the series: the series is decimated. */
+  if (thread->n_frames >= 2 && thread->last_frame_t_ns > thread->first_frame_t_ns)
+    fps = (double) (thread->n_frames - 1) / ((double) (thread->last_frame_t_ns - thread->first_frame_t_ns) / 1e9);
   *bytes_per_frame = (double) m6_node_mem_net (node) / (double) n_frames;
   *bytes_per_minute = *bytes_per_frame * fps * 60.0;
   return TRUE;
@@ -234,8 +231,11 @@ draw_x_axis (M6DriftGraph  *self,
 
   text_size (self, "00:00", TRUE, &sample_w, &th);
   guint n_ticks = MAX (2u, (guint) (p->w / (sample_w * 2.5)));
-  double step = m6_format_nice_step (range, n_ticks);
+  /* Minutes and seconds fall on round values: 1:00, 2:00, not 1:40. */
+  double step = m6_format_nice_time_step (range, n_ticks);
   double first = ceil (p->t0 / step) * step;
+
+  self->time_step = step;
 
   for (double t = first; t <= p->t1 + step * 1e-6; t += step)
     {
@@ -245,7 +245,8 @@ draw_x_axis (M6DriftGraph  *self,
       if (step >= 60 || t >= 600)
         label = g_strdup_printf ("%d:%02d", (int) (t / 60), (int) fmod (t, 60));
       else
-        label = g_strdup_printf (step < 1 ? "%.1f s" : "%.0f s", t);
+        /* As many decimals as the step has: 0.05 s steps read 0.05, 0.10… */
+        label = g_strdup_printf ("%.*f s", step >= 1 ? 0 : step >= 0.1 - 1e-9 ? 1 : 2, t);
 
       m6_painter_stroke_line (painter, x, p->y + p->h, x, p->y + p->h + 4, 1.0f, &pal->dim, NULL, 0);
 
@@ -282,12 +283,12 @@ draw_memory (M6DriftGraph  *self,
 
   text_size (self, "0", FALSE, &tw, &th);
   text_size_full (self, title, FALSE, TRUE, &title_w, &th);
-  /* Room for the rate on the same line, where there is one. */
-  title_w = MIN (title_w + 2, (int) (w * (node && node->depth > 1 ? 1.0 : 0.45)));
-  draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, title_w);
+  title_w += 2;
+  self->title_wrapped = FALSE;
 
   if (!m6_session_get_memory_available (self->session))
     {
+      draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
       draw_text (self, painter, _("Memory unavailable: this program reports no heap readings."),
                  x + w / 2, y + h / 2 - th, 0.5, &pal->dim, FALSE, FALSE, w);
       draw_text (self, painter, _("Run it with “mach6 run”, or call mach6_set_heap_source()."),
@@ -301,8 +302,10 @@ draw_memory (M6DriftGraph  *self,
   n = node ? m6_history_get_points (thread, node, ts, net, n) : 0;
   self->n_points = n;
 
-  /* The drift rate, right-aligned on the title line: only for a top-level
-   * scope. The fitted line shows how steady it is. */
+  /* The drift rate, right-aligned on the title line, only for a top-level
+   * scope (the fitted line shows how steady it is); a long name gives way
+   * to it (ellipsized). Only when even a short title would not fit does the
+   * rate go under. */
   double per_frame = 0, per_minute = 0, per_second = 0;
   gboolean have_rate = drift_rate (thread, node, &per_frame, &per_minute)
                        && m6_session_leak_rate (thread, node, NULL, &per_second);
@@ -312,18 +315,46 @@ draw_memory (M6DriftGraph  *self,
       g_autofree char *pm = m6_format_kb (per_minute / M6_BYTES_PER_KB, TRUE);
       g_autofree char *rate = g_strdup_printf (_("Drift/frame %s · %s/min"), pf, pm);
       int rate_w, rate_h;
+      double room;
 
       text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
-      if (title_w + 12 + rate_w <= w)
-        draw_text (self, painter, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
+      room = w - rate_w - 12;
+      if (room < title_w)
+        {
+          /* Narrow: the numbers without the words say it (orange, as ever),
+           * and leave the title more room. */
+          g_free (rate);
+          rate = g_strdup_printf (_("%s/frame · %s/min"), pf, pm);
+          text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
+          room = w - rate_w - 12;
+        }
+
+      /* One line when the title fits whole, or when a long name can give
+       * way and still show its first letters; a short name is not cut to
+       * "fra…": then the rate goes under it. */
+      g_autofree char *prefix = g_strdup_printf (_("mem.net of %s"), "");
+      int prefix_w, prefix_h;
+      text_size_full (self, prefix, FALSE, TRUE, &prefix_w, &prefix_h);
+      gboolean one_line = room >= title_w
+                          || (title_w > w / 2 && room >= prefix_w + 5 * tw);
+      if (one_line)
+        {
+          draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, MIN (title_w, room));
+          draw_text (self, painter, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
+        }
       else
         {
-          /* Too narrow for one line: the rate goes under the title. */
-          draw_text (self, painter, rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
+          /* A line of its own has room for the words. */
+          g_autofree char *full_rate = g_strdup_printf (_("Drift/frame %s · %s/min"), pf, pm);
+          self->title_wrapped = TRUE;
+          draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
+          draw_text (self, painter, full_rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
           y += th + 2;
           h -= th + 2;
         }
     }
+  else
+    draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
 
   /* The value range, in bytes, padded and including zero. */
   double vmin = 0, vmax = 0;
@@ -816,6 +847,8 @@ m6_drift_graph_get_n_points (M6DriftGraph *self)
   return thread && node ? (guint) m6_history_get_points (thread, node, NULL, NULL, 0) : 0;
 }
 
+#define EXPORT_MIN_GRAPH_HEIGHT 480
+
 static void
 paint_export (M6Painter *painter,
               int        width,
@@ -827,6 +860,18 @@ paint_export (M6Painter *painter,
 
   m6_painter_get_background (GTK_WIDGET (self), &background);
   m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (0, 0, width, height), &background);
+
+  /* A picture large enough opens with what it is of, like the flame
+   * graph's; one the size of the screen's graph is just the graph. */
+  if (height >= M6_PICTURE_TITLE_ROOM + EXPORT_MIN_GRAPH_HEIGHT)
+    {
+      float top = m6_painter_draw_picture_title (painter, GTK_WIDGET (self), self->session,
+                                                 self->thread_index, NULL, width);
+      m6_painter_push_translate (painter, 0, top);
+      draw_graph (self, painter, width, height - top);
+      m6_painter_pop (painter);
+      return;
+    }
   draw_graph (self, painter, width, height);
 }
 
@@ -846,4 +891,16 @@ m6_drift_graph_export (M6DriftGraph  *self,
       return FALSE;
     }
   return m6_painter_write_file (path, width, height, paint_export, self, error);
+}
+
+double
+m6_drift_graph_get_time_step (M6DriftGraph *self)
+{
+  return self->time_step;
+}
+
+gboolean
+m6_drift_graph_get_title_wrapped (M6DriftGraph *self)
+{
+  return self->title_wrapped;
 }

@@ -30,6 +30,10 @@ gboolean   m6_drift_graph_get_leak_rate  (M6DriftGraph *self,
                                           double       *kb_per_frame,
                                           double       *kb_per_minute);
 guint      m6_drift_graph_get_n_points   (M6DriftGraph *self);
+/* The last drawing's time-axis step (s), and whether the leak rate had to
+ * go under the title for want of room. */
+double     m6_drift_graph_get_time_step  (M6DriftGraph *self);
+gboolean   m6_drift_graph_get_title_wrapped (M6DriftGraph *self);
 
 /* Write the graph to @path, a .svg, .pdf or .png of @width × @height,
  * atomically. */

@@ -20,6 +20,7 @@
 #define MIN_RECT_WIDTH   0.35f   /* narrower subtrees are not drawn */
 #define LABEL_PAD        4.0f
 #define MIN_LABEL_WIDTH 30.0f   /* below this an ellipsis is all that fits */
+#define MIN_SELECTED_WIDTH 3.0f /* a selection narrower than this is zoomed into */
 #define ELLIPSIS_STEP    6       /* ellipsized layouts are cached per 6 px */
 #define LAYOUT_CACHE_MAX 4096
 
@@ -57,6 +58,7 @@ struct _M6FlameGraph
   guint          selected;
   guint          zoom;
   guint          hover;
+  gboolean       tooltip_up;     /* a tooltip was given for the hovered box */
   M6ColorMode    color_mode;
   GArray        *changes;        /* M6NodeChange by node id, or NULL */
 
@@ -452,10 +454,24 @@ tree_rows (M6FlameGraph *self)
 
   if (self->tree == NULL)
     return 0;
-  /* Rows follow absolute depth, so the deepest node sets the height. */
-  guint n_nodes = m6_tree_get_n_nodes (self->tree);
-  for (guint id = 1; id < n_nodes; id++)
-    rows = MAX (rows, m6_tree_get_node (self->tree, id)->depth);
+  /* Rows follow absolute depth, so the deepest node shown sets the height:
+   * zoomed, only the zoomed subtree counts, or a shallow subtree of a deep
+   * tree would sit on top of a tall empty graph. */
+  const M6Node *top = m6_tree_get_node (self->tree, self->zoom);
+  const M6Node *node = top->first_child;
+  rows = top->depth;
+  while (node != NULL)
+    {
+      rows = MAX (rows, node->depth);
+      if (node->first_child != NULL)
+        node = node->first_child;
+      else
+        {
+          while (node != top && node->next_sibling == NULL)
+            node = node->parent;
+          node = node != top ? node->next_sibling : NULL;
+        }
+    }
   return rows;
 }
 
@@ -505,7 +521,9 @@ rect_color (M6FlameGraph *self,
  * what an exported picture shows. */
 static void
 draw_graph (M6FlameGraph *self,
-            M6Painter    *painter)
+            M6Painter    *painter,
+            float         top,
+            float         row_height)
 {
   GdkRGBA text = self->dark ? (GdkRGBA) { 1, 1, 1, 0.92f } : (GdkRGBA) { 0, 0, 0, 0.85f };
   GdkRGBA match_text = text;
@@ -517,17 +535,19 @@ draw_graph (M6FlameGraph *self,
     {
       const Rect *rect = &g_array_index (self->rects, Rect, i);
       const M6Node *node = m6_tree_get_node (self->tree, rect->id);
-      float y = rect->row * ROW_HEIGHT;
+      float y = top + rect->row * row_height;
       GdkRGBA color;
 
       rect_color (self, rect, node, &color);
       /* A 1 px gap on the right and bottom separates neighbours. */
       m6_painter_fill_rect (painter,
-                            &GRAPHENE_RECT_INIT (rect->x, y, MAX (rect->w - 1.0f, 0.35f), ROW_HEIGHT - 1.0f),
+                            &GRAPHENE_RECT_INIT (rect->x, y, MAX (rect->w - 1.0f, 0.35f), row_height - 1.0f),
                             &color);
 
+      /* Any box its whole label fits in gets it ("cull" needs no 30 px);
+       * below MIN_LABEL_WIDTH an ellipsis alone is not worth drawing. */
       float avail = rect->w - 2 * LABEL_PAD;
-      if (avail < MIN_LABEL_WIDTH)
+      if (avail < 8.0f)
         continue;
 
       LabelLayout *ll = fitted_layout (self, node, avail);
@@ -539,7 +559,7 @@ draw_graph (M6FlameGraph *self,
         ink = (rect->flags & RECT_MATCH) ? &match_text : &dim_text;
 
       m6_painter_draw_layout (painter, ll->layout, rect->x + LABEL_PAD,
-                              y + floorf ((ROW_HEIGHT - 1.0f - ll->height) / 2.0f), ink);
+                              y + floorf ((row_height - 1.0f - ll->height) / 2.0f), ink);
     }
 }
 
@@ -580,7 +600,7 @@ build_node (M6FlameGraph *self)
   update_style (self);
   self->n_builds++;
   m6_painter_init_for_snapshot (&painter, snapshot);
-  draw_graph (self, &painter);
+  draw_graph (self, &painter, 0, ROW_HEIGHT);
   m6_painter_clear (&painter);
   return gtk_snapshot_free_to_node (snapshot);
 }
@@ -675,6 +695,7 @@ static void
 leave_cb (GtkEventControllerMotion *motion,
           M6FlameGraph             *self)
 {
+  self->tooltip_up = FALSE;
   set_hover (self, 0);
 }
 
@@ -687,6 +708,8 @@ click_released_cb (GtkGestureClick *gesture,
 {
   guint id = m6_flame_graph_get_node_at (self, x, y);
 
+  /* GTK hides the tooltip on a click. */
+  self->tooltip_up = FALSE;
   gtk_widget_grab_focus (GTK_WIDGET (self));
   if (id == 0)
     return;
@@ -756,18 +779,16 @@ key_pressed_cb (GtkEventControllerKey *key,
   return TRUE;
 }
 
-static gboolean
-query_tooltip_cb (GtkWidget    *widget,
-                  int           x,
-                  int           y,
-                  gboolean      keyboard,
-                  GtkTooltip   *tooltip,
-                  M6FlameGraph *self)
+/* What the tooltip of @id says: the label once, where it sits, and its
+ * numbers as of now. */
+char *
+m6_flame_graph_get_tooltip_markup (M6FlameGraph *self,
+                                   guint         id)
 {
-  guint id = m6_flame_graph_get_node_at (self, x, y);
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), NULL);
 
-  if (id == 0)
-    return FALSE;
+  if (self->tree == NULL || id == 0 || id >= m6_tree_get_n_nodes (self->tree))
+    return NULL;
 
   M6Node *node = m6_tree_get_node (self->tree, id);
   M6NodeStats stats;
@@ -776,10 +797,12 @@ query_tooltip_cb (GtkWidget    *widget,
 
   m6_node_stats_compute (self->tree, node, &stats);
 
+  /* The ancestors only: the label itself is the heading. */
   for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
     {
       g_autofree char *al = m6_payload_label (self->tree, a);
-      g_string_prepend (path, " › ");
+      if (path->len > 0)
+        g_string_prepend (path, " › ");
       g_string_prepend (path, al);
     }
 
@@ -798,40 +821,34 @@ query_tooltip_cb (GtkWidget    *widget,
   g_autofree char *self_rate = m6_format_kb (stats.mem_self_rate, TRUE);
   double frames = frames_of (self);
   g_autofree char *drift = m6_format_kb (frames > 0 ? stats.mem_net / frames : 0.0, TRUE);
-  g_autofree char *markup = NULL;
   g_autofree char *memory_line = NULL;
 
   /* A leak rate only for a top-level scope; a child's mem.net is shown
    * for what it is. */
   if (node->depth == 1)
-    memory_line = g_markup_printf_escaped ("%s <tt>%s</tt>    %s <tt>%s</tt>",
+    memory_line = g_markup_printf_escaped ("\n%s <tt>%s</tt>    %s <tt>%s</tt>",
                                            _("Drift/frame"), drift, _("mem.net"), net);
   else
-    memory_line = g_markup_printf_escaped ("%s <tt>%s</tt>",
+    memory_line = g_markup_printf_escaped ("\n%s <tt>%s</tt>",
                                            _("mem.net (includes its gaps)"), net);
 
-  markup = g_markup_printf_escaped ("<b>%s</b>\n"
-                                    "<small>%s%s</small>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%.1f %%</tt>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
-                                    "%s <tt>%s</tt>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
-                                    "%s",
-                                    label,
-                                    path->str, label,
-                                    _("Calls"), count, _("of parent"), share,
-                                    _("Time avg"), avg, _("p50"), p50,
-                                    _("p90"), p90, _("max"), max,
-                                    _("Mem Δ avg"), delta,
-                                    _("Alloc/frame"), alloc, _("Self/frame"), self_rate,
-                                    "");
+  /* Translators: where a scope sits, in its tooltip: "in frame › render" */
+  g_autofree char *in_path = path->len > 0 ? g_strdup_printf (_("in %s"), path->str) : NULL;
+  g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>\n", label);
+  g_autofree char *where = in_path ? g_markup_printf_escaped ("<small>%s</small>\n", in_path) : g_strdup ("");
+  g_autofree char *numbers = g_markup_printf_escaped ("%s <tt>%s</tt>    %s <tt>%.1f %%</tt>\n"
+                                                      "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
+                                                      "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
+                                                      "%s <tt>%s</tt>\n"
+                                                      "%s <tt>%s</tt>    %s <tt>%s</tt>",
+                                                      _("Calls"), count, _("of parent"), share,
+                                                      _("Time avg"), avg, _("p50"), p50,
+                                                      _("p90"), p90, _("max"), max,
+                                                      _("Mem Δ avg"), delta,
+                                                      _("Alloc/frame"), alloc, _("Self/frame"), self_rate);
   /* Markup built apart: g_markup_printf_escaped would escape it again. */
-  {
-    g_autofree char *joined = g_strconcat (markup, memory_line, NULL);
-    g_free (markup);
-    markup = g_steal_pointer (&joined);
-  }
+  g_autofree char *with_path = g_strconcat (heading, where, numbers, memory_line, NULL);
+
   if (self->color_mode == M6_COLOR_MODE_COMPARE)
     {
       const M6NodeChange *change = self->changes != NULL && id < self->changes->len
@@ -849,11 +866,24 @@ query_tooltip_cb (GtkWidget    *widget,
                                 : _("Against the baseline: time avg %+.1f %%, p50 %+.1f %%, significantly faster"),
                                 change->time_avg * 100.0, change->time_p50 * 100.0);
       g_autofree char *escaped = g_markup_escape_text (line, -1);
-      g_autofree char *with_change = g_strconcat (markup, "\n<b>", escaped, "</b>", NULL);
-      gtk_tooltip_set_markup (tooltip, with_change);
-      return TRUE;
+      return g_strconcat (with_path, "\n<b>", escaped, "</b>", NULL);
     }
+  return g_steal_pointer (&with_path);
+}
 
+static gboolean
+query_tooltip_cb (GtkWidget    *widget,
+                  int           x,
+                  int           y,
+                  gboolean      keyboard,
+                  GtkTooltip   *tooltip,
+                  M6FlameGraph *self)
+{
+  g_autofree char *markup = m6_flame_graph_get_tooltip_markup (self, m6_flame_graph_get_node_at (self, x, y));
+
+  self->tooltip_up = markup != NULL;
+  if (markup == NULL)
+    return FALSE;
   gtk_tooltip_set_markup (tooltip, markup);
   return TRUE;
 }
@@ -1081,6 +1111,42 @@ m6_flame_graph_invalidate (M6FlameGraph *self)
       gtk_widget_queue_resize (GTK_WIDGET (self));
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
+  /* A tooltip on screen shows the numbers as they are now, not as they
+   * were when it opened. Until GTK has asked for one there is nothing
+   * to refresh. */
+  if (self->hover != 0 && self->tooltip_up)
+    gtk_widget_trigger_tooltip_query (GTK_WIDGET (self));
+}
+
+/* Zoom in as little as it takes for @node to be drawn at least
+ * MIN_SELECTED_WIDTH wide: a selected scope narrower than a pixel would
+ * not be there at all. Widths nest, so under a zoom node Z a node is
+ * time_sum / Z.time_sum of the view. */
+static void
+zoom_to_show (M6FlameGraph *self,
+              const M6Node *node)
+{
+  float width = self->layout_width > 0 ? self->layout_width : (float) gtk_widget_get_width (GTK_WIDGET (self));
+  const M6Node *zoom = m6_tree_get_node (self->tree, self->zoom);
+  const M6Node *best = NULL;
+  gint64 total = 0;
+
+  if (width <= 0 || is_in_subtree (zoom, node) || !is_in_subtree (node, zoom))
+    return;
+
+  if (zoom == m6_tree_get_root (self->tree))
+    for (const M6Node *child = zoom->first_child; child != NULL; child = child->next_sibling)
+      total += child->time_sum;
+  else
+    total = zoom->time_sum;
+  if (total > 0 && (double) width * (double) node->time_sum / (double) total >= MIN_SELECTED_WIDTH)
+    return;
+
+  /* The outermost ancestor under the zoom that shows it wide enough. */
+  for (const M6Node *a = node; a != NULL && a != zoom; a = a->parent)
+    if (a->time_sum > 0 && (double) width * (double) node->time_sum / (double) a->time_sum >= MIN_SELECTED_WIDTH)
+      best = a;
+  m6_flame_graph_zoom_to (self, best != NULL ? best->id : node->id);
 }
 
 guint
@@ -1116,6 +1182,8 @@ m6_flame_graph_set_selected_node (M6FlameGraph *self,
           m6_flame_graph_zoom_to (self, common ? common->id : 0);
         }
     }
+  if (node_id != 0)
+    zoom_to_show (self, m6_tree_get_node (self->tree, node_id));
 
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_NODE]);
@@ -1189,6 +1257,34 @@ m6_flame_graph_get_n_highlighted (M6FlameGraph *self)
 
   update_highlighted (self);
   return self->n_highlighted;
+}
+
+GArray *
+m6_flame_graph_find_matches (M6FlameGraph *self)
+{
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), ids);
+
+  if (self->tree == NULL || self->search == NULL)
+    return ids;
+
+  const M6Node *root = m6_tree_get_root (self->tree);
+  const M6Node *node = root->first_child;
+  while (node != NULL)
+    {
+      if (label_matches (self, node))
+        g_array_append_val (ids, node->id);
+      if (node->first_child != NULL)
+        node = node->first_child;
+      else
+        {
+          while (node != root && node->next_sibling == NULL)
+            node = node->parent;
+          node = node != root ? node->next_sibling : NULL;
+        }
+    }
+  return ids;
 }
 
 void
@@ -1295,11 +1391,36 @@ m6_flame_graph_get_node_share (M6FlameGraph *self,
 
 /* --- export ------------------------------------------------------------- */
 
-/* A picture taller than the graph shows it larger, up to twice the screen
- * size, so a 1920 × 1080 slide is not a thin strip; labels keep at least
- * 960 px of room. */
+/* A picture shows text up to twice the screen size (labels keep at least
+ * 960 px of room), a title block on top, and the rows stretched to fill
+ * the rest: a three-row graph on a 1920 × 1080 slide is not a thin strip. */
 #define EXPORT_MIN_LAYOUT_WIDTH 960.0f
 #define EXPORT_MAX_SCALE        2.0f
+#define EXPORT_MARGIN           12.0f
+
+/* The picture's title block, with the zoom, if any. */
+static float
+paint_title (M6FlameGraph *self,
+             M6Painter    *painter,
+             float         width)
+{
+  g_autoptr (GString) path = g_string_new (NULL);
+  g_autofree char *zoomed = NULL;
+
+  for (const M6Node *n = self->zoom ? m6_tree_get_node (self->tree, self->zoom) : NULL;
+       n != NULL && n->id != 0; n = n->parent)
+    {
+      g_autofree char *label = m6_payload_label (self->tree, n);
+      g_string_prepend (path, label);
+      if (n->parent != NULL && n->parent->id != 0)
+        g_string_prepend (path, " › ");
+    }
+  if (path->len > 0)
+    /* Translators: under a picture's title, when the graph is zoomed */
+    zoomed = g_strdup_printf (_("zoomed to %s"), path->str);
+  return m6_painter_draw_picture_title (painter, GTK_WIDGET (self), self->session, self->thread_index,
+                                        zoomed, width);
+}
 
 static void
 paint_export (M6Painter *painter,
@@ -1308,18 +1429,26 @@ paint_export (M6Painter *painter,
               gpointer   user_data)
 {
   M6FlameGraph *self = user_data;
-  float content = MAX (self->tree_rows, 1u) * ROW_HEIGHT;
-  float scale = MIN ((float) height / content, (float) width / EXPORT_MIN_LAYOUT_WIDTH);
+  guint rows = MAX (self->tree_rows, 1u);
+  float scale = CLAMP ((float) width / EXPORT_MIN_LAYOUT_WIDTH, 1.0f, EXPORT_MAX_SCALE);
   GdkRGBA background;
 
-  scale = CLAMP (scale, 1.0f, EXPORT_MAX_SCALE);
   m6_painter_get_background (GTK_WIDGET (self), &background);
   m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (0, 0, width, height), &background);
 
   update_style (self);
-  ensure_layout (self, floorf (width / scale));
   m6_painter_push_scale (painter, scale);
-  draw_graph (self, painter);
+  /* The title block when there is room for it and every row; a picture
+   * "as shown" on screen is just the graph. */
+  float top = 0;
+  if (height / scale >= M6_PICTURE_TITLE_ROOM + rows * ROW_HEIGHT)
+    top = paint_title (self, painter, width / scale);
+  /* The rows share what the title leaves (never shorter than on screen). */
+  float row_height = MAX ((height / scale - top - (top > 0 ? EXPORT_MARGIN : 0)) / rows, ROW_HEIGHT);
+  ensure_layout (self, floorf (width / scale));
+  m6_painter_push_clip (painter, &GRAPHENE_RECT_INIT (0, top, width / scale, height / scale - top));
+  draw_graph (self, painter, top, row_height);
+  m6_painter_pop (painter);
   m6_painter_pop (painter);
 }
 

@@ -63,6 +63,9 @@ void         m6_flame_graph_set_search_text    (M6FlameGraph *self,
 const char  *m6_flame_graph_get_search_text    (M6FlameGraph *self);
 /* Nodes of the shown subtree whose label matches the search. */
 guint        m6_flame_graph_get_n_highlighted  (M6FlameGraph *self);
+/* Ids of every node of the tree whose label matches the search, in tree
+ * order (a node before its children, children in first-seen order). */
+GArray      *m6_flame_graph_find_matches       (M6FlameGraph *self);
 
 /* The comparison the "compare" colours show: M6NodeChange by node id of
  * the shown tree (a ref is taken; NULL clears). */
@@ -91,6 +94,11 @@ double       m6_flame_graph_get_node_share     (M6FlameGraph *self,
 gboolean     m6_flame_graph_get_node_color     (M6FlameGraph *self,
                                                 guint         node_id,
                                                 GdkRGBA      *color);
+
+/* The tooltip of @node_id as Pango markup, with the numbers as of now
+ * (NULL for none); a tooltip on screen follows the data live. */
+char        *m6_flame_graph_get_tooltip_markup (M6FlameGraph *self,
+                                                guint         node_id);
 
 /* Write the graph as shown (zoom, search, colours; no hover or selection)
  * to @path, a .svg, .pdf or .png of @width × @height, atomically. */

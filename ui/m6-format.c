@@ -96,3 +96,25 @@ m6_format_nice_step (double range,
 
   return nice * magnitude;
 }
+
+double
+m6_format_nice_time_step (double range_s,
+                          guint  n_ticks)
+{
+  static const double steps[] = {
+    1, 2, 5, 10, 15, 30,
+    60, 120, 300, 600, 900, 1800,
+    3600, 7200, 10800, 21600, 43200, 86400,
+  };
+
+  if (!(range_s > 0) || n_ticks == 0)
+    return 1.0;
+
+  double raw = range_s / n_ticks;
+  if (raw < 1)
+    return m6_format_nice_step (range_s, n_ticks);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    if (steps[i] >= raw)
+      return steps[i];
+  return ceil (raw / 86400) * 86400;
+}

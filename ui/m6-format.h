@@ -19,6 +19,10 @@ char   *m6_format_elapsed      (gint64   ns);
 char   *m6_format_rate         (double   per_second);
 
 /* A step of 1, 2 or 5 × 10^k near @range / @n_ticks, for axis ticks. */
+/* A step for a time axis in seconds: 1, 2, 5, 10, 15 or 30 s, 1, 2, 5,
+ * 10, 15 or 30 min, 1, 2, 3, 6 or 12 h… so ticks fall on whole minutes. */
+double  m6_format_nice_time_step (double range_s,
+                                  guint  n_ticks);
 double  m6_format_nice_step    (double   range,
                                 guint    n_ticks);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "m6-export.h"
+#include "m6-format.h"
 
 struct _M6PainterClass
 {
@@ -25,6 +26,7 @@ struct _M6PainterClass
   void (*draw_layout)     (M6Painter *self, PangoLayout *layout, float x, float y, const GdkRGBA *color);
   void (*push_clip)       (M6Painter *self, const graphene_rect_t *rect);
   void (*push_scale)      (M6Painter *self, float scale);
+  void (*push_translate)  (M6Painter *self, float dx, float dy);
   void (*pop)             (M6Painter *self);
 };
 
@@ -164,6 +166,15 @@ snapshot_push_scale (M6Painter *self,
 }
 
 static void
+snapshot_push_translate (M6Painter *self,
+                         float      dx,
+                         float      dy)
+{
+  gtk_snapshot_save (self->snapshot);
+  gtk_snapshot_translate (self->snapshot, &GRAPHENE_POINT_INIT (dx, dy));
+}
+
+static void
 snapshot_pop (M6Painter *self)
 {
   guint bit = 1u << MIN (self->depth, 31u);
@@ -181,6 +192,7 @@ static const M6PainterClass snapshot_class = {
   snapshot_draw_layout,
   snapshot_push_clip,
   snapshot_push_scale,
+  snapshot_push_translate,
   snapshot_pop,
 };
 
@@ -255,6 +267,15 @@ cairo_push_scale (M6Painter *self,
 }
 
 static void
+cairo_push_translate (M6Painter *self,
+                      float      dx,
+                      float      dy)
+{
+  cairo_save (self->cr);
+  cairo_translate (self->cr, dx, dy);
+}
+
+static void
 cairo_pop (M6Painter *self)
 {
   cairo_restore (self->cr);
@@ -267,6 +288,7 @@ static const M6PainterClass cairo_class = {
   cairo_draw_layout,
   cairo_push_clip,
   cairo_push_scale,
+  cairo_push_translate,
   cairo_pop,
 };
 
@@ -376,6 +398,15 @@ m6_painter_push_scale (M6Painter *self,
 {
   self->depth++;
   self->klass->push_scale (self, scale);
+}
+
+void
+m6_painter_push_translate (M6Painter *self,
+                           float      dx,
+                           float      dy)
+{
+  self->depth++;
+  self->klass->push_translate (self, dx, dy);
 }
 
 void
@@ -552,4 +583,71 @@ m6_painter_write_file (const char   *path,
   gboolean ok = m6_write_atomically (path, write_picture, &job, error);
   g_clear_error (&job.write_error);
   return ok;
+}
+
+/* --- picture titles ------------------------------------------------------ */
+
+#define TITLE_MARGIN 12.0f
+
+float
+m6_painter_draw_picture_title (M6Painter  *self,
+                               GtkWidget  *widget,
+                               M6Session  *session,
+                               guint       thread_index,
+                               const char *extra,
+                               float       width)
+{
+  M6Thread *thread = session ? m6_session_get_thread (session, thread_index) : NULL;
+  const char *program = session ? m6_session_get_process_name (session) : NULL;
+  g_autofree char *tid = thread ? g_strdup_printf ("%" G_GUINT64_FORMAT, thread->tid) : g_strdup ("");
+  g_autofree char *thread_text = NULL;
+  g_autofree char *duration = m6_format_duration (session ? m6_session_get_duration (session) / 1e9 : 0);
+  g_autoptr (GDateTime) start = NULL;
+  g_autofree char *date = NULL;
+  g_autoptr (GString) details = g_string_new (NULL);
+  GdkRGBA fg, dim;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  dim = fg;
+  dim.alpha *= 0.65f;
+
+  if (thread != NULL && thread->name != NULL && *thread->name)
+    /* Translators: the thread in a picture's title: its name and id */
+    thread_text = g_strdup_printf (_("thread %s (tid %s)"), thread->name, tid);
+  else
+    thread_text = g_strdup_printf (_("thread %u (tid %s)"), thread ? thread->index + 1 : 1, tid);
+  if (session != NULL && m6_session_get_start_time (session) > 0)
+    start = g_date_time_new_from_unix_local (m6_session_get_start_time (session) / G_USEC_PER_SEC);
+  date = start ? g_date_time_format (start, "%Y-%m-%d %H:%M") : NULL;
+
+  /* Translators: a picture's title: "demo-game — thread main (tid 42)" */
+  g_autofree char *heading = g_strdup_printf (_("%s — %s"), program && *program ? program : _("Unnamed process"),
+                                              thread_text);
+  /* Translators: under a picture's title: how long the recording is */
+  g_string_append_printf (details, _("%s recorded"), duration);
+  if (date != NULL)
+    g_string_append_printf (details, " · %s", date);
+  g_string_append_printf (details, " · mach6 %s", PACKAGE_VERSION);
+  if (extra != NULL)
+    g_string_append_printf (details, " · %s", extra);
+
+  g_autoptr (PangoLayout) title = gtk_widget_create_pango_layout (widget, NULL);
+  g_autofree char *markup = g_markup_printf_escaped ("<span size='larger' weight='bold'>%s</span>", heading);
+  int title_height, details_height;
+
+  pango_layout_set_markup (title, markup, -1);
+  pango_layout_set_width (title, (int) ((width - 2 * TITLE_MARGIN) * PANGO_SCALE));
+  pango_layout_set_ellipsize (title, PANGO_ELLIPSIZE_END);
+  pango_layout_get_pixel_size (title, NULL, &title_height);
+  m6_painter_draw_layout (self, title, TITLE_MARGIN, TITLE_MARGIN, &fg);
+
+  g_autoptr (PangoLayout) sub = gtk_widget_create_pango_layout (widget, details->str);
+  pango_layout_set_width (sub, (int) ((width - 2 * TITLE_MARGIN) * PANGO_SCALE));
+  pango_layout_set_ellipsize (sub, PANGO_ELLIPSIZE_END);
+  pango_layout_get_pixel_size (sub, NULL, &details_height);
+  m6_painter_draw_layout (self, sub, TITLE_MARGIN, TITLE_MARGIN + title_height + 2, &dim);
+
+  return TITLE_MARGIN + title_height + 2 + details_height + TITLE_MARGIN;
 }

@@ -13,6 +13,8 @@
 
 #include <gtk/gtk.h>
 
+#include "m6-session.h"
+
 G_BEGIN_DECLS
 
 typedef struct _M6Painter      M6Painter;
@@ -74,6 +76,10 @@ void      m6_painter_draw_layout       (M6Painter              *self,
 /* Clip what follows to @rect until the matching pop. */
 void      m6_painter_push_clip         (M6Painter              *self,
                                         const graphene_rect_t  *rect);
+/* Move what follows by (@dx, @dy) until the matching pop. */
+void      m6_painter_push_translate    (M6Painter              *self,
+                                        float                   dx,
+                                        float                   dy);
 /* Scale what follows by @scale until the matching pop. */
 void      m6_painter_push_scale        (M6Painter              *self,
                                         float                   scale);
@@ -99,6 +105,18 @@ gboolean  m6_painter_write_file        (const char             *path,
                                         M6PaintFunc             draw,
                                         gpointer                user_data,
                                         GError                **error);
+/* A picture's title block across @width: program and thread (index
+ * @thread_index of @session), recorded duration, date, mach6 version and
+ * @extra (or NULL). Returns its height; M6_PICTURE_TITLE_ROOM is more
+ * than it takes with the default fonts. */
+#define M6_PICTURE_TITLE_ROOM 120.0f
+float     m6_painter_draw_picture_title (M6Painter             *self,
+                                         GtkWidget             *widget,
+                                         M6Session             *session,
+                                         guint                  thread_index,
+                                         const char            *extra,
+                                         float                  width);
+
 /* Is @path's extension one m6_painter_write_file() knows? */
 gboolean  m6_painter_path_supported    (const char             *path);
 

@@ -3,7 +3,12 @@
 #include "m6-process-item.h"
 
 #include <glib/gi18n.h>
+#include <pwd.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "m6-format.h"
 
 struct _M6ProcessItem
 {
@@ -16,6 +21,9 @@ struct _M6ProcessItem
   gboolean  ended;
   gint      attached_pid;
   char     *error;
+  char     *command;     /* its command line, NULL when gone */
+  char     *user;
+  gint64    start_s;     /* start, in seconds since boot; 0 unknown */
 };
 
 G_DEFINE_FINAL_TYPE (M6ProcessItem, m6_process_item, G_TYPE_OBJECT)
@@ -31,22 +39,92 @@ enum {
   PROP_BUSY_TEXT,
   PROP_ERROR,
   PROP_HAS_ERROR,
+  PROP_COMMAND,
+  PROP_HAS_COMMAND,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
 
+/* What tells two runs of the same program apart: its command line, its
+ * user and how long it has run, read from /proc while it runs. */
+static void
+read_proc (M6ProcessItem *self)
+{
+  g_autofree char *cmdline_path = g_strdup_printf ("/proc/%d/cmdline", self->pid);
+  g_autofree char *stat_path = g_strdup_printf ("/proc/%d/stat", self->pid);
+  g_autofree char *proc_dir = g_strdup_printf ("/proc/%d", self->pid);
+  g_autofree char *cmdline = NULL;
+  g_autofree char *stat_text = NULL;
+  gsize length = 0;
+  struct stat st;
+
+  if (g_file_get_contents (cmdline_path, &cmdline, &length, NULL) && length > 0)
+    {
+      /* Arguments are NUL-separated. */
+      for (gsize i = 0; i + 1 < length; i++)
+        if (cmdline[i] == '\0')
+          cmdline[i] = ' ';
+      g_free (self->command);
+      self->command = g_utf8_make_valid (cmdline, -1);
+    }
+
+  if (stat (proc_dir, &st) == 0)
+    {
+      struct passwd *pw = getpwuid (st.st_uid);
+      g_free (self->user);
+      self->user = pw != NULL ? g_strdup (pw->pw_name) : g_strdup_printf ("%u", (unsigned) st.st_uid);
+    }
+
+  /* Field 22, after the parenthesised name (which may hold spaces). */
+  if (g_file_get_contents (stat_path, &stat_text, NULL, NULL))
+    {
+      const char *after = strrchr (stat_text, ')');
+      g_auto (GStrv) fields = after != NULL && after[1] != '\0' ? g_strsplit (after + 2, " ", 0) : NULL;
+      long ticks = sysconf (_SC_CLK_TCK);
+
+      if (fields != NULL && g_strv_length (fields) > 19 && ticks > 0)
+        self->start_s = g_ascii_strtoll (fields[19], NULL, 10) / ticks;
+    }
+}
+
+static gint64
+uptime_s (M6ProcessItem *self)
+{
+  g_autofree char *text = NULL;
+
+  if (self->start_s <= 0 || !self->alive || !g_file_get_contents ("/proc/uptime", &text, NULL, NULL))
+    return -1;
+  return MAX ((gint64) g_ascii_strtod (text, NULL) - self->start_s, 0);
+}
+
 static char *
 details_text (M6ProcessItem *self)
 {
-  /* Rings are claimed as threads first mark: none yet says nothing. */
-  if (self->n_threads == 0)
-    return g_strdup_printf (_("pid %d"), self->pid);
+  g_autoptr (GString) text = g_string_new (NULL);
+  gint64 up = uptime_s (self);
 
-  /* Translators: a process in the list: "pid 1234 · 3 threads" */
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "pid %d · %u thread", "pid %d · %u threads",
-                                       self->n_threads),
-                          self->pid, self->n_threads);
+  g_string_append_printf (text, _("pid %d"), self->pid);
+  /* Rings are claimed as threads first mark: none yet says nothing. */
+  if (self->n_threads > 0)
+    {
+      g_string_append (text, " · ");
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%u thread", "%u threads", self->n_threads),
+                              self->n_threads);
+    }
+  if (self->user != NULL)
+    {
+      g_string_append (text, " · ");
+      g_string_append (text, self->user);
+    }
+  if (up >= 0)
+    {
+      g_autofree char *elapsed = m6_format_elapsed (up * G_GINT64_CONSTANT (1000000000));
+      g_string_append (text, " · ");
+      /* Translators: how long a process has been running: "up 2:15" */
+      g_string_append_printf (text, _("up %s"), elapsed);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
 static gboolean
@@ -62,6 +140,8 @@ m6_process_item_finalize (GObject *object)
 
   g_free (self->name);
   g_free (self->error);
+  g_free (self->command);
+  g_free (self->user);
 
   G_OBJECT_CLASS (m6_process_item_parent_class)->finalize (object);
 }
@@ -106,6 +186,12 @@ m6_process_item_get_property (GObject    *object,
     case PROP_HAS_ERROR:
       g_value_set_boolean (value, self->error != NULL);
       break;
+    case PROP_COMMAND:
+      g_value_set_string (value, self->command ? self->command : "");
+      break;
+    case PROP_HAS_COMMAND:
+      g_value_set_boolean (value, self->command != NULL && *self->command != '\0');
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -129,6 +215,8 @@ m6_process_item_class_init (M6ProcessItemClass *klass)
   properties[PROP_BUSY_TEXT] = g_param_spec_string ("busy-text", NULL, NULL, NULL, flags);
   properties[PROP_ERROR] = g_param_spec_string ("error", NULL, NULL, NULL, flags);
   properties[PROP_HAS_ERROR] = g_param_spec_boolean ("has-error", NULL, NULL, FALSE, flags);
+  properties[PROP_COMMAND] = g_param_spec_string ("command", NULL, NULL, NULL, flags);
+  properties[PROP_HAS_COMMAND] = g_param_spec_boolean ("has-command", NULL, NULL, FALSE, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -143,6 +231,8 @@ m6_process_item_new (const M6ProcessInfo *info)
   M6ProcessItem *self = g_object_new (M6_TYPE_PROCESS_ITEM, NULL);
 
   self->pid = info->pid;
+  if (info->alive && !info->ended)
+    read_proc (self);
   m6_process_item_update (self, info);
   return self;
 }
@@ -161,11 +251,7 @@ m6_process_item_update (M6ProcessItem       *self,
       self->name = g_strdup (info->name);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NAME]);
     }
-  if (self->n_threads != info->n_threads)
-    {
-      self->n_threads = info->n_threads;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETAILS]);
-    }
+  self->n_threads = info->n_threads;
   if (self->alive != (info->alive && !info->ended))
     {
       self->alive = info->alive && !info->ended;
@@ -184,6 +270,8 @@ m6_process_item_update (M6ProcessItem       *self,
       changed = TRUE;
     }
 
+  /* The uptime moves on at every refresh. */
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETAILS]);
   if (changed)
     {
       static const guint props[] = { PROP_RUNNING, PROP_ENDED, PROP_BUSY, PROP_BUSY_TEXT,
@@ -227,4 +315,16 @@ guint
 m6_process_item_get_n_threads (M6ProcessItem *self)
 {
   return self->n_threads;
+}
+
+const char *
+m6_process_item_get_command (M6ProcessItem *self)
+{
+  return self->command ? self->command : "";
+}
+
+char *
+m6_process_item_get_details (M6ProcessItem *self)
+{
+  return details_text (self);
 }

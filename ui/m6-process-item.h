@@ -22,4 +22,9 @@ gboolean       m6_process_item_get_ended        (M6ProcessItem       *self);
 gint           m6_process_item_get_attached_pid (M6ProcessItem       *self);
 guint          m6_process_item_get_n_threads    (M6ProcessItem       *self);
 
+/* The command line it runs ("" once it is gone), and the line under its
+ * name: pid, threads, user and uptime. */
+const char    *m6_process_item_get_command      (M6ProcessItem *self);
+char          *m6_process_item_get_details      (M6ProcessItem *self);
+
 G_END_DECLS

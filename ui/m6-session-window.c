@@ -52,6 +52,8 @@ struct _M6SessionWindow
   GtkLabel             *match_label;
   GtkBox               *breadcrumbs;
   GtkStack             *flame_stack;
+  AdwStatusPage        *waiting_page;
+  GtkScrolledWindow    *flame_scroller;
   GtkPaned             *main_paned;
   GtkPaned             *bottom_paned;
   M6FlameGraph         *flame_graph;
@@ -87,6 +89,12 @@ struct _M6SessionWindow
   gboolean              paused;
   gboolean              drain_failed;
   gboolean              pane_fitted;
+  gboolean              scroll_to_zoom;  /* bring the zoomed scope to the top once laid out */
+  guint                 scroll_idle_id;
+  double                flame_fraction;  /* remembered pane sizes to apply once laid out, or 0 */
+  double                table_fraction;
+  gboolean              table_sized;     /* the user placed the table's divider */
+  guint                 panes_idle_id;
   guint                 syncing;
 
   guint                 status_id;
@@ -112,6 +120,7 @@ static void refresh_views    (M6SessionWindow *self,
                               gboolean         force_stats);
 static void refresh_compare  (M6SessionWindow *self);
 static void update_status    (M6SessionWindow *self);
+static void update_match_label (M6SessionWindow *self);
 
 /* --- messages ----------------------------------------------------------- */
 
@@ -275,6 +284,8 @@ flame_selected_cb (M6FlameGraph    *flame_graph,
   m6_drift_graph_set_node (self->drift_graph, id);
   m6_ledger_view_set_node (self->ledger_view, id);
   self->syncing--;
+  if (m6_flame_graph_get_search_text (flame_graph) != NULL)
+    update_match_label (self);
 }
 
 static void
@@ -382,6 +393,60 @@ zoom_changed_cb (M6FlameGraph    *flame_graph,
   update_breadcrumbs (self);
 }
 
+/* A zoom shows the zoomed scope at the top of the pane (as far as the
+ * graph below it allows), wherever the pane was scrolled before. The
+ * graph's new height is known only once it is laid out again, so this
+ * waits for the adjustment to take it. */
+static void
+scroll_to_zoom (M6SessionWindow *self)
+{
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->flame_scroller);
+  M6Tree *tree = m6_flame_graph_get_tree (self->flame_graph);
+  guint zoom = m6_flame_graph_get_zoom_node (self->flame_graph);
+  int natural;
+
+  if (!self->scroll_to_zoom || tree == NULL)
+    return;
+  gtk_widget_measure (GTK_WIDGET (self->flame_graph), GTK_ORIENTATION_VERTICAL, -1, NULL, &natural, NULL, NULL);
+  if (gtk_adjustment_get_upper (adj) + 0.5 < natural)
+    return;
+  self->scroll_to_zoom = FALSE;
+
+  graphene_rect_t rect;
+  double target = 0;
+  if (zoom != 0 && m6_flame_graph_get_node_rect (self->flame_graph, zoom, &rect))
+    target = rect.origin.y;
+  gtk_adjustment_set_value (adj, target);
+}
+
+static gboolean
+scroll_idle_cb (gpointer user_data)
+{
+  M6SessionWindow *self = user_data;
+
+  self->scroll_idle_id = 0;
+  scroll_to_zoom (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Scrolling inside the viewport's allocation would leave it drawn
+ * unallocated: after it, before the next frame. */
+static void
+queue_scroll_to_zoom (M6SessionWindow *self)
+{
+  if (self->scroll_to_zoom && self->scroll_idle_id == 0)
+    self->scroll_idle_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 10, scroll_idle_cb, self, NULL);
+}
+
+static void
+zoom_node_changed_cb (M6FlameGraph    *flame_graph,
+                      GParamSpec      *pspec,
+                      M6SessionWindow *self)
+{
+  self->scroll_to_zoom = TRUE;
+  queue_scroll_to_zoom (self);
+}
+
 static void
 update_match_label (M6SessionWindow *self)
 {
@@ -393,10 +458,95 @@ update_match_label (M6SessionWindow *self)
       return;
     }
 
-  guint n = m6_flame_graph_get_n_highlighted (self->flame_graph);
-  g_autofree char *label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u matching scope",
-                                                         "%u matching scopes", n), n);
+  /* Every match of the thread's tree, not only of the zoomed part: Enter
+   * steps through them all. */
+  g_autoptr (GArray) matches = m6_flame_graph_find_matches (self->flame_graph);
+  guint n = matches->len;
+  guint selected = m6_flame_graph_get_selected_node (self->flame_graph);
+  guint position = G_MAXUINT;
+  g_autofree char *label = NULL;
+
+  for (guint i = 0; i < n && selected != 0; i++)
+    if (g_array_index (matches, guint, i) == selected)
+      position = i;
+  if (position != G_MAXUINT)
+    /* Translators: the search steps through the matches: "2 of 5 matching scopes" */
+    label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u matching scope",
+                                          "%u of %u matching scopes", n), position + 1, n);
+  else
+    label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u matching scope",
+                                          "%u matching scopes", n), n);
   gtk_label_set_text (self->match_label, label);
+}
+
+/* Enter selects the next match (Shift+Enter the previous one); the flame
+ * graph zooms as far as it takes to show it, the table scrolls to it. */
+static void
+step_match (M6SessionWindow *self,
+            int              direction)
+{
+  g_autoptr (GArray) matches = m6_flame_graph_find_matches (self->flame_graph);
+  guint selected = m6_flame_graph_get_selected_node (self->flame_graph);
+  guint next;
+
+  if (matches->len == 0)
+    return;
+
+  next = direction > 0 ? 0 : matches->len - 1;
+  for (guint i = 0; i < matches->len; i++)
+    if (g_array_index (matches, guint, i) == selected)
+      {
+        next = (i + matches->len + (guint) direction) % matches->len;
+        break;
+      }
+  m6_flame_graph_set_selected_node (self->flame_graph, g_array_index (matches, guint, next));
+  update_match_label (self);
+}
+
+static void
+search_next_action (GSimpleAction *action,
+                    GVariant      *parameter,
+                    gpointer       widget)
+{
+  step_match (M6_SESSION_WINDOW (widget), 1);
+}
+
+static void
+search_previous_action (GSimpleAction *action,
+                        GVariant      *parameter,
+                        gpointer       widget)
+{
+  step_match (M6_SESSION_WINDOW (widget), -1);
+}
+
+static void
+search_entry_next_cb (M6SessionWindow *self,
+                      GtkSearchEntry  *entry)
+{
+  step_match (self, 1);
+}
+
+static void
+search_entry_previous_cb (M6SessionWindow *self,
+                          GtkSearchEntry  *entry)
+{
+  step_match (self, -1);
+}
+
+static gboolean
+search_key_cb (GtkEventControllerKey *key,
+               guint                  keyval,
+               guint                  keycode,
+               GdkModifierType        state,
+               M6SessionWindow       *self)
+{
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter)
+      && (state & GDK_SHIFT_MASK) != 0)
+    {
+      step_match (self, -1);
+      return TRUE;
+    }
+  return FALSE;
 }
 
 static void
@@ -404,6 +554,7 @@ search_changed_cb (M6SessionWindow *self,
                    GtkSearchEntry  *entry)
 {
   m6_flame_graph_set_search_text (self->flame_graph, gtk_editable_get_text (GTK_EDITABLE (entry)));
+  m6_stats_view_set_search_text (self->stats_view, m6_flame_graph_get_search_text (self->flame_graph));
   update_match_label (self);
 }
 
@@ -424,6 +575,7 @@ search_mode_cb (GtkSearchBar    *search_bar,
                                       gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
       gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
     }
+  m6_stats_view_set_search_text (self->stats_view, m6_flame_graph_get_search_text (self->flame_graph));
   update_match_label (self);
 }
 
@@ -464,6 +616,15 @@ refresh_views (M6SessionWindow *self,
   self->last_refresh_us = now;
 
   gtk_stack_set_visible_child_name (self->flame_stack, has_frames ? "graph" : "waiting");
+  /* A program that ended before its first frame will not send one. */
+  if (!has_frames && m6_session_get_ended (self->session)
+      && !g_str_equal (adw_status_page_get_icon_name (self->waiting_page), "action-unavailable-symbolic"))
+    {
+      adw_status_page_set_icon_name (self->waiting_page, "action-unavailable-symbolic");
+      adw_status_page_set_title (self->waiting_page, _("Nothing Was Recorded"));
+      adw_status_page_set_description (self->waiting_page,
+                                       _("The program ended before it closed a top-level scope while the viewer was attached."));
+    }
   if (has_frames && !self->pane_fitted)
     fit_flame_pane (self);
   m6_flame_graph_invalidate (self->flame_graph);
@@ -1843,6 +2004,18 @@ save_window_state (M6SessionWindow *self)
   if (settings == NULL)
     return;
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  /* Pane sizes as shares of the panes, so they fit another window size. */
+  if (gtk_widget_get_height (GTK_WIDGET (self->main_paned)) > 0 && self->flame_fraction == 0)
+    g_settings_set_double (settings, "flame-pane-fraction",
+                           CLAMP ((double) gtk_paned_get_position (self->main_paned)
+                                  / gtk_widget_get_height (GTK_WIDGET (self->main_paned)), 0.05, 0.95));
+  /* The table's divider only if the user placed it: else it follows the
+   * window, as it did here. */
+  if (gtk_widget_get_width (GTK_WIDGET (self->bottom_paned)) > 0 && self->table_fraction == 0)
+    g_settings_set_double (settings, "table-pane-fraction",
+                           !self->table_sized ? 0.0
+                           : CLAMP ((double) gtk_paned_get_position (self->bottom_paned)
+                                    / gtk_widget_get_width (GTK_WIDGET (self->bottom_paned)), 0.05, 0.95));
   g_settings_set_boolean (settings, "window-maximized", gtk_window_is_maximized (GTK_WINDOW (self)));
   if (!gtk_window_is_maximized (GTK_WINDOW (self)))
     {
@@ -1919,6 +2092,8 @@ m6_session_window_dispose (GObject *object)
   M6SessionWindow *self = M6_SESSION_WINDOW (object);
 
   stop_live (self);
+  g_clear_handle_id (&self->panes_idle_id, g_source_remove);
+  g_clear_handle_id (&self->scroll_idle_id, g_source_remove);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   /* The comparison belongs to this window. */
@@ -1995,6 +2170,8 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, match_label);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, breadcrumbs);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_stack);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, waiting_page);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_scroller);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, main_paned);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, bottom_paned);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_graph);
@@ -2011,9 +2188,6 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, memory_label);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
 
-  gtk_widget_class_add_binding (widget_class, GDK_KEY_space, 0, space_shortcut, NULL);
-  gtk_widget_class_add_binding (widget_class, GDK_KEY_Escape, 0, escape_shortcut, NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Home, GDK_CONTROL_MASK, "win.zoom-reset", NULL);
 }
 
 static void
@@ -2035,6 +2209,8 @@ m6_session_window_init (M6SessionWindow *self)
     { "thread", thread_action, "u" },
     { "pause", NULL, NULL, "false", pause_change_state },
     { "search", NULL, NULL, "false", search_change_state },
+    { "search-next", search_next_action },
+    { "search-previous", search_previous_action },
   };
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -2046,10 +2222,37 @@ m6_session_window_init (M6SessionWindow *self)
   g_signal_connect (self->thread_dropdown, "notify::selected", G_CALLBACK (thread_selected_cb), self);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  g_signal_connect_swapped (self->search_entry, "activate", G_CALLBACK (search_entry_next_cb), self);
+  g_signal_connect_swapped (self->search_entry, "next-match", G_CALLBACK (search_entry_next_cb), self);
+  g_signal_connect_swapped (self->search_entry, "previous-match", G_CALLBACK (search_entry_previous_cb), self);
+  GtkEventController *search_keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (search_keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (search_keys, "key-pressed", G_CALLBACK (search_key_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->search_entry), search_keys);
+
+  /* Space and Escape are the session's wherever the focus is: caught on the
+   * way down, before a focused row, box or button takes them (a text field
+   * keeps them; see focus_is_text()). */
+  GtkEventController *shortcuts = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_propagation_phase (shortcuts, GTK_PHASE_CAPTURE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_space, 0),
+                                                          gtk_callback_action_new (space_shortcut, NULL, NULL)));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
+                                                          gtk_callback_action_new (escape_shortcut, NULL, NULL)));
+  /* A list view would take Ctrl+Home for its first row. */
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Home, GDK_CONTROL_MASK),
+                                                          gtk_named_action_new ("win.zoom-reset")));
+  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
   g_signal_connect (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
 
   g_signal_connect (self->flame_graph, "notify::selected-node", G_CALLBACK (flame_selected_cb), self);
   g_signal_connect (self->flame_graph, "notify::zoom-node", G_CALLBACK (zoom_changed_cb), self);
+  g_signal_connect (self->flame_graph, "notify::zoom-node", G_CALLBACK (zoom_node_changed_cb), self);
+  g_signal_connect_swapped (gtk_scrolled_window_get_vadjustment (self->flame_scroller), "changed",
+                            G_CALLBACK (queue_scroll_to_zoom), self);
   g_signal_connect (self->flame_graph, "notify::color-mode", G_CALLBACK (zoom_changed_cb), self);
   g_signal_connect (self->stats_view, "notify::selected-node", G_CALLBACK (stats_selected_cb), self);
 
@@ -2065,6 +2268,76 @@ m6_session_window_init (M6SessionWindow *self)
   gtk_widget_insert_before (GTK_WIDGET (self->job_bar), gtk_widget_get_parent (status_bar), status_bar);
 
   update_breadcrumbs (self);
+}
+
+/* The table gets about 60 % of the width, but no more than its columns
+ * want: on a wide screen the drift graph has better use for it. */
+static int
+auto_table_width (M6SessionWindow *self,
+                  int              width)
+{
+  return MAX (MIN (width * 60 / 100, m6_stats_view_get_wanted_width (self->stats_view)), MIN (420, width / 2));
+}
+
+/* The window was resized: until the user moves the divider, the table
+ * keeps the width that suits the window. */
+static void
+fit_table_pane (M6SessionWindow *self)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self->bottom_paned));
+
+  if (self->table_sized || width <= 0)
+    return;
+  gtk_paned_set_position (self->bottom_paned, auto_table_width (self, width));
+}
+
+static void
+table_divider_pressed_cb (M6SessionWindow *self,
+                          double           x,
+                          double           y)
+{
+  /* A press near the divider is the user taking it over. */
+  if (ABS (x - gtk_paned_get_position (self->bottom_paned)) <= 12)
+    self->table_sized = TRUE;
+}
+
+static void
+restore_panes (M6SessionWindow *self)
+{
+  int height = gtk_widget_get_height (GTK_WIDGET (self->main_paned));
+  int width = gtk_widget_get_width (GTK_WIDGET (self->bottom_paned));
+
+  if (self->flame_fraction > 0 && height > 0)
+    {
+      gtk_paned_set_position (self->main_paned, (int) (self->flame_fraction * height));
+      self->flame_fraction = 0;
+    }
+  if (self->table_fraction > 0 && width > 0)
+    {
+      gtk_paned_set_position (self->bottom_paned, (int) (self->table_fraction * width));
+      self->table_fraction = 0;
+    }
+}
+
+static gboolean
+panes_idle_cb (gpointer user_data)
+{
+  M6SessionWindow *self = user_data;
+
+  self->panes_idle_id = 0;
+  restore_panes (self);
+  fit_table_pane (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The panes were given a new size: place the dividers after this
+ * allocation (moving them inside it would draw a pane unallocated), and
+ * before the next frame. */
+static void
+panes_resized (M6SessionWindow *self)
+{
+  if (self->panes_idle_id == 0)
+    self->panes_idle_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 10, panes_idle_cb, self, NULL);
 }
 
 static void
@@ -2096,12 +2369,26 @@ setup_session (M6SessionWindow *self,
         gtk_window_maximize (GTK_WINDOW (self));
     }
 
-  /* The table gets about 63 % of the width (its memory columns included);
-   * the drift graph and the ledger the rest. */
   int width, height;
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
-  gtk_paned_set_position (self->bottom_paned, MAX (width * 63 / 100, 420));
+  gtk_paned_set_position (self->bottom_paned, auto_table_width (self, width));
   gtk_paned_set_position (self->main_paned, MAX (height * 40 / 100, 200));
+  g_signal_connect_swapped (self->bottom_paned, "notify::max-position", G_CALLBACK (panes_resized), self);
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (drag), GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (drag, "drag-begin", G_CALLBACK (table_divider_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->bottom_paned), GTK_EVENT_CONTROLLER (drag));
+
+  /* Where the user last put the dividers, once the panes have a size. */
+  if (settings != NULL)
+    {
+      self->flame_fraction = g_settings_get_double (settings, "flame-pane-fraction");
+      self->table_fraction = g_settings_get_double (settings, "table-pane-fraction");
+      if (self->flame_fraction > 0)
+        self->pane_fitted = TRUE;
+      self->table_sized = self->table_fraction > 0;
+      g_signal_connect_swapped (self->main_paned, "notify::max-position", G_CALLBACK (panes_resized), self);
+    }
 
   sync_thread_names (self);
   auto_pick_thread (self);
@@ -2214,6 +2501,12 @@ gboolean
 m6_session_window_get_live (M6SessionWindow *self)
 {
   return self->recording != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
+}
+
+gboolean
+m6_session_window_get_attached (M6SessionWindow *self)
+{
+  return self->recording != NULL;
 }
 
 gboolean

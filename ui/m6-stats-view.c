@@ -8,12 +8,15 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "m6-flame-graph.h"
 #include "m6-stats-row.h"
 
 #define RESORT_INTERVAL_US G_USEC_PER_SEC
 #define AUTO_EXPAND_ROWS   40   /* open second-level scopes while fewer rows show */
+#define LABEL_MIN_WIDTH    180  /* the Scope column keeps this before other columns go */
+#define LABEL_MIN_CHARS    14
 
 typedef enum
 {
@@ -35,6 +38,10 @@ struct _M6StatsView
   GtkWidget           parent_instance;
 
   GtkColumnView      *column_view;
+  GtkScrolledWindow  *scroller;
+  GtkColumnViewColumn *columns[N_COLUMNS];
+  guint               hidden;        /* bit per Column hidden for want of width */
+  guint               fit_idle_id;
 
   M6Session          *session;
   M6Thread           *thread;
@@ -47,6 +54,7 @@ struct _M6StatsView
   GtkSortListModel   *sort_model;
   GtkSingleSelection *selection;
   gint64              last_resort;
+  char               *search;        /* casefolded, NULL when not searching */
 };
 
 G_DEFINE_FINAL_TYPE (M6StatsView, m6_stats_view, GTK_TYPE_WIDGET)
@@ -116,7 +124,7 @@ column_text (M6StatsRow *row,
       if (!m6_stats_row_get_memory_available (row))
         return g_strdup ("—");
       if (fabs (v) < 0.005)
-        return g_strdup ("0.00");
+        return g_strdup_printf ("%.2f", 0.0);   /* the locale's decimal mark, like the others */
       return g_strdup_printf ("%+.2f", v);
     case COL_LABEL:
     case N_COLUMNS:
@@ -156,6 +164,26 @@ cell_update (CellBinding *binding)
 
   if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), text) != 0)
     gtk_inscription_set_text (GTK_INSCRIPTION (widget), text);
+
+  if (binding->column == COL_LABEL)
+    {
+      M6StatsView *self = g_object_get_data (G_OBJECT (widget), "m6-view");
+      gboolean match = FALSE;
+
+      if (self != NULL && self->search != NULL)
+        {
+          g_autofree char *folded = g_utf8_casefold (text, -1);
+          match = strstr (folded, self->search) != NULL;
+        }
+      if (match)
+        gtk_widget_add_css_class (widget, "search-match");
+      else
+        gtk_widget_remove_css_class (widget, "search-match");
+      if (self != NULL && self->search != NULL && !match)
+        gtk_widget_add_css_class (widget, "dim-label");
+      else
+        gtk_widget_remove_css_class (widget, "dim-label");
+    }
 }
 
 static void
@@ -198,7 +226,7 @@ setup_cb (GtkSignalListItemFactory *factory,
   GtkWidget *text = gtk_inscription_new (NULL);
 
   gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
-  gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), column == COL_LABEL ? 8 : 6);
+  gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), column == COL_LABEL ? LABEL_MIN_CHARS : 6);
 
   if (column == COL_LABEL)
     {
@@ -211,6 +239,7 @@ setup_cb (GtkSignalListItemFactory *factory,
       gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
       gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw, NULL, NULL);
       gtk_widget_set_hexpand (text, TRUE);
+      g_object_set_data (G_OBJECT (text), "m6-view", g_object_get_data (G_OBJECT (factory), "m6-view"));
       gtk_box_append (GTK_BOX (box), swatch);
       gtk_box_append (GTK_BOX (box), text);
       gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
@@ -248,6 +277,8 @@ bind_cb (GtkSignalListItemFactory *factory,
       GtkWidget *swatch = gtk_widget_get_first_child (box);
 
       gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), list_row);
+      /* A long name may be cut short in the column: the whole on hover. */
+      gtk_widget_set_tooltip_text (gtk_widget_get_last_child (box), m6_stats_row_get_label (row));
       g_object_set_data_full (G_OBJECT (swatch), "m6-label",
                               g_strdup (m6_stats_row_get_label (row)), g_free);
       gtk_widget_queue_draw (swatch);
@@ -485,6 +516,7 @@ m6_stats_view_dispose (GObject *object)
   GtkWidget *child;
 
   clear_model (self);
+  g_clear_handle_id (&self->fit_idle_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_STATS_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -500,6 +532,7 @@ m6_stats_view_finalize (GObject *object)
   M6StatsView *self = M6_STATS_VIEW (object);
 
   g_ptr_array_unref (self->rows);
+  g_free (self->search);
   g_array_unref (self->leaf_given);
   g_array_unref (self->expanded_once);
 
@@ -560,8 +593,79 @@ m6_stats_view_class_init (M6StatsViewClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-stats-view.ui");
   gtk_widget_class_bind_template_child (widget_class, M6StatsView, column_view);
+  gtk_widget_class_bind_template_child (widget_class, M6StatsView, scroller);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "statsview");
+}
+
+/* --- columns that fit --------------------------------------------------- */
+
+/* Which columns go first when the table is narrow: the leak rate and the
+ * average stay longest, next to the scope's name. */
+static const Column drop_order[] = {
+  COL_TIME_P50, COL_MEM_DELTA, COL_TIME_MAX, COL_SELF_RATE, COL_TIME_P90, COL_COUNT,
+};
+
+static guint
+columns_to_hide (M6StatsView *self,
+                 int          width)
+{
+  int used = LABEL_MIN_WIDTH;
+  guint hidden = 0;
+
+  for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
+    used += gtk_column_view_column_get_fixed_width (self->columns[c]);
+  for (guint i = 0; i < G_N_ELEMENTS (drop_order) && used > width; i++)
+    {
+      hidden |= 1u << drop_order[i];
+      used -= gtk_column_view_column_get_fixed_width (self->columns[drop_order[i]]);
+    }
+  return hidden;
+}
+
+static gboolean
+apply_fit_cb (gpointer user_data)
+{
+  M6StatsView *self = user_data;
+  GtkAdjustment *adj = gtk_scrolled_window_get_hadjustment (self->scroller);
+  guint hidden = columns_to_hide (self, (int) gtk_adjustment_get_page_size (adj));
+
+  self->fit_idle_id = 0;
+  self->hidden = hidden;
+  for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
+    gtk_column_view_column_set_visible (self->columns[c], (hidden & (1u << c)) == 0);
+  return G_SOURCE_REMOVE;
+}
+
+/* The table's width changed: hide what does not fit (in an idle, not in
+ * the middle of a size allocation). */
+static void
+fit_columns (M6StatsView *self)
+{
+  GtkAdjustment *adj = gtk_scrolled_window_get_hadjustment (self->scroller);
+  int width = (int) gtk_adjustment_get_page_size (adj);
+
+  if (width <= 0 || columns_to_hide (self, width) == self->hidden || self->fit_idle_id != 0)
+    return;
+  /* Before the next layout: a live view redraws all the time, and a
+   * default idle would wait behind it. */
+  self->fit_idle_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 10, apply_fit_cb, self, NULL);
+}
+
+/* Wide enough for the title with its sort arrow, and for the numbers. */
+static int
+column_width (M6StatsView *self,
+              const char  *title,
+              const char  *sample)
+{
+  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), title);
+  int title_width, sample_width;
+
+  pango_layout_get_pixel_size (layout, &title_width, NULL);
+  pango_layout_set_text (layout, sample, -1);
+  pango_layout_get_pixel_size (layout, &sample_width, NULL);
+  /* A 16 px arrow beside the title; cell padding of 8 px each side. */
+  return MAX (title_width + 20, sample_width) + 16;
 }
 
 static void
@@ -569,18 +673,18 @@ m6_stats_view_init (M6StatsView *self)
 {
   static const struct {
     const char *title;
-    int         width;
+    const char *sample;   /* the widest value usually seen */
   } columns[N_COLUMNS] = {
-    [COL_LABEL]     = { N_("Scope"), -1 },
-    [COL_COUNT]     = { N_("Calls"), 56 },
-    [COL_TIME_AVG]  = { N_("Avg ms"), 58 },
-    [COL_TIME_P50]  = { N_("p50 ms"), 58 },
-    [COL_TIME_P90]  = { N_("p90 ms"), 58 },
-    [COL_TIME_MAX]  = { N_("Max ms"), 58 },
-    [COL_MEM_DELTA] = { N_("Δ avg KB"), 72 },
-    [COL_ALLOC_RATE] = { N_("Alloc/frame"), 82 },
-    [COL_SELF_RATE] = { N_("Self/frame"), 76 },
-    [COL_DRIFT_RATE] = { N_("Drift/frame"), 80 },
+    [COL_LABEL]     = { N_("Scope"), NULL },
+    [COL_COUNT]     = { N_("Calls"), "1234567" },
+    [COL_TIME_AVG]  = { N_("Avg ms"), "100.000" },
+    [COL_TIME_P50]  = { N_("p50 ms"), "100.000" },
+    [COL_TIME_P90]  = { N_("p90 ms"), "100.000" },
+    [COL_TIME_MAX]  = { N_("Max ms"), "100.000" },
+    [COL_MEM_DELTA] = { N_("Δ avg KB"), "+1000.00" },
+    [COL_ALLOC_RATE] = { N_("Alloc/frame"), "+1000.00" },
+    [COL_SELF_RATE] = { N_("Self/frame"), "+1000.00" },
+    [COL_DRIFT_RATE] = { N_("Drift/frame"), "+1000.00" },
   };
 
   self->rows = g_ptr_array_new_with_free_func (unref_row);
@@ -596,6 +700,7 @@ m6_stats_view_init (M6StatsView *self)
       g_autoptr (GtkColumnViewColumn) column = NULL;
       g_autoptr (GtkSorter) sorter = NULL;
 
+      g_object_set_data (G_OBJECT (factory), "m6-view", self);
       g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), GUINT_TO_POINTER (c));
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), GUINT_TO_POINTER (c));
       g_signal_connect (factory, "unbind", G_CALLBACK (unbind_cb), GUINT_TO_POINTER (c));
@@ -604,12 +709,16 @@ m6_stats_view_init (M6StatsView *self)
       sorter = GTK_SORTER (gtk_custom_sorter_new (compare_rows, GUINT_TO_POINTER (c), NULL));
       gtk_column_view_column_set_sorter (column, sorter);
       gtk_column_view_column_set_resizable (column, TRUE);
-      if (columns[c].width > 0)
-        gtk_column_view_column_set_fixed_width (column, columns[c].width);
+      if (columns[c].sample != NULL)
+        gtk_column_view_column_set_fixed_width (column, column_width (self, _(columns[c].title), columns[c].sample));
       else
         gtk_column_view_column_set_expand (column, TRUE);
       gtk_column_view_append_column (self->column_view, column);
+      self->columns[c] = column;   /* the column view holds it */
     }
+
+  g_signal_connect_swapped (gtk_scrolled_window_get_hadjustment (self->scroller), "changed",
+                            G_CALLBACK (fit_columns), self);
 }
 
 /* --- API ---------------------------------------------------------------- */
@@ -800,4 +909,31 @@ GtkColumnView *
 m6_stats_view_get_column_view (M6StatsView *self)
 {
   return self->column_view;
+}
+
+void
+m6_stats_view_set_search_text (M6StatsView *self,
+                               const char  *text)
+{
+  g_return_if_fail (M6_IS_STATS_VIEW (self));
+
+  g_clear_pointer (&self->search, g_free);
+  if (text != NULL && *text != '\0')
+    self->search = g_utf8_casefold (text, -1);
+  /* Only the rows on screen have cells; they update now, the others when
+   * they are bound. */
+  for (guint id = 1; id < self->rows->len; id++)
+    m6_stats_row_invalidate (g_ptr_array_index (self->rows, id));
+}
+
+int
+m6_stats_view_get_wanted_width (M6StatsView *self)
+{
+  int width = LABEL_MIN_WIDTH + 80;
+
+  g_return_val_if_fail (M6_IS_STATS_VIEW (self), width);
+
+  for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
+    width += gtk_column_view_column_get_fixed_width (self->columns[c]);
+  return width;
 }

@@ -31,4 +31,12 @@ GtkColumnView      *m6_stats_view_get_column_view   (M6StatsView *self);
 guint               m6_stats_view_find_node         (M6StatsView *self,
                                                      guint        node_id);
 
+/* The width at which every column shows with room for the scope names. */
+int           m6_stats_view_get_wanted_width (M6StatsView *self);
+
+/* Highlight the scopes whose label contains @text (case-insensitive) and
+ * dim the others, as the flame graph does; NULL or "" ends it. */
+void          m6_stats_view_set_search_text  (M6StatsView *self,
+                                              const char  *text);
+
 G_END_DECLS

@@ -6,6 +6,7 @@
 
 #include "m6-drift-graph.h"
 #include "m6-flame-graph.h"
+#include "m6-locale.h"
 #include "m6-process-picker.h"
 #include "m6-resources.h"
 #include "m6-stats-view.h"
@@ -17,7 +18,7 @@ m6_ui_init (void)
 
   if (g_once_init_enter (&initialized))
     {
-      bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+      bindtextdomain (GETTEXT_PACKAGE, m6_locale_dir ());
       bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 
       /* Registered by hand: a constructor in a static library may be

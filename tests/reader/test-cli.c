@@ -228,7 +228,7 @@ test_run_without_segment (void)
 
   run_cli (&slow, "run", "--wait", "0.3", "--", "sleep", "20", NULL);
   g_assert_cmpint (slow.status, ==, 1);
-  g_assert_nonnull (strstr (slow.err, "did not create a mach6 segment within 0.3 s"));
+  g_assert_nonnull (strstr (slow.err, "did not show up as an instrumented program within 0.3 s"));
 }
 
 /* `mach6 report --leaks` on the scripted program: a leak four levels deep

@@ -577,7 +577,8 @@ picker_lists (gpointer data)
 {
   PickerWait *w = data;
   M6ProcessItem *item = m6_process_picker_find (w->picker, w->pid);
-  return item != NULL && m6_process_item_get_alive (item);
+  /* Listed and readable: a segment still being created has no name yet. */
+  return item != NULL && m6_process_item_get_alive (item) && g_strcmp0 (m6_process_item_get_name (item), "") != 0;
 }
 
 static gboolean
@@ -621,7 +622,8 @@ static void
 test_attach_error (void)
 {
   g_autoptr (GError) expected = NULL;
-  /* A pid that cannot be a producer: the error reaches the user verbatim. */
+  /* A pid that cannot be a producer: the user reads why, in one sentence
+   * that does not name the shared-memory object. */
   gint pid = 0x3ffffff0;
   M6Reader *reader = m6_reader_attach (pid, &expected);
 
@@ -631,8 +633,8 @@ test_attach_error (void)
   g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (pid));
   const char *message = m6_application_get_last_error (app);
   g_assert_nonnull (message);
-  if (strstr (message, expected->message) == NULL)
-    g_error ("the dialog says \"%s\", not the reader's \"%s\"", message, expected->message);
+  if (strstr (message, "is not an instrumented program") == NULL || strstr (message, "/mach6-") != NULL)
+    g_error ("the dialog says \"%s\" (the reader said \"%s\")", message, expected->message);
 
   /* It is shown over the picker, there being no other window. */
   GtkWindow *window = m6_application_get_picker (app);

@@ -161,3 +161,135 @@ ui_attach_live (M6Application *app,
     g_error ("the flame graph did not show frame → physics/render/ai within 10 s");
   return w.window;
 }
+
+/* --- real input ---------------------------------------------------------- */
+
+#include <dlfcn.h>
+#include <gdk/x11/gdkx.h>
+#include <X11/keysym.h>
+
+/* libXtst is loaded at run time: its development files are not needed to
+ * build, only the library (libxtst6) to run. */
+typedef int (*FakeMotionFunc) (Display *, int, int, int, unsigned long);
+typedef int (*FakeButtonFunc) (Display *, unsigned int, Bool, unsigned long);
+typedef int (*FakeKeyFunc)    (Display *, unsigned int, Bool, unsigned long);
+
+static struct
+{
+  gboolean       tried;
+  FakeMotionFunc motion;
+  FakeButtonFunc button;
+  FakeKeyFunc    key;
+} xtest;
+
+gboolean
+ui_input_available (void)
+{
+  if (!xtest.tried)
+    {
+      void *lib = dlopen ("libXtst.so.6", RTLD_NOW | RTLD_LOCAL);
+
+      xtest.tried = TRUE;
+      if (lib != NULL)
+        {
+          xtest.motion = (FakeMotionFunc) dlsym (lib, "XTestFakeMotionEvent");
+          xtest.button = (FakeButtonFunc) dlsym (lib, "XTestFakeButtonEvent");
+          xtest.key = (FakeKeyFunc) dlsym (lib, "XTestFakeKeyEvent");
+        }
+    }
+  return xtest.motion != NULL && xtest.button != NULL && xtest.key != NULL
+         && GDK_IS_X11_DISPLAY (gdk_display_get_default ());
+}
+
+static Display *
+x_display (void)
+{
+  g_assert_true (ui_input_available ());
+  return gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+}
+
+void
+ui_pointer_move (GtkWidget *widget,
+                 double     x,
+                 double     y)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  Display *dpy = x_display ();
+  graphene_point_t p;
+  double sx, sy;
+  int rx, ry;
+  Window child;
+
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &GRAPHENE_POINT_INIT (x, y), &p));
+  gtk_native_get_surface_transform (native, &sx, &sy);
+  XTranslateCoordinates (dpy, gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
+                         DefaultRootWindow (dpy), (int) (p.x + sx), (int) (p.y + sy), &rx, &ry, &child);
+  xtest.motion (dpy, -1, rx, ry, 0);
+  XSync (dpy, False);
+  ui_spin (0.1);
+}
+
+void
+ui_click (GtkWidget *widget,
+          double     x,
+          double     y)
+{
+  Display *dpy = x_display ();
+
+  ui_pointer_move (widget, x, y);
+  xtest.button (dpy, 1, True, 0);
+  xtest.button (dpy, 1, False, 0);
+  XSync (dpy, False);
+  ui_spin (0.15);
+}
+
+void
+ui_press_key (guint    keyval,
+              gboolean shift)
+{
+  ui_press_keys (keyval, shift ? GDK_SHIFT_MASK : 0);
+}
+
+void
+ui_press_keys (guint           keyval,
+               GdkModifierType modifiers)
+{
+  Display *dpy = x_display ();
+  unsigned int shift_code = XKeysymToKeycode (dpy, XK_Shift_L);
+  unsigned int control_code = XKeysymToKeycode (dpy, XK_Control_L);
+  unsigned int code = XKeysymToKeycode (dpy, keyval);
+
+  g_assert_cmpuint (code, !=, 0);
+  if (modifiers & GDK_CONTROL_MASK)
+    xtest.key (dpy, control_code, True, 0);
+  if (modifiers & GDK_SHIFT_MASK)
+    xtest.key (dpy, shift_code, True, 0);
+  xtest.key (dpy, code, True, 0);
+  xtest.key (dpy, code, False, 0);
+  if (modifiers & GDK_SHIFT_MASK)
+    xtest.key (dpy, shift_code, False, 0);
+  if (modifiers & GDK_CONTROL_MASK)
+    xtest.key (dpy, control_code, False, 0);
+  XSync (dpy, False);
+  ui_spin (0.1);
+}
+
+void
+ui_drag (GtkWidget *widget,
+         double     x1,
+         double     y1,
+         double     x2,
+         double     y2)
+{
+  Display *dpy = x_display ();
+
+  ui_pointer_move (widget, x1, y1);
+  xtest.button (dpy, 1, True, 0);
+  XSync (dpy, False);
+  ui_spin (0.1);
+  for (int i = 1; i <= 5; i++)
+    ui_pointer_move (widget, x1 + (x2 - x1) * i / 5, y1 + (y2 - y1) * i / 5);
+  xtest.button (dpy, 1, False, 0);
+  XSync (dpy, False);
+  ui_spin (0.15);
+}

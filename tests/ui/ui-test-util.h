@@ -35,3 +35,27 @@ M6Node   *ui_node_at      (M6SessionWindow *window,
 M6SessionWindow *ui_attach_live (M6Application *app,
                                  GPid           game,
                                  guint64        min_count);
+
+/* Real input through the X server (XTest, under Xvfb): the events reach
+ * the widgets the way a user's do, focus handling included. FALSE from
+ * ui_input_available() when the display is not X11 or libXtst is missing. */
+gboolean  ui_input_available (void);
+/* Move the pointer to (@x, @y) of @widget, and click there. */
+void      ui_pointer_move    (GtkWidget       *widget,
+                              double           x,
+                              double           y);
+void      ui_click           (GtkWidget       *widget,
+                              double           x,
+                              double           y);
+/* Press at (@x1, @y1) of @widget, move to (@x2, @y2) and release. */
+void      ui_drag            (GtkWidget       *widget,
+                              double           x1,
+                              double           y1,
+                              double           x2,
+                              double           y2);
+/* Press and release @keyval, with Shift when @shift. */
+void      ui_press_key       (guint            keyval,
+                              gboolean         shift);
+/* The same with Control and/or Shift held. */
+void      ui_press_keys      (guint            keyval,
+                              GdkModifierType  modifiers);
