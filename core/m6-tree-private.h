@@ -1,0 +1,114 @@
+/* m6-tree-private.h — the scope tree's layout and its mark/done hot path,
+ * inline, for the core's own ingest loops (m6-session.c): a call across
+ * files per event cost more than the accounting itself. Not for ui/. */
+#pragma once
+
+#include "m6-tree.h"
+
+G_BEGIN_DECLS
+
+#define CHUNK_SHIFT 8
+#define CHUNK_SIZE  (1u << CHUNK_SHIFT)
+
+typedef struct
+{
+  M6Node *node;
+  gint64  t_open;
+  gint64  h_open;
+} OpenScope;
+
+struct _M6Tree
+{
+  M6Labels   *labels;
+  M6Node    **chunks;
+  guint       n_chunks;
+  guint       n_nodes;
+  OpenScope  *stack;
+  guint       depth;
+  guint       stack_alloc;
+  guint64     unbalanced;
+  guint64     n_events;
+  M6Rng       rng;
+  GHashTable *wide_children;  /* (parent id << 32 | label) -> M6Node* */
+};
+
+G_GNUC_INTERNAL G_NO_INLINE M6Node *m6_tree_find_or_add_child (M6Tree  *self,
+                                                              M6Node  *parent,
+                                                              guint32  label);
+G_GNUC_INTERNAL G_NO_INLINE void    m6_tree_grow_stack        (M6Tree  *self);
+
+static inline M6Node *
+m6_tree_mark_inline (M6Tree  *self,
+                     guint32  label_id,
+                     gint64   t_ns,
+                     gint64   heap)
+{
+  M6Node *parent = self->depth ? self->stack[self->depth - 1].node : self->chunks[0];
+  M6Node *node = parent->hint;
+
+  self->n_events++;
+
+  if (G_UNLIKELY (node == NULL || node->label != label_id))
+    {
+      node = m6_tree_find_or_add_child (self, parent, label_id);
+      parent->hint = node;
+    }
+
+  if (G_UNLIKELY (self->depth == self->stack_alloc))
+    m6_tree_grow_stack (self);
+
+  OpenScope *open = &self->stack[self->depth++];
+  open->node = node;
+  open->t_open = t_ns;
+  open->h_open = heap;
+
+  if (G_LIKELY (node->count > 0))
+    {
+      node->inverse_sum += heap - node->h_close_prev;
+      node->inverse_count++;
+    }
+  else if (node->opens == 0)
+    node->h_first = heap;
+
+  node->opens++;
+  node->h_last = heap;
+  return node;
+}
+
+/* Close the current node; NULL (counted) when nothing is open. */
+static inline M6Node *
+m6_tree_done_inline (M6Tree *self,
+                     gint64  t_ns,
+                     gint64  heap,
+                     gint64 *dt_out)
+{
+  self->n_events++;
+
+  if (G_UNLIKELY (self->depth == 0))
+    {
+      self->unbalanced++;
+      return NULL;
+    }
+
+  OpenScope *open = &self->stack[--self->depth];
+  M6Node *node = open->node;
+  gint64 dt = t_ns - open->t_open;
+  gint64 delta = heap - open->h_open;
+
+  node->count++;
+  node->time_sum += dt;
+  if (dt < node->time_min)
+    node->time_min = dt;
+  if (dt > node->time_max)
+    node->time_max = dt;
+  node->mem_sum += delta;
+  node->h_close_prev = heap;
+  node->h_last = heap;
+  m6_reservoir_add (&node->time_samples, &self->rng, dt);
+  m6_reservoir_add (&node->mem_samples, &self->rng, delta);
+
+  *dt_out = dt;
+  return node;
+}
+
+G_END_DECLS
