@@ -30,7 +30,8 @@ typedef enum
 
 GQuark            m6_capture_error_quark       (void);
 
-#define M6_CAPTURE_VERSION       1u
+/* Version 2 added PAD records; version 1 files load as before. */
+#define M6_CAPTURE_VERSION       2u
 #define M6_CAPTURE_HEADER_SIZE   128u
 #define M6_CAPTURE_RECORD_MAX    (1u << 20)   /* payload bytes */
 
@@ -44,6 +45,7 @@ typedef enum
   M6_CAPTURE_RECORD_EVENTS = 6,        /* u32 index, u32 count, count × {i64 t_ns, i64 heap, u32 label, u32 depth} */
   M6_CAPTURE_RECORD_HEAP_SOURCE = 7,   /* u32 M6HeapSource */
   M6_CAPTURE_RECORD_END = 8,           /* u64 records, u64 events, u32 threads, u32 labels, u32 flags, u32 0, i64 duration */
+  M6_CAPTURE_RECORD_PAD = 9,           /* 0 to 7 zero bytes, skipped: it puts the next EVENTS record's events on an 8-byte boundary of the writer's buffer (version 2) */
 } M6CaptureRecordType;
 
 /* What a load found besides the session. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "m6-reservoir.h"
+#include "m6-tree-private.h"
 
 #define HISTORY_FIRST_INTERVAL_NS G_GINT64_CONSTANT (16000000)
 
@@ -45,6 +46,12 @@ struct _M6Session
 
   M6SessionEventsFunc  recorder;
   gpointer             recorder_data;
+
+  M6SessionReserveFunc sink_reserve;
+  M6SessionCommitFunc  sink_commit;
+  gpointer             sink_data;
+  M6Event             *reserved;      /* handed out by the sink, not ingested yet */
+  gsize                n_reserved;
 };
 
 G_DEFINE_FINAL_TYPE (M6Session, m6_session, G_TYPE_OBJECT)
@@ -514,6 +521,27 @@ reject (M6Thread *thread)
   m6_tree_abandon_open (thread->tree);
 }
 
+/* Events filled elsewhere go to the sink by a copy, in reservable pieces. */
+static void
+sink_copy (M6Session     *self,
+           M6Thread      *thread,
+           const M6Event *events,
+           gsize          n_events)
+{
+  while (n_events > 0)
+    {
+      gsize n = MIN (n_events, (gsize) M6_SESSION_RESERVE_MAX);
+      M6Event *room = self->sink_reserve (self, thread, n, self->sink_data);
+
+      if (room == NULL)
+        return;
+      memcpy (room, events, n * sizeof (M6Event));
+      self->sink_commit (self, thread, room, n, self->sink_data);
+      events += n;
+      n_events -= n;
+    }
+}
+
 gsize
 m6_session_ingest (M6Session     *self,
                    M6Thread      *thread,
@@ -525,14 +553,24 @@ m6_session_ingest (M6Session     *self,
   guint32 n_labels = m6_labels_count (self->labels);
   gsize accepted = 0;
 
+  gboolean sealed = FALSE;
+
   if (self->recorder != NULL && n_events > 0)
     self->recorder (self, thread, events, n_events, self->recorder_data);
+  if (self->sink_commit != NULL && n_events > 0)
+    {
+      if (events == self->reserved && n_events <= self->n_reserved)
+        sealed = TRUE;
+      else
+        sink_copy (self, thread, events, n_events);
+    }
+  self->reserved = NULL;
 
   for (gsize i = 0; i < n_events; i++)
     {
       const M6Event *ev = &events[i];
       gint64 t = MAX (ev->t_ns, thread->last_t_ns);
-      guint depth = m6_tree_get_depth (tree);
+      guint depth = tree->depth;
 
       if (G_UNLIKELY (!thread->synced))
         {
@@ -558,7 +596,7 @@ m6_session_ingest (M6Session     *self,
               reject (thread);
               continue;
             }
-          m6_tree_mark (tree, ev->label, t, ev->heap);
+          m6_tree_mark_inline (tree, ev->label, t, ev->heap);
         }
       else
         {
@@ -569,7 +607,7 @@ m6_session_ingest (M6Session     *self,
               reject (thread);
               continue;
             }
-          M6Node *node = m6_tree_done (tree, t, ev->heap, &dt);
+          M6Node *node = m6_tree_done_inline (tree, t, ev->heap, &dt);
           if (node->depth == 1)
             frames_add (thread, t, dt, ev->heap, node->id);
         }
@@ -577,6 +615,8 @@ m6_session_ingest (M6Session     *self,
     }
 
   thread->n_events += accepted;
+  if (sealed)
+    self->sink_commit (self, thread, events, n_events, self->sink_data);
   return accepted;
 }
 
@@ -617,6 +657,33 @@ m6_session_set_recorder (M6Session           *self,
 {
   self->recorder = func;
   self->recorder_data = user_data;
+}
+
+void
+m6_session_set_sink (M6Session           *self,
+                     M6SessionReserveFunc reserve,
+                     M6SessionCommitFunc  commit,
+                     gpointer             user_data)
+{
+  g_return_if_fail ((reserve == NULL) == (commit == NULL));
+
+  self->sink_reserve = reserve;
+  self->sink_commit = commit;
+  self->sink_data = user_data;
+  self->reserved = NULL;
+}
+
+M6Event *
+m6_session_reserve_events (M6Session *self,
+                           M6Thread  *thread,
+                           gsize      n_events)
+{
+  self->reserved = NULL;
+  if (self->sink_reserve == NULL || n_events == 0 || n_events > M6_SESSION_RESERVE_MAX)
+    return NULL;
+  self->reserved = self->sink_reserve (self, thread, n_events, self->sink_data);
+  self->n_reserved = self->reserved != NULL ? n_events : 0;
+  return self->reserved;
 }
 
 void
