@@ -978,6 +978,8 @@ drain_thread (M6Reader      *self,
   gboolean fast = md.num <= md.den
                   && base128 > -((__int128) 1 << 61) && base128 < ((__int128) 1 << 61);
   gint64 base = fast ? (gint64) base128 : 0;
+  /* The monotonic clock: a tick is a nanosecond. */
+  gboolean identity = md.num == md.den;
   guint64 tick0 = self->clock.tick0;
   gint64 last_t = rt->last_t_ns;
 
@@ -1010,7 +1012,7 @@ drain_thread (M6Reader      *self,
           memcpy (&raw, &events[i], sizeof raw);
           guint64 since = raw.tick - tick0;
           if (G_LIKELY (fast && since < ((guint64) 1 << 61)))
-            t = base + (gint64) mul_div (&md, since);
+            t = base + (gint64) (identity ? since : (guint64) mul_div (&md, since));
           else
             t = tick_to_ns (&self->clock, &md, self->origin_ns, raw.tick);
           /* A refreshed calibration may map a tick a little earlier. */

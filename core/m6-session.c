@@ -511,16 +511,6 @@ frames_add (M6Thread *thread,
 
 /* --- ingest ------------------------------------------------------------- */
 
-static inline void
-reject (M6Thread *thread)
-{
-  /* Lose the sync: open scopes are forgotten, and the stream resumes at the
-   * next top-level mark, so a bad event never unbalances the tree. */
-  thread->rejected++;
-  thread->synced = FALSE;
-  m6_tree_abandon_open (thread->tree);
-}
-
 /* Events filled elsewhere go to the sink by a copy, in reservable pieces. */
 static void
 sink_copy (M6Session     *self,
@@ -566,11 +556,18 @@ m6_session_ingest (M6Session     *self,
     }
   self->reserved = NULL;
 
+  /* The tree's open depth, the reservoirs' generator and the latest time
+   * live in locals for the batch (registers), written back at the end and
+   * around the rare calls that read them. */
+  guint depth = tree->depth;
+  M6Rng rng = tree->rng;
+  gint64 last_t = thread->last_t_ns;
+  gint64 next_sample = history->next_t;
+
   for (gsize i = 0; i < n_events; i++)
     {
       const M6Event *ev = &events[i];
-      gint64 t = MAX (ev->t_ns, thread->last_t_ns);
-      guint depth = tree->depth;
+      gint64 t = MAX (ev->t_ns, last_t);
 
       if (G_UNLIKELY (!thread->synced))
         {
@@ -580,23 +577,28 @@ m6_session_ingest (M6Session     *self,
               continue;
             }
           thread->synced = TRUE;
-          m6_tree_abandon_open (tree);
-          depth = 0;
+          depth = 0;   /* the open scopes are abandoned */
         }
 
-      if (G_UNLIKELY (t >= history->next_t))
-        history_sample (history, tree, t);
+      if (G_UNLIKELY (t >= next_sample))
+        {
+          tree->depth = depth;
+          history_sample (history, tree, t);
+          next_sample = history->next_t;
+        }
 
-      thread->last_t_ns = t;
+      last_t = t;
 
       if (ev->label != M6_EVENT_DONE)
         {
           if (G_UNLIKELY (ev->label >= n_labels || ev->depth != depth || depth >= M6_MAX_DEPTH))
             {
-              reject (thread);
+              thread->rejected++;
+              thread->synced = FALSE;
+              depth = 0;
               continue;
             }
-          m6_tree_mark_inline (tree, ev->label, t, ev->heap);
+          m6_tree_mark_fast (tree, &depth, ev->label, t, ev->heap);
         }
       else
         {
@@ -604,16 +606,22 @@ m6_session_ingest (M6Session     *self,
 
           if (G_UNLIKELY (depth == 0 || ev->depth != depth - 1))
             {
-              reject (thread);
+              thread->rejected++;
+              thread->synced = FALSE;
+              depth = 0;
               continue;
             }
-          M6Node *node = m6_tree_done_inline (tree, t, ev->heap, &dt);
+          M6Node *node = m6_tree_done_fast (tree, &depth, &rng, t, ev->heap, &dt);
           if (node->depth == 1)
             frames_add (thread, t, dt, ev->heap, node->id);
         }
       accepted++;
     }
 
+  tree->depth = depth;
+  tree->rng = rng;
+  tree->n_events += accepted;
+  thread->last_t_ns = last_t;
   thread->n_events += accepted;
   if (sealed)
     self->sink_commit (self, thread, events, n_events, self->sink_data);

@@ -37,16 +37,20 @@ G_GNUC_INTERNAL G_NO_INLINE M6Node *m6_tree_find_or_add_child (M6Tree  *self,
                                                               guint32  label);
 G_GNUC_INTERNAL G_NO_INLINE void    m6_tree_grow_stack        (M6Tree  *self);
 
+/* The hot path over a batch: the caller keeps the open depth and the
+ * generator in locals (the compiler keeps them in registers across the
+ * batch), writes them back to the tree afterwards, and counts the events
+ * (n_events) itself. */
 static inline M6Node *
-m6_tree_mark_inline (M6Tree  *self,
-                     guint32  label_id,
-                     gint64   t_ns,
-                     gint64   heap)
+m6_tree_mark_fast (M6Tree  *self,
+                   guint   *depth,
+                   guint32  label_id,
+                   gint64   t_ns,
+                   gint64   heap)
 {
-  M6Node *parent = self->depth ? self->stack[self->depth - 1].node : self->chunks[0];
+  guint d = *depth;
+  M6Node *parent = d ? self->stack[d - 1].node : self->chunks[0];
   M6Node *node = parent->hint;
-
-  self->n_events++;
 
   if (G_UNLIKELY (node == NULL || node->label != label_id))
     {
@@ -54,13 +58,14 @@ m6_tree_mark_inline (M6Tree  *self,
       parent->hint = node;
     }
 
-  if (G_UNLIKELY (self->depth == self->stack_alloc))
+  if (G_UNLIKELY (d == self->stack_alloc))
     m6_tree_grow_stack (self);
 
-  OpenScope *open = &self->stack[self->depth++];
+  OpenScope *open = &self->stack[d];
   open->node = node;
   open->t_open = t_ns;
   open->h_open = heap;
+  *depth = d + 1;
 
   if (G_LIKELY (node->count > 0))
     {
@@ -73,6 +78,46 @@ m6_tree_mark_inline (M6Tree  *self,
   node->opens++;
   node->h_last = heap;
   return node;
+}
+
+/* Close the scope open at *@depth (> 0). */
+static inline M6Node *
+m6_tree_done_fast (M6Tree  *self,
+                   guint   *depth,
+                   M6Rng   *rng,
+                   gint64   t_ns,
+                   gint64   heap,
+                   gint64  *dt_out)
+{
+  OpenScope *open = &self->stack[--*depth];
+  M6Node *node = open->node;
+  gint64 dt = t_ns - open->t_open;
+  gint64 delta = heap - open->h_open;
+
+  node->count++;
+  node->time_sum += dt;
+  if (dt < node->time_min)
+    node->time_min = dt;
+  if (dt > node->time_max)
+    node->time_max = dt;
+  node->mem_sum += delta;
+  node->h_close_prev = heap;
+  node->h_last = heap;
+  m6_reservoir_add (&node->time_samples, rng, dt);
+  m6_reservoir_add (&node->mem_samples, rng, delta);
+
+  *dt_out = dt;
+  return node;
+}
+
+static inline M6Node *
+m6_tree_mark_inline (M6Tree  *self,
+                     guint32  label_id,
+                     gint64   t_ns,
+                     gint64   heap)
+{
+  self->n_events++;
+  return m6_tree_mark_fast (self, &self->depth, label_id, t_ns, heap);
 }
 
 /* Close the current node; NULL (counted) when nothing is open. */
@@ -89,26 +134,7 @@ m6_tree_done_inline (M6Tree *self,
       self->unbalanced++;
       return NULL;
     }
-
-  OpenScope *open = &self->stack[--self->depth];
-  M6Node *node = open->node;
-  gint64 dt = t_ns - open->t_open;
-  gint64 delta = heap - open->h_open;
-
-  node->count++;
-  node->time_sum += dt;
-  if (dt < node->time_min)
-    node->time_min = dt;
-  if (dt > node->time_max)
-    node->time_max = dt;
-  node->mem_sum += delta;
-  node->h_close_prev = heap;
-  node->h_last = heap;
-  m6_reservoir_add (&node->time_samples, &self->rng, dt);
-  m6_reservoir_add (&node->mem_samples, &self->rng, delta);
-
-  *dt_out = dt;
-  return node;
+  return m6_tree_done_fast (self, &self->depth, &self->rng, t_ns, heap, dt_out);
 }
 
 G_END_DECLS
