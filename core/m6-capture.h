@@ -8,7 +8,11 @@
  *     u32 heap source, char process name[64], reserved, u32 CRC-32 of the
  *     bytes before it;
  *   records: u32 type, u32 payload length, u32 CRC-32 of type, length and
- *     payload; then the payload. The last record is END. */
+ *     payload; then the payload. The last record is END.
+ * Version 2 (the writer's) adds PAD records before EVENTS records, so that
+ * the writer's buffer holds the events 8-byte aligned and the live reader
+ * can fill and the session read them in place; version 1 files (no PAD)
+ * load as before. */
 #pragma once
 
 #include <gio/gio.h>
