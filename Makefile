@@ -3,6 +3,7 @@
 #   make run    build, start the demo and show it (GAME=love: the LÖVE demo)
 #   make test   build and run the whole meson test suite (UI tests under Xvfb)
 #   make bench  build and print the benchmark figures as JSON lines
+#   make fuzz   fuzz the capture loader, exporters, ingest and reader (FUZZ_SECONDS=60 each)
 
 BUILD ?= build
 SHELL := /bin/bash
@@ -16,7 +17,7 @@ DEB_PACKAGES := meson ninja-build pkg-config gcc libc6-dev \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench fuzz clean
 
 all: build
 
@@ -45,6 +46,10 @@ test: build
 
 bench: build
 	@bash tools/bench.sh $(BUILD)
+
+# libFuzzer harnesses, FUZZ_SECONDS each (default 60): see tools/fuzz.sh.
+fuzz: build
+	@bash tools/fuzz.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

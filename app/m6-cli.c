@@ -2,10 +2,12 @@
  * record them into .mach6 captures, run a program under the profiler and
  * report scope trees as tables or payload JSON. */
 #include <errno.h>
+#include <gio/gunixoutputstream.h>
 #include <glib.h>
 #include <glib/gi18n.h>
 #include <glib-unix.h>
 #include <locale.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -418,6 +420,31 @@ cmd_record (int    argc,
 
 /* --- report ------------------------------------------------------------- */
 
+/* Rows indent two spaces per level down to this depth; deeper rows stay
+ * there and show their depth, "[4000] walk", so a deep recursion prints in
+ * time and space linear in its nodes and its labels stay in view. */
+#define REPORT_INDENT_LEVELS 12u
+
+static char *
+indented_label (M6Tree       *tree,
+                const M6Node *node)
+{
+  g_autofree char *label = m6_payload_label (tree, node);
+  guint level = node->depth - 1;
+
+  if (level <= REPORT_INDENT_LEVELS)
+    return g_strdup_printf ("%*s%s", (int) level * 2, "", label);
+  return g_strdup_printf ("%*s[%u] %s", (int) REPORT_INDENT_LEVELS * 2, "", node->depth, label);
+}
+
+/* A KB figure to two decimals; a value that rounds to zero prints as 0.00,
+ * never -0.00 (a -1 byte delta is no shrink a person can read). */
+static double
+kb_for_display (double kb)
+{
+  return fabs (kb) < 0.005 ? 0.0 : kb;
+}
+
 static void
 append_row (GString      *out,
             M6Tree       *tree,
@@ -426,31 +453,53 @@ append_row (GString      *out,
             gboolean      memory)
 {
   M6NodeStats s;
-  g_autofree char *label = m6_payload_label (tree, node);
-  g_autofree char *indented = g_strdup_printf ("%*s%s", (int) (node->depth - 1) * 2, "", label);
+  g_autofree char *indented = indented_label (tree, node);
 
-  m6_node_stats_compute (node, &s);
+  m6_node_stats_compute (tree, node, &s);
   append_padded (out, indented, label_width);
   g_string_append_printf (out, " %8llu %9.3f %9.3f %9.3f %9.3f",
                           (unsigned long long) s.count,
                           s.time_avg * 1e3, s.time_p50 * 1e3, s.time_p90 * 1e3, s.time_max * 1e3);
-  if (memory)
-    g_string_append_printf (out, " %11.2f %11.2f %10.3f\n", s.mem_delta_avg, s.mem_net, s.mem_rate);
+  if (!memory)
+    g_string_append_printf (out, " %11s %11s %11s\n", "-", "-", "-");
+  else if (node->depth == 1)
+    g_string_append_printf (out, " %11.2f %11.2f %11.3f\n", kb_for_display (s.mem_delta_avg),
+                            kb_for_display (s.mem_net), fabs (s.mem_rate) < 0.0005 ? 0.0 : s.mem_rate);
   else
-    g_string_append_printf (out, " %11s %11s %10s\n", "-", "-", "-");
+    /* A drift rate is a top-level figure only (DESIGN §2, the ledger). */
+    g_string_append_printf (out, " %11.2f %11.2f %11s\n", kb_for_display (s.mem_delta_avg),
+                            kb_for_display (s.mem_net), "-");
+}
+
+/* Pre-order walk of a subtree without recursion. */
+static const M6Node *
+next_preorder (const M6Node *node,
+               const M6Node *top)
+{
+  if (node->first_child)
+    return node->first_child;
+  while (node != top)
+    {
+      if (node->next_sibling)
+        return node->next_sibling;
+      node = node->parent;
+    }
+  return NULL;
 }
 
 static guint
 label_width (M6Tree       *tree,
-             const M6Node *node)
+             const M6Node *top)
 {
   guint width = 0;
 
-  for (const M6Node *child = node->first_child; child != NULL; child = child->next_sibling)
+  for (const M6Node *node = top->first_child; node != NULL; node = next_preorder (node, top))
     {
-      g_autofree char *label = m6_payload_label (tree, child);
-      width = MAX (width, (child->depth - 1) * 2 + (guint) g_utf8_strlen (label, -1));
-      width = MAX (width, label_width (tree, child));
+      g_autofree char *label = indented_label (tree, node);
+      width = MAX (width, (guint) g_utf8_strlen (label, -1));
+      /* The column is capped anyway: stop measuring once it is full. */
+      if (width >= LABEL_COLUMN_MAX)
+        break;
     }
   return width;
 }
@@ -458,15 +507,12 @@ label_width (M6Tree       *tree,
 static void
 append_subtree (GString      *out,
                 M6Tree       *tree,
-                const M6Node *node,
+                const M6Node *top,
                 guint         width,
                 gboolean      memory)
 {
-  for (const M6Node *child = node->first_child; child != NULL; child = child->next_sibling)
-    {
-      append_row (out, tree, child, width, memory);
-      append_subtree (out, tree, child, width, memory);
-    }
+  for (const M6Node *node = top->first_child; node != NULL; node = next_preorder (node, top))
+    append_row (out, tree, node, width, memory);
 }
 
 static const char *
@@ -537,9 +583,9 @@ print_table (M6Session *session,
 
       guint width = CLAMP (label_width (thread->tree, root), 8, LABEL_COLUMN_MAX);
       append_padded (out, _("SCOPE"), width);
-      g_string_append_printf (out, " %8s %9s %9s %9s %9s %11s %11s %10s\n",
+      g_string_append_printf (out, " %8s %9s %9s %9s %9s %11s %11s %11s\n",
                               _("COUNT"), _("AVG ms"), _("P50 ms"), _("P90 ms"), _("MAX ms"),
-                              _("MEMΔ KB"), _("MEM.NET KB"), _("KB/CALL"));
+                              _("MEMΔ KB"), _("MEM.NET KB"), _("DRIFT KB/FR"));
       append_subtree (out, thread->tree, root, width, memory);
     }
   g_print ("%s", out->str);
@@ -549,11 +595,14 @@ static void
 print_json (M6Session *session,
             gint       only_thread)
 {
-  /* The document the viewer's JSON export writes, so the two agree. */
-  g_autoptr (JsonNode) root = m6_export_session_json_thread (session, only_thread);
-  g_autofree char *text = m6_json_to_string (root, TRUE);
+  /* The document the viewer's JSON export writes, so the two agree;
+   * streamed, so memory stays bounded by the trees. */
+  g_autoptr (GOutputStream) out = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+  g_autoptr (GError) error = NULL;
 
-  g_print ("%s\n", text);
+  fflush (stdout);
+  if (!m6_export_write_json (session, only_thread, out, &error))
+    print_error (error->message);
 }
 
 /* On a terminal, a long load says how far it is, on one line that it
@@ -1078,7 +1127,9 @@ print_diff_table (M6Session *a,
         {
           M6DiffRow *row = g_ptr_array_index (rows, r);
           gboolean both = row->in_a && row->in_b;
-          g_autofree char *indented = g_strdup_printf ("%*s%s", (int) (row->depth - 1) * 2, "", row->label);
+          g_autofree char *indented = row->depth - 1 <= REPORT_INDENT_LEVELS
+            ? g_strdup_printf ("%*s%s", (int) (row->depth - 1) * 2, "", row->label)
+            : g_strdup_printf ("%*s[%u] %s", (int) REPORT_INDENT_LEVELS * 2, "", row->depth, row->label);
 
           g_string_append_printf (out, "%c %-36.36s %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %9.3f",
                                   row->significant ? '!' : ' ', indented, row->a.count, row->b.count,
@@ -1087,7 +1138,7 @@ print_diff_table (M6Session *a,
           format_change (out, row->time_p50_change, both);
           format_change (out, row->time_p90_change, both);
           if (both)
-            g_string_append_printf (out, " %+11.2f", row->mem_rate_delta);
+            g_string_append_printf (out, " %+11.2f", kb_for_display (row->mem_rate_delta));
           else
             g_string_append_printf (out, " %11s", row->in_a ? _("only in A") : _("only in B"));
           if (row->tested)

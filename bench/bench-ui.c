@@ -14,6 +14,7 @@
 #include "m6-session.h"
 #include "m6-stats-view.h"
 #include "m6-ui.h"
+#include "../tests/big-trees.h"
 
 #define WIDTH       1600
 #define HEIGHT      400
@@ -147,10 +148,10 @@ typedef struct
 } Result;
 
 static void
-bench_tree (guint   n_nodes,
-            Result *result)
+bench_session (M6Session *session,
+               guint      iterations,
+               Result    *result)
 {
-  g_autoptr (M6Session) session = make_session (n_nodes);
   GtkWidget *window = gtk_window_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkWidget *flame = m6_flame_graph_new ();
@@ -182,7 +183,7 @@ bench_tree (guint   n_nodes,
   while (g_get_monotonic_time () < until || gtk_widget_get_width (flame) == 0)
     g_main_context_iteration (NULL, FALSE);
 
-  for (guint i = 0; i < ITERATIONS; i++)
+  for (guint i = 0; i < iterations; i++)
     {
       gint64 a = g_get_monotonic_time ();
       m6_flame_graph_invalidate (M6_FLAME_GRAPH (flame));
@@ -200,13 +201,42 @@ bench_tree (guint   n_nodes,
       frame[i] = (c - a) / 1e3;
     }
 
-  result->frame_ms = median (frame, ITERATIONS);
-  result->flame_ms = median (flame_t, ITERATIONS);
-  result->stats_ms = median (stats_t, ITERATIONS);
-  result->drift_ms = median (drift_t, ITERATIONS);
+  result->frame_ms = median (frame, iterations);
+  result->flame_ms = median (flame_t, iterations);
+  result->stats_ms = median (stats_t, iterations);
+  result->drift_ms = median (drift_t, iterations);
   result->n_rects = m6_flame_graph_get_n_rects (M6_FLAME_GRAPH (flame));
 
   gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+bench_tree (guint   n_nodes,
+            Result *result)
+{
+  g_autoptr (M6Session) session = make_session (n_nodes);
+  bench_session (session, ITERATIONS, result);
+}
+
+/* The shapes of tests/big-trees.h: a 4,000-deep chain, 100,000 children. */
+static void
+bench_big_tree (BigTreeShape  shape,
+                const char   *name,
+                double        frame_10000)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  Result r = { 0 };
+  char metric[64];
+
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
+  big_tree_feed (session, shape, shape == BIG_TREE_DEEP ? BIG_TREE_DEPTH : BIG_TREE_WIDTH);
+  bench_session (session, 10, &r);
+  g_snprintf (metric, sizeof metric, "first_frame_ms_%s", name);
+  emit (metric, r.first_ms, "ms");
+  g_snprintf (metric, sizeof metric, "frame_ms_%s", name);
+  emit (metric, r.frame_ms, "ms");
+  g_snprintf (metric, sizeof metric, "frame_%s_vs_10000", name);
+  emit (metric, frame_10000 > 0 ? r.frame_ms / frame_10000 : 0, "ratio");
 }
 
 static double
@@ -238,7 +268,7 @@ main (int   argc,
       char *argv[])
 {
   static const guint sizes[] = { 100, 1000, 10000 };
-  double empty, frame_100 = 0;
+  double empty, frame_100 = 0, frame_10000 = 0;
 
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   if (!gtk_init_check ())
@@ -273,9 +303,12 @@ main (int   argc,
         frame_100 = r.frame_ms;
       if (sizes[s] == 10000)
         {
+          frame_10000 = r.frame_ms;
           emit ("frame_10000_vs_empty", empty > 0 ? r.frame_ms / empty : 0, "ratio");
           emit ("frame_10000_vs_100", frame_100 > 0 ? r.frame_ms / frame_100 : 0, "ratio");
         }
     }
+  bench_big_tree (BIG_TREE_DEEP, "deep4000", frame_10000);
+  bench_big_tree (BIG_TREE_WIDE, "wide100000", frame_10000);
   return 0;
 }

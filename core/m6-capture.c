@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "m6-tempfile.h"
+
 #define U(x) ((unsigned long long) (x))
 
 #define MAGIC              "MACH6CAP"
@@ -209,8 +211,8 @@ open_temp (const char  *dest,
            char       **tmp_path,
            GError     **error)
 {
-  g_autofree char *tmpl = g_strconcat (dest, ".tmp-XXXXXX", NULL);
-  int fd = g_mkstemp_full (tmpl, O_RDWR | O_CLOEXEC, 0666);
+  g_autofree char *tmpl = NULL;
+  int fd = m6_tempfile_open (dest, 0666, &tmpl);
 
   if (fd < 0)
     {

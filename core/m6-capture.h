@@ -65,7 +65,7 @@ typedef struct
 
 typedef struct _M6CaptureWriter M6CaptureWriter;
 
-/* Record @session into @path from now on: it writes to "@path.tmp-XXXXXX"
+/* Record @session into @path from now on: it writes to "@path.tmp-PID-XXXXXX"
  * as events are ingested, and becomes @path on finish. Create it before
  * the first drain to capture the whole session. */
 M6CaptureWriter  *m6_capture_writer_new        (const char       *path,

@@ -87,39 +87,47 @@ m6_mann_whitney (const gint64 *x,
   return erfc (z / M_SQRT2);
 }
 
-static char *
-node_path (M6Tree       *tree,
-           const M6Node *node)
+/* For every node of @tree (by id) its counterpart in @other by the chain
+ * of labels, or NULL. Parents have smaller ids than their children, so one
+ * pass in id order finds each from its parent's: linear in the nodes. */
+static M6Node **
+counterparts (M6Tree *tree,
+              M6Tree *other)
 {
-  GPtrArray *parts = g_ptr_array_new ();
+  M6Labels *labels = m6_tree_get_labels (tree);
+  M6Labels *other_labels = m6_tree_get_labels (other);
+  guint n_nodes = m6_tree_get_n_nodes (tree);
+  guint n_labels = m6_labels_count (labels);
+  g_autofree guint32 *label_map = g_new (guint32, MAX (n_labels, 1));
+  M6Node **map = g_new0 (M6Node *, n_nodes);
 
-  for (const M6Node *n = node; n != NULL && n->depth > 0; n = n->parent)
-    g_ptr_array_insert (parts, 0, (gpointer) m6_tree_node_label (tree, n));
-  g_ptr_array_add (parts, NULL);
+  /* Label ids differ between sessions (G_MAXUINT32: absent in @other). */
+  for (guint32 id = 1; id < n_labels; id++)
+    label_map[id] = m6_labels_lookup (other_labels, m6_labels_get (labels, id),
+                                      (gssize) m6_labels_get_len (labels, id));
+  map[0] = m6_tree_get_root (other);
+  for (guint id = 1; id < n_nodes; id++)
+    {
+      M6Node *node = m6_tree_get_node (tree, id);
+      M6Node *parent = map[node->parent->id];
 
-  char *path = g_strjoinv ("/", (char **) parts->pdata);
-  g_ptr_array_unref (parts);
-  return path;
+      if (parent != NULL && node->label < n_labels && label_map[node->label] != G_MAXUINT32)
+        map[id] = m6_tree_find_child (other, parent, label_map[node->label]);
+    }
+  return map;
 }
 
-/* Find @node's counterpart in @other by the chain of labels. */
-static M6Node *
-counterpart (M6Tree       *tree,
-             const M6Node *node,
-             M6Tree       *other)
+/* "frame/physics": the parent's path (computed first) and the label. */
+static char *
+node_path (M6Tree       *tree,
+           const M6Node *node,
+           const char   *parent_path)
 {
-  if (node->depth == 0)
-    return m6_tree_get_root (other);
-
-  M6Node *parent = counterpart (tree, node->parent, other);
-  if (parent == NULL)
-    return NULL;
-
   const char *label = m6_tree_node_label (tree, node);
-  for (M6Node *c = parent->first_child; c; c = c->next_sibling)
-    if (g_strcmp0 (m6_tree_node_label (other, c), label) == 0)
-      return c;
-  return NULL;
+
+  if (parent_path == NULL || node->depth <= 1)
+    return g_strdup (label);
+  return g_strconcat (parent_path, "/", label, NULL);
 }
 
 static double
@@ -133,13 +141,14 @@ static M6DiffRow *
 make_row (M6Tree       *tree_a,
           const M6Node *node_a,
           M6Tree       *tree_b,
-          const M6Node *node_b)
+          const M6Node *node_b,
+          const char   *parent_path)
 {
   M6DiffRow *row = g_new0 (M6DiffRow, 1);
   M6Tree *tree = node_a ? tree_a : tree_b;
   const M6Node *node = node_a ? node_a : node_b;
 
-  row->path = node_path (tree, node);
+  row->path = node_path (tree, node, parent_path);
   row->label = g_utf8_make_valid (m6_tree_node_label (tree, node), -1);
   row->depth = node->depth;
   row->in_a = node_a != NULL;
@@ -147,9 +156,9 @@ make_row (M6Tree       *tree_a,
   row->p_value = 1.0;
 
   if (node_a)
-    m6_node_stats_compute (node_a, &row->a);
+    m6_node_stats_compute (tree_a, node_a, &row->a);
   if (node_b)
-    m6_node_stats_compute (node_b, &row->b);
+    m6_node_stats_compute (tree_b, node_b, &row->b);
 
   if (node_a && node_b)
     {
@@ -175,17 +184,34 @@ m6_diff_trees (M6Tree *a,
                M6Tree *b)
 {
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_diff_row_free);
+  g_autofree M6Node **in_b = counterparts (a, b);
+  g_autofree M6Node **in_a = counterparts (b, a);
+  guint n_a = m6_tree_get_n_nodes (a), n_b = m6_tree_get_n_nodes (b);
+  /* The row of each node, for its children's paths. */
+  g_autofree M6DiffRow **row_a = g_new0 (M6DiffRow *, n_a);
+  g_autofree M6DiffRow **row_b = g_new0 (M6DiffRow *, n_b);
 
-  for (guint id = 1; id < m6_tree_get_n_nodes (a); id++)
+  for (guint id = 1; id < n_a; id++)
     {
       M6Node *node = m6_tree_get_node (a, id);
-      g_ptr_array_add (rows, make_row (a, node, b, counterpart (a, node, b)));
+      M6DiffRow *parent = row_a[node->parent->id];
+
+      row_a[id] = make_row (a, node, b, in_b[id], parent ? parent->path : NULL);
+      g_ptr_array_add (rows, row_a[id]);
     }
-  for (guint id = 1; id < m6_tree_get_n_nodes (b); id++)
+  for (guint id = 1; id < n_b; id++)
     {
       M6Node *node = m6_tree_get_node (b, id);
-      if (counterpart (b, node, a) == NULL)
-        g_ptr_array_add (rows, make_row (a, NULL, b, node));
+      M6Node *twin = in_a[id];
+
+      if (twin != NULL)
+        row_b[id] = row_a[twin->id];
+      else
+        {
+          M6DiffRow *parent = row_b[node->parent->id];
+          row_b[id] = make_row (a, NULL, b, node, parent ? parent->path : NULL);
+          g_ptr_array_add (rows, row_b[id]);
+        }
     }
   return rows;
 }

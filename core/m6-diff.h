@@ -27,7 +27,7 @@ typedef struct
   double       time_avg_change;   /* relative: +0.30 = 30 % slower */
   double       time_p50_change;
   double       time_p90_change;
-  double       mem_rate_delta;    /* KB per call, B - A */
+  double       mem_rate_delta;    /* mem.rate (KB per frame), B - A */
   double       u;                 /* Mann–Whitney U of B's time samples */
   double       p_value;           /* 1.0 when not tested */
   gboolean     tested;

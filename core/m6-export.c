@@ -16,6 +16,7 @@
 
 #include "m6-json.h"
 #include "m6-payload.h"
+#include "m6-tempfile.h"
 
 G_DEFINE_QUARK (m6-export-error-quark, m6_export_error)
 
@@ -116,9 +117,9 @@ m6_write_atomically (const char   *path,
                      gpointer      user_data,
                      GError      **error)
 {
-  g_autofree char *tmp = g_strconcat (path, ".tmp-XXXXXX", NULL);
+  g_autofree char *tmp = NULL;
   g_autoptr (GError) local_error = NULL;
-  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0644);
+  int fd = m6_tempfile_open (path, 0644, &tmp);
 
   if (fd < 0)
     {
@@ -213,37 +214,64 @@ sink_finish (Sink *sink)
 
 /* --- shared helpers ----------------------------------------------------- */
 
-/* "frame/physics": the labels from the top-level scope down to @node. */
-static void
-append_path (GString      *out,
-             M6Tree       *tree,
-             const M6Node *node,
-             char          separator,
-             gboolean      folded)
+/* "frame/physics": the labels from the top-level scope down to the node
+ * last pushed. A pre-order walk pushes each node once; the path is then
+ * its parent's (kept as a prefix) and its own label, so the cost is the
+ * path's length, not its depth times a label lookup. */
+typedef struct
 {
-  const M6Node *chain[M6_MAX_DEPTH + 1];
-  guint n = 0;
+  GString *path;
+  GArray  *ends;     /* guint: path length up to depth d + 1 */
+  char     separator;
+  gboolean folded;
+} PathStack;
 
-  for (const M6Node *n_ = node; n_ != NULL && n_->depth > 0 && n < G_N_ELEMENTS (chain); n_ = n_->parent)
-    chain[n++] = n_;
+static void
+path_stack_init (PathStack *ps,
+                 char       separator,
+                 gboolean   folded)
+{
+  ps->path = g_string_new (NULL);
+  ps->ends = g_array_new (FALSE, FALSE, sizeof (guint));
+  ps->separator = separator;
+  ps->folded = folded;
+}
 
-  for (guint i = n; i-- > 0;)
+static void
+path_stack_clear (PathStack *ps)
+{
+  g_string_free (ps->path, TRUE);
+  g_array_unref (ps->ends);
+}
+
+/* @node's parent must be the root or pushed before (pre-order). Returns
+ * @node's label as in the path. */
+static const char *
+path_stack_push (PathStack    *ps,
+                 M6Tree       *tree,
+                 const M6Node *node)
+{
+  guint depth = node->depth;
+  guint parent_end = depth >= 2 ? g_array_index (ps->ends, guint, depth - 2) : 0;
+  g_autofree char *label = m6_payload_label (tree, node);
+
+  g_string_truncate (ps->path, parent_end);
+  if (depth >= 2)
+    g_string_append_c (ps->path, ps->separator);
+  if (ps->folded)
     {
-      g_autofree char *label = m6_payload_label (tree, chain[i]);
-      if (i != n - 1)
-        g_string_append_c (out, separator);
-      if (folded)
-        {
-          /* flamegraph.pl splits frames on ';' and the count on the last
-           * space; a line break would end the record. */
-          for (char *p = label; *p; p++)
-            if (*p == ';')
-              *p = ':';
-            else if (*p == '\n' || *p == '\r')
-              *p = ' ';
-        }
-      g_string_append (out, label);
+      /* flamegraph.pl splits frames on ';' and the count on the last
+       * space; a line break would end the record. */
+      for (char *p = label; *p; p++)
+        if (*p == ';')
+          *p = ':';
+        else if (*p == '\n' || *p == '\r')
+          *p = ' ';
     }
+  g_string_append (ps->path, label);
+  g_array_set_size (ps->ends, depth);
+  g_array_index (ps->ends, guint, depth - 1) = (guint) ps->path->len;
+  return ps->path->str + parent_end + (depth >= 2);
 }
 
 /* Pre-order walk of a subtree without recursion. */
@@ -303,7 +331,8 @@ add_session_metadata (JsonBuilder *builder,
 static void
 add_thread (JsonBuilder *builder,
             M6Session   *session,
-            M6Thread    *thread)
+            M6Thread    *thread,
+            gboolean     with_payload)
 {
   /* When the process is gone, so are its threads, whatever the last ring
    * state said (the main thread never marks itself exited). */
@@ -321,7 +350,10 @@ add_thread (JsonBuilder *builder,
   json_builder_set_member_name (builder, "drops");
   json_builder_add_int_value (builder, (gint64) thread->drops);
   json_builder_set_member_name (builder, "payload");
-  json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));
+  if (with_payload)
+    json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));
+  else
+    json_builder_add_null_value (builder);   /* streamed in its place */
   json_builder_end_object (builder);
 }
 
@@ -331,9 +363,10 @@ m6_export_session_json (M6Session *session)
   return m6_export_session_json_thread (session, -1);
 }
 
-JsonNode *
-m6_export_session_json_thread (M6Session *session,
-                               gint       only_thread)
+static JsonNode *
+session_json (M6Session *session,
+              gint       only_thread,
+              gboolean   with_payload)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new_immutable ();
 
@@ -343,10 +376,17 @@ m6_export_session_json_thread (M6Session *session,
   json_builder_begin_array (builder);
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
     if (only_thread < 0 || (guint) only_thread == i)
-      add_thread (builder, session, m6_session_get_thread (session, i));
+      add_thread (builder, session, m6_session_get_thread (session, i), with_payload);
   json_builder_end_array (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
+}
+
+JsonNode *
+m6_export_session_json_thread (M6Session *session,
+                               gint       only_thread)
+{
+  return session_json (session, only_thread, TRUE);
 }
 
 typedef struct
@@ -357,18 +397,112 @@ typedef struct
 } ExportJob;
 
 static gboolean
+sink_flush_payload (GString  *out,
+                    gpointer  data)
+{
+  return sink_flush (data);
+}
+
+/* The members of @object, pretty at @level, in order. The "payload" member
+ * of a thread (null in the skeleton) is written straight from its tree. */
+static gboolean
+stream_object (Sink       *sink,
+               M6Session  *session,
+               JsonObject *object,
+               guint       level,
+               M6Thread   *thread)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  gboolean first = TRUE;
+
+  g_string_append_c (sink->buf, '{');
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    {
+      if (!first)
+        g_string_append_c (sink->buf, ',');
+      first = FALSE;
+      m6_json_indent (sink->buf, TRUE, level + 1);
+      m6_json_append_string (sink->buf, name);
+      g_string_append (sink->buf, ": ");
+
+      if (thread != NULL && strcmp (name, "payload") == 0)
+        {
+          if (!m6_payload_write (sink->buf, thread->tree, m6_tree_get_root (thread->tree),
+                                 TRUE, level + 1, sink_flush_payload, sink))
+            return FALSE;
+        }
+      else if (thread == NULL && strcmp (name, "threads") == 0 && JSON_NODE_HOLDS_ARRAY (member))
+        {
+          JsonArray *threads = json_node_get_array (member);
+          guint n = json_array_get_length (threads);
+
+          g_string_append_c (sink->buf, '[');
+          for (guint i = 0; i < n; i++)
+            {
+              JsonObject *t = json_array_get_object_element (threads, i);
+              M6Thread *th = m6_session_get_thread (session, (guint) json_object_get_int_member (t, "index"));
+
+              if (i > 0)
+                g_string_append_c (sink->buf, ',');
+              m6_json_indent (sink->buf, TRUE, level + 2);
+              if (!stream_object (sink, session, t, level + 2, th))
+                return FALSE;
+            }
+          if (n > 0)
+            m6_json_indent (sink->buf, TRUE, level + 1);
+          g_string_append_c (sink->buf, ']');
+        }
+      else
+        m6_json_append_at (sink->buf, member, TRUE, level + 1);
+      if (!sink_maybe_flush (sink))
+        return FALSE;
+    }
+  if (!first)
+    m6_json_indent (sink->buf, TRUE, level);
+  g_string_append_c (sink->buf, '}');
+  return TRUE;
+}
+
+/* The json document, streamed: the same text m6_json_append() would give
+ * for m6_export_session_json_thread(), while only the metadata is built in
+ * memory; the payloads go to @sink as they are written. */
+static gboolean
+stream_session_json (Sink      *sink,
+                     M6Session *session,
+                     gint       only_thread)
+{
+  g_autoptr (JsonNode) skeleton = session_json (session, only_thread, FALSE);
+
+  if (!stream_object (sink, session, json_node_get_object (skeleton), 0, NULL))
+    return FALSE;
+  g_string_append_c (sink->buf, '\n');
+  return TRUE;
+}
+
+gboolean
+m6_export_write_json (M6Session      *session,
+                      gint            only_thread,
+                      GOutputStream  *out,
+                      GError        **error)
+{
+  Sink sink;
+
+  sink_init (&sink, out, error);
+  stream_session_json (&sink, session, only_thread);
+  return sink_finish (&sink);
+}
+
+static gboolean
 write_json (GOutputStream  *out,
             gpointer        data,
             GError        **error)
 {
   ExportJob *job = data;
-  g_autoptr (JsonNode) root = m6_export_session_json (job->session);
-  Sink sink;
 
-  sink_init (&sink, out, error);
-  m6_json_append (sink.buf, root, TRUE);
-  g_string_append_c (sink.buf, '\n');
-  return sink_finish (&sink);
+  return m6_export_write_json (job->session, -1, out, error);
 }
 
 /* --- csv ---------------------------------------------------------------- */
@@ -418,20 +552,18 @@ write_csv (GOutputStream  *out,
     {
       M6Thread *thread = m6_session_get_thread (job->session, i);
       const M6Node *root = m6_tree_get_root (thread->tree);
-      g_autoptr (GString) path = g_string_new (NULL);
+      PathStack ps;
 
+      path_stack_init (&ps, '/', FALSE);
       for (const M6Node *node = root->first_child; node; node = next_preorder (node, root))
         {
           M6NodeStats s;
-          g_autofree char *label = m6_payload_label (thread->tree, node);
+          const char *label = path_stack_push (&ps, thread->tree, node);
 
-          m6_node_stats_compute (node, &s);
-          g_string_truncate (path, 0);
-          append_path (path, thread->tree, node, '/', FALSE);
-
+          m6_node_stats_compute (thread->tree, node, &s);
           csv_field (sink.buf, thread->name);
           g_string_append_printf (sink.buf, ",%" G_GUINT64_FORMAT ",", thread->tid);
-          csv_field (sink.buf, path->str);
+          csv_field (sink.buf, ps.path->str);
           g_string_append_c (sink.buf, ',');
           csv_field (sink.buf, label);
           g_string_append_printf (sink.buf, ",%u,%" G_GUINT64_FORMAT, node->depth, s.count);
@@ -450,6 +582,7 @@ write_csv (GOutputStream  *out,
           if (!sink_maybe_flush (&sink))
             break;
         }
+      path_stack_clear (&ps);
     }
   return sink_finish (&sink);
 }
@@ -461,11 +594,11 @@ write_csv (GOutputStream  *out,
 static gint64
 self_time (const M6Node *node)
 {
-  gint64 self = node->time_sum;
+  guint64 self = (guint64) node->time_sum;
 
   for (const M6Node *c = node->first_child; c; c = c->next_sibling)
-    self -= c->time_sum;
-  return MAX (self, 0);
+    self -= (guint64) c->time_sum;
+  return MAX ((gint64) self, 0);
 }
 
 static gboolean
@@ -482,25 +615,27 @@ write_folded (GOutputStream  *out,
     {
       M6Thread *thread = m6_session_get_thread (job->session, i);
       const M6Node *root = m6_tree_get_root (thread->tree);
+      g_autofree char *name = g_strdelimit (g_strdup (thread->name[0] ? thread->name : "thread"),
+                                            ";\n\r", ':');
+      PathStack ps;
 
+      path_stack_init (&ps, ';', TRUE);
       for (const M6Node *node = root->first_child; node; node = next_preorder (node, root))
         {
           gint64 self = self_time (node);
 
+          path_stack_push (&ps, thread->tree, node);
           if (self == 0)
             continue;
           /* With several threads, the thread is the bottom frame. */
           if (n_threads > 1)
-            {
-              g_autofree char *name = g_strdelimit (g_strdup (thread->name[0] ? thread->name : "thread"),
-                                                    ";\n\r", ':');
-              g_string_append_printf (sink.buf, "%s;", name);
-            }
-          append_path (sink.buf, thread->tree, node, ';', TRUE);
+            g_string_append_printf (sink.buf, "%s;", name);
+          g_string_append_len (sink.buf, ps.path->str, ps.path->len);
           g_string_append_printf (sink.buf, " %" G_GINT64_FORMAT "\n", self);
           if (!sink_maybe_flush (&sink))
             break;
         }
+      path_stack_clear (&ps);
     }
   return sink_finish (&sink);
 }
@@ -589,7 +724,13 @@ write_chrome (GOutputStream  *out,
           const M6Event *ev = &g_array_index (events, M6Event, e);
 
           /* The same rules as the session's ingest, kept simple: start at a
-           * top-level mark, ignore what does not nest. */
+           * top-level mark, ignore what does not nest or is out of range. */
+          if (!m6_event_in_range (ev))
+            {
+              g_array_set_size (stack, 0);
+              synced = FALSE;
+              continue;
+            }
           if (!synced && (ev->label == M6_EVENT_DONE || ev->depth != 0))
             continue;
           synced = TRUE;
@@ -676,14 +817,12 @@ compare_top_scope (gconstpointer a,
 static M6Session *
 window_session (M6Session *session)
 {
-  M6Session *window = m6_session_new ();
-  M6Labels *labels = m6_session_get_labels (session);
+  /* Same label ids (shared: a window costs no copy of 100,000 labels),
+   * same thread indices (and so the same seeds). */
+  M6Session *window = m6_session_new_with_labels (m6_session_get_labels (session));
 
   m6_session_set_process (window, m6_session_get_pid (session), m6_session_get_process_name (session));
   m6_session_set_heap_source (window, m6_session_get_heap_source (session));
-  /* Same label ids, same thread indices (and so the same seeds). */
-  for (guint id = 1; id < m6_labels_count (labels); id++)
-    m6_session_intern_label (window, m6_labels_get (labels, id), m6_labels_get_len (labels, id));
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
     {
       M6Thread *thread = m6_session_get_thread (session, i);
@@ -748,7 +887,9 @@ write_ndjson (GOutputStream  *out,
         {
           const M6Event *ev = &g_array_index (events, M6Event, e);
 
-          if (ev->depth != 0)
+          if (!m6_event_in_range (ev))
+            open = -1;   /* the session rejects it, and the scope with it */
+          if (ev->depth != 0 || !m6_event_in_range (ev))
             continue;
           if (ev->label != M6_EVENT_DONE)
             open = e;
@@ -765,11 +906,12 @@ write_ndjson (GOutputStream  *out,
 
   sink_init (&sink, out, error);
   g_autofree gboolean *used = g_new0 (gboolean, MAX (n_threads, 1));
-  gint64 last_window = scopes->len ? g_array_index (scopes, TopScope, scopes->len - 1).window : -1;
-  guint s = 0;
 
-  for (gint64 w = 0; w <= last_window && !sink.failed; w++)
+  /* Only the windows that hold scopes: a capture whose clock jumps far
+   * ahead gives one more line, not one line per empty interval. */
+  for (guint s = 0; s < scopes->len && !sink.failed;)
     {
+      gint64 w = g_array_index (scopes, TopScope, s).window;
       g_autoptr (M6Session) window = window_session (session);
 
       memset (used, 0, sizeof (gboolean) * MAX (n_threads, 1));
@@ -791,26 +933,19 @@ write_ndjson (GOutputStream  *out,
 
 /* --- entry point -------------------------------------------------------- */
 
-gboolean
-m6_export_session (M6Session             *session,
-                   M6EventLog            *log,
-                   M6ExportFormat         format,
-                   const M6ExportOptions *options,
-                   const char            *path,
-                   GError               **error)
+static const M6WriteFunc writers[] = {
+  [M6_EXPORT_JSON]   = write_json,
+  [M6_EXPORT_NDJSON] = write_ndjson,
+  [M6_EXPORT_CSV]    = write_csv,
+  [M6_EXPORT_FOLDED] = write_folded,
+  [M6_EXPORT_CHROME] = write_chrome,
+};
+
+static gboolean
+check_format (M6EventLog      *log,
+              M6ExportFormat   format,
+              GError         **error)
 {
-  static const M6WriteFunc writers[] = {
-    [M6_EXPORT_JSON]   = write_json,
-    [M6_EXPORT_NDJSON] = write_ndjson,
-    [M6_EXPORT_CSV]    = write_csv,
-    [M6_EXPORT_FOLDED] = write_folded,
-    [M6_EXPORT_CHROME] = write_chrome,
-  };
-  ExportJob job = { session, log, options };
-
-  g_return_val_if_fail (M6_IS_SESSION (session), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
-
   if ((guint) format >= G_N_ELEMENTS (writers))
     {
       g_set_error (error, M6_EXPORT_ERROR, M6_EXPORT_ERROR_FORMAT, _("Unknown export format %d"), format);
@@ -823,5 +958,41 @@ m6_export_session (M6Session             *session,
                    m6_export_format_name (format));
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+m6_export_session (M6Session             *session,
+                   M6EventLog            *log,
+                   M6ExportFormat         format,
+                   const M6ExportOptions *options,
+                   const char            *path,
+                   GError               **error)
+{
+  ExportJob job = { session, log, options };
+
+  g_return_val_if_fail (M6_IS_SESSION (session), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (!check_format (log, format, error))
+    return FALSE;
   return m6_write_atomically (path, writers[format], &job, error);
+}
+
+gboolean
+m6_export_session_to_stream (M6Session             *session,
+                             M6EventLog            *log,
+                             M6ExportFormat         format,
+                             const M6ExportOptions *options,
+                             GOutputStream         *out,
+                             GError               **error)
+{
+  ExportJob job = { session, log, options };
+
+  g_return_val_if_fail (M6_IS_SESSION (session), FALSE);
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (out), FALSE);
+
+  if (!check_format (log, format, error))
+    return FALSE;
+  return writers[format] (out, &job, error) && g_output_stream_flush (out, NULL, error);
 }

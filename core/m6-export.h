@@ -66,11 +66,28 @@ gboolean    m6_export_session            (M6Session             *session,
                                           const char            *path,
                                           GError               **error);
 
+/* The same, written to @out as it goes (no temporary file, no rename). */
+gboolean    m6_export_session_to_stream  (M6Session             *session,
+                                          M6EventLog            *log,
+                                          M6ExportFormat         format,
+                                          const M6ExportOptions *options,
+                                          GOutputStream         *out,
+                                          GError               **error);
+
 /* The json export as a node (also used by the viewer's JSON export). */
 JsonNode   *m6_export_session_json       (M6Session             *session);
 /* The same with only thread @only_thread (-1: all); `mach6 report --json`. */
 JsonNode   *m6_export_session_json_thread (M6Session            *session,
                                            gint                  only_thread);
+
+/* Stream the json export (thread @only_thread, or all with -1) to @out as
+ * it is written: memory stays bounded by the tree, not by the output. The
+ * text equals m6_json_append (m6_export_session_json_thread (), TRUE) and a
+ * line break. */
+gboolean    m6_export_write_json          (M6Session            *session,
+                                           gint                  only_thread,
+                                           GOutputStream        *out,
+                                           GError              **error);
 
 /* Write @contents to @path through a temporary file in the same folder,
  * then rename; on any error nothing is left behind. */

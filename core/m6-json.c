@@ -14,7 +14,7 @@ m6_json_append_double (GString *out,
 
   if (!isfinite (value))
     {
-      g_string_append_c (out, '0');
+      g_string_append (out, "0.0");   /* still a double when read back */
       return;
     }
 
@@ -63,17 +63,21 @@ m6_json_append_string (GString    *out,
   g_string_append_c (out, '"');
 }
 
-static void
-indent (GString  *out,
-        gboolean  pretty,
-        guint     level)
+void
+m6_json_indent (GString  *out,
+                gboolean  pretty,
+                guint     level)
 {
+  static const char spaces[2 * M6_JSON_INDENT_MAX_LEVEL + 1] =
+    "                                                ";
+
   if (!pretty)
     return;
   g_string_append_c (out, '\n');
-  for (guint i = 0; i < level; i++)
-    g_string_append (out, "  ");
+  g_string_append_len (out, spaces, 2 * MIN (level, M6_JSON_INDENT_MAX_LEVEL));
 }
+
+#define indent m6_json_indent
 
 static void
 append_node (GString  *out,
@@ -161,6 +165,15 @@ m6_json_append (GString  *out,
                 gboolean  pretty)
 {
   append_node (out, node, pretty, 0);
+}
+
+void
+m6_json_append_at (GString  *out,
+                   JsonNode *node,
+                   gboolean  pretty,
+                   guint     level)
+{
+  append_node (out, node, pretty, level);
 }
 
 char *

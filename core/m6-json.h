@@ -9,9 +9,22 @@
 
 G_BEGIN_DECLS
 
+/* Pretty text indents two spaces per nesting level up to this level and no
+ * further, so a deep tree gives output linear in its nodes, not quadratic. */
+#define M6_JSON_INDENT_MAX_LEVEL 24u
+
 void   m6_json_append     (GString  *out,
                            JsonNode *node,
                            gboolean  pretty);
+/* The same, for a value nested @level deep in a document being written. */
+void   m6_json_append_at  (GString  *out,
+                           JsonNode *node,
+                           gboolean  pretty,
+                           guint     level);
+/* A line break and the indentation of @level (nothing if not @pretty). */
+void   m6_json_indent     (GString  *out,
+                           gboolean  pretty,
+                           guint     level);
 char  *m6_json_to_string  (JsonNode *node,
                            gboolean  pretty);
 void   m6_json_append_double (GString *out,

@@ -15,7 +15,8 @@ finite_or_zero (double value)
 }
 
 void
-m6_node_stats_compute (const M6Node *node,
+m6_node_stats_compute (M6Tree       *tree,
+                       const M6Node *node,
                        M6NodeStats  *stats)
 {
   M6Summary time;
@@ -25,6 +26,7 @@ m6_node_stats_compute (const M6Node *node,
   m6_summarize (node->mem_samples.values, node->mem_samples.n_values, &mem);
 
   double count = (double) node->count;
+  double frames = (double) m6_tree_get_n_frames (tree);
   gint64 net = m6_node_mem_net (node);
 
   *stats = (M6NodeStats) {
@@ -38,8 +40,9 @@ m6_node_stats_compute (const M6Node *node,
     .time_p90 = time.p90 / M6_NS_PER_S,
     .time_total = (double) node->time_sum / M6_NS_PER_S,
     .mem_delta_avg = node->count ? (double) node->mem_sum / count / M6_BYTES_PER_KB : 0.0,
-    .mem_delta_min = mem.min / M6_BYTES_PER_KB,
-    .mem_delta_max = mem.max / M6_BYTES_PER_KB,
+    /* All-time, like time.min/max: a spike is never sampled away. */
+    .mem_delta_min = node->count ? (double) node->mem_min / M6_BYTES_PER_KB : 0.0,
+    .mem_delta_max = node->count ? (double) node->mem_max / M6_BYTES_PER_KB : 0.0,
     .mem_delta_p10 = mem.p10 / M6_BYTES_PER_KB,
     .mem_delta_p50 = mem.p50 / M6_BYTES_PER_KB,
     .mem_delta_p90 = mem.p90 / M6_BYTES_PER_KB,
@@ -48,8 +51,8 @@ m6_node_stats_compute (const M6Node *node,
     .inverse_mem_avg = node->inverse_count
       ? (double) node->inverse_sum / (double) node->inverse_count / M6_BYTES_PER_KB : 0.0,
     .mem_net = (double) net / M6_BYTES_PER_KB,
-    /* Per call: for a top-level scope (a frame) that is per frame. */
-    .mem_rate = node->count ? (double) net / count / M6_BYTES_PER_KB : 0.0,
+    /* Per frame of its thread (DESIGN §2), for every scope, not per call. */
+    .mem_rate = frames > 0 ? (double) net / frames / M6_BYTES_PER_KB : 0.0,
     .mem_first = node->opens ? (double) node->h_first / M6_BYTES_PER_KB : 0.0,
     .mem_last = node->opens ? (double) node->h_last / M6_BYTES_PER_KB : 0.0,
   };
@@ -150,7 +153,7 @@ open_node (JsonBuilder  *builder,
   g_autofree char *label = m6_payload_label (tree, node);
   M6NodeStats stats;
 
-  m6_node_stats_compute (node, &stats);
+  m6_node_stats_compute (tree, node, &stats);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "label");
@@ -165,11 +168,12 @@ open_node (JsonBuilder  *builder,
 
 /* Depth-first walk without recursion (a recursive chain can be deeper
  * than the C stack): @enter is called on the way down, in first-seen
- * order, @leave once a node's children are done. */
-typedef void (*NodeFunc) (const M6Node *node,
-                          gpointer      data);
+ * order, @leave once a node's children are done. Either stops the walk by
+ * returning FALSE. */
+typedef gboolean (*NodeFunc) (const M6Node *node,
+                              gpointer      data);
 
-static void
+static gboolean
 walk (const M6Node *top,
       NodeFunc      enter,
       NodeFunc      leave,
@@ -177,11 +181,13 @@ walk (const M6Node *top,
 {
   const M6Node *node = top;
 
-  enter (node, data);
+  if (!enter (node, data))
+    return FALSE;
   node = top->first_child;
   while (node != NULL)
     {
-      enter (node, data);
+      if (!enter (node, data))
+        return FALSE;
       if (node->first_child != NULL)
         {
           node = node->first_child;
@@ -190,7 +196,8 @@ walk (const M6Node *top,
       /* Leave this node and every ancestor whose children are done. */
       for (;;)
         {
-          leave (node, data);
+          if (!leave (node, data))
+            return FALSE;
           if (node->next_sibling != NULL)
             {
               node = node->next_sibling;
@@ -204,7 +211,7 @@ walk (const M6Node *top,
             }
         }
     }
-  leave (top, data);
+  return leave (top, data);
 }
 
 typedef struct
@@ -213,21 +220,23 @@ typedef struct
   M6Tree      *tree;
 } BuildWalk;
 
-static void
+static gboolean
 build_enter (const M6Node *node,
              gpointer      data)
 {
   BuildWalk *w = data;
   open_node (w->builder, w->tree, node);
+  return TRUE;
 }
 
-static void
+static gboolean
 build_leave (const M6Node *node,
              gpointer      data)
 {
   BuildWalk *w = data;
   json_builder_end_array (w->builder);
   json_builder_end_object (w->builder);
+  return TRUE;
 }
 
 static void
@@ -253,48 +262,129 @@ m6_payload_build (M6Tree       *tree,
 }
 
 /* Writes the text directly, without building JsonNodes (several times
- * faster); the same walk as build_node(). */
-static void
-append_open (GString      *out,
-             M6Tree       *tree,
-             const M6Node *node)
-{
-  g_autofree char *label = m6_payload_label (tree, node);
-  M6NodeStats stats;
-
-  m6_node_stats_compute (node, &stats);
-  g_string_append (out, "{\"label\":");
-  m6_json_append_string (out, label);
-  g_string_append (out, ",\"stats\":");
-  m6_payload_append_stats (out, &stats);
-  g_string_append (out, ",\"children\":[");
-}
-
+ * faster, and memory stays bounded by the tree when @flush empties @out):
+ * the same walk as build_node(), the same layout as m6_json_append(). */
 typedef struct
 {
-  GString      *out;
-  M6Tree       *tree;
-  const M6Node *top;
+  GString            *out;
+  M6Tree             *tree;
+  const M6Node       *top;
+  gboolean            pretty;
+  guint               level;
+  M6PayloadFlushFunc  flush;
+  gpointer            flush_data;
 } TextWalk;
 
+#define FLUSH_BYTES (1u << 16)
+
+/* The nesting level of @node's object: each tree level is an object and a
+ * "children" array deeper. */
+static inline guint
+node_level (const TextWalk *w,
+            const M6Node   *node)
+{
+  return w->level + 2 * (node->depth - w->top->depth);
+}
+
 static void
+append_stats_pretty (GString           *out,
+                     const M6NodeStats *s,
+                     guint              level)
+{
+  g_string_append_c (out, '{');
+  for (guint i = 0; i < G_N_ELEMENTS (stats_keys); i++)
+    {
+      const StatsKey *k = &stats_keys[i];
+
+      if (i > 0)
+        g_string_append_c (out, ',');
+      m6_json_indent (out, TRUE, level + 1);
+      g_string_append_c (out, '"');
+      g_string_append (out, k->key);
+      g_string_append (out, "\": ");
+      if (k->is_count)
+        g_string_append_printf (out, "%" G_GUINT64_FORMAT, STATS_COUNT (s, k));
+      else
+        m6_json_append_double (out, STATS_DOUBLE (s, k));
+    }
+  m6_json_indent (out, TRUE, level);
+  g_string_append_c (out, '}');
+}
+
+static gboolean
 text_enter (const M6Node *node,
             gpointer      data)
 {
   TextWalk *w = data;
+  GString *out = w->out;
+  g_autofree char *label = m6_payload_label (w->tree, node);
+  guint level = node_level (w, node);
+  M6NodeStats stats;
 
   /* Every node but the first child of its parent follows a sibling. */
-  if (node != w->top && node->parent->first_child != node)
-    g_string_append_c (w->out, ',');
-  append_open (w->out, w->tree, node);
+  if (node != w->top)
+    {
+      if (node->parent->first_child != node)
+        g_string_append_c (out, ',');
+      m6_json_indent (out, w->pretty, level);
+    }
+
+  m6_node_stats_compute (w->tree, node, &stats);
+  if (w->pretty)
+    {
+      g_string_append_c (out, '{');
+      m6_json_indent (out, TRUE, level + 1);
+      g_string_append (out, "\"label\": ");
+      m6_json_append_string (out, label);
+      g_string_append_c (out, ',');
+      m6_json_indent (out, TRUE, level + 1);
+      g_string_append (out, "\"stats\": ");
+      append_stats_pretty (out, &stats, level + 1);
+      g_string_append_c (out, ',');
+      m6_json_indent (out, TRUE, level + 1);
+      g_string_append (out, "\"children\": [");
+    }
+  else
+    {
+      g_string_append (out, "{\"label\":");
+      m6_json_append_string (out, label);
+      g_string_append (out, ",\"stats\":");
+      m6_payload_append_stats (out, &stats);
+      g_string_append (out, ",\"children\":[");
+    }
+
+  if (w->flush != NULL && out->len >= FLUSH_BYTES)
+    return w->flush (out, w->flush_data);
+  return TRUE;
 }
 
-static void
+static gboolean
 text_leave (const M6Node *node,
             gpointer      data)
 {
   TextWalk *w = data;
-  g_string_append (w->out, "]}");
+  guint level = node_level (w, node);
+
+  if (node->first_child != NULL)
+    m6_json_indent (w->out, w->pretty, level + 1);
+  g_string_append_c (w->out, ']');
+  m6_json_indent (w->out, w->pretty, level);
+  g_string_append_c (w->out, '}');
+  return TRUE;
+}
+
+gboolean
+m6_payload_write (GString            *out,
+                  M6Tree             *tree,
+                  const M6Node       *top,
+                  gboolean            pretty,
+                  guint               level,
+                  M6PayloadFlushFunc  flush,
+                  gpointer            user_data)
+{
+  TextWalk w = { out, tree, top, pretty, level, flush, user_data };
+
+  return walk (top, text_enter, text_leave, &w);
 }
 
 void
@@ -302,8 +392,7 @@ m6_payload_append (GString      *out,
                    M6Tree       *tree,
                    const M6Node *top)
 {
-  TextWalk w = { out, tree, top };
-  walk (top, text_enter, text_leave, &w);
+  m6_payload_write (out, tree, top, FALSE, 0, NULL, NULL);
 }
 
 char *
@@ -314,13 +403,7 @@ m6_payload_to_string (M6Tree       *tree,
   g_return_val_if_fail (tree != NULL, NULL);
   g_return_val_if_fail (node != NULL, NULL);
 
-  if (pretty)
-    {
-      g_autoptr (JsonNode) root = m6_payload_build (tree, node);
-      return m6_json_to_string (root, TRUE);
-    }
-
   GString *out = g_string_sized_new (1024);
-  m6_payload_append (out, tree, node);
+  m6_payload_write (out, tree, node, pretty, 0, NULL, NULL);
   return g_string_free (out, FALSE);
 }

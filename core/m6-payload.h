@@ -37,7 +37,10 @@ typedef struct
 #define M6_NS_PER_S   1e9
 #define M6_BYTES_PER_KB 1024.0
 
-void       m6_node_stats_compute   (const M6Node *node,
+/* @tree is @node's tree: the `.rate` keys divide by its frames (top-level
+ * marks, m6_tree_get_n_frames()). */
+void       m6_node_stats_compute   (M6Tree       *tree,
+                                    const M6Node *node,
                                     M6NodeStats  *stats);
 
 /* Add the "stats" members of @stats to @builder (inside an object). */
@@ -50,6 +53,22 @@ void       m6_payload_append_stats (GString           *out,
 void       m6_payload_append       (GString           *out,
                                     M6Tree            *tree,
                                     const M6Node      *node);
+
+/* Write the payload text of @node's subtree to @out: compact, or @pretty
+ * as if nested @level deep (m6_json_append_at()'s layout, indentation
+ * bounded by M6_JSON_INDENT_MAX_LEVEL). @flush, when given, is called each
+ * time @out holds 64 KiB or more and should empty it; when it returns
+ * FALSE the writing stops and so does this, returning FALSE. Linear in the
+ * nodes, without recursion. */
+typedef gboolean (*M6PayloadFlushFunc) (GString  *out,
+                                        gpointer  user_data);
+gboolean   m6_payload_write        (GString            *out,
+                                    M6Tree             *tree,
+                                    const M6Node       *node,
+                                    gboolean            pretty,
+                                    guint               level,
+                                    M6PayloadFlushFunc  flush,
+                                    gpointer            user_data);
 
 /* Build the payload of @node and its subtree. */
 JsonNode  *m6_payload_build        (M6Tree       *tree,

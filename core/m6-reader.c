@@ -883,20 +883,20 @@ mul_div_init (MulDiv  *md,
 {
   md->num = num;
   md->den = den;
-  md->inv = num < den ? (guint64) (((unsigned __int128) num << 64) / den) : 0;
+  md->inv = num < den ? (guint64) (((M6UInt128) num << 64) / den) : 0;
 }
 
-static inline unsigned __int128
+static inline M6UInt128
 mul_div (const MulDiv *md,
          guint64       x)
 {
-  unsigned __int128 product = (unsigned __int128) x * md->num;
+  M6UInt128 product = (M6UInt128) x * md->num;
 
   if (G_LIKELY (md->inv != 0))
     {
-      guint64 q = (guint64) (((unsigned __int128) x * md->inv) >> 64);
+      guint64 q = (guint64) (((M6UInt128) x * md->inv) >> 64);
       /* q <= exact < q + 2: x * num / den < 2^64 here, as num < den. */
-      if ((unsigned __int128) (q + 1) * md->den <= product)
+      if ((M6UInt128) (q + 1) * md->den <= product)
         q++;
       return q;
     }
@@ -914,20 +914,20 @@ tick_to_ns (const Mach6Clock *k,
             guint64           origin_ns,
             guint64           tick)
 {
-  __int128 ns;
+  M6Int128 ns;
 
   if (tick >= k->tick0)
     {
-      unsigned __int128 p = mul_div (md, tick - k->tick0);
-      ns = (__int128) k->ns0 + (__int128) MIN (p, (unsigned __int128) TIME_LIMIT_NS * 4);
+      M6UInt128 p = mul_div (md, tick - k->tick0);
+      ns = (M6Int128) k->ns0 + (M6Int128) MIN (p, (M6UInt128) TIME_LIMIT_NS * 4);
     }
   else
     {
-      unsigned __int128 p = mul_div (md, k->tick0 - tick);
-      ns = (__int128) k->ns0 - (__int128) MIN (p, (unsigned __int128) TIME_LIMIT_NS * 4);
+      M6UInt128 p = mul_div (md, k->tick0 - tick);
+      ns = (M6Int128) k->ns0 - (M6Int128) MIN (p, (M6UInt128) TIME_LIMIT_NS * 4);
     }
   ns -= origin_ns;
-  return (gint64) CLAMP (ns, -(__int128) TIME_LIMIT_NS, (__int128) TIME_LIMIT_NS);
+  return (gint64) CLAMP (ns, -(M6Int128) TIME_LIMIT_NS, (M6Int128) TIME_LIMIT_NS);
 }
 
 /* Drain up to @budget events of one ring. */
@@ -974,9 +974,9 @@ drain_thread (M6Reader      *self,
    * tick at most 2^61 after tick0 and an offset ns0 - origin within ±2^61
    * cannot leave ±2^62, so tick_to_ns()
    * would neither cap nor clamp; anything else takes tick_to_ns(). */
-  __int128 base128 = (__int128) self->clock.ns0 - (__int128) self->origin_ns;
+  M6Int128 base128 = (M6Int128) self->clock.ns0 - (M6Int128) self->origin_ns;
   gboolean fast = md.num <= md.den
-                  && base128 > -((__int128) 1 << 61) && base128 < ((__int128) 1 << 61);
+                  && base128 > -((M6Int128) 1 << 61) && base128 < ((M6Int128) 1 << 61);
   gint64 base = fast ? (gint64) base128 : 0;
   /* The monotonic clock: a tick is a nanosecond. */
   gboolean identity = md.num == md.den;

@@ -34,12 +34,17 @@ m6_rng_next (M6Rng *rng)
   return result;
 }
 
+/* A 128-bit product in one instruction where the compiler has it; the
+ * __extension__ keeps -Wpedantic quiet about the GNU type. */
+__extension__ typedef unsigned __int128 M6UInt128;
+__extension__ typedef __int128 M6Int128;
+
 /* Uniform in [0, bound), by Lemire's multiply-shift (bias < 2^-64 * bound). */
 static inline guint64
 m6_rng_below (M6Rng   *rng,
               guint64  bound)
 {
-  return (guint64) (((unsigned __int128) m6_rng_next (rng) * bound) >> 64);
+  return (guint64) (((M6UInt128) m6_rng_next (rng) * bound) >> 64);
 }
 
 /* The slots grow with the first values (4, 8, ... 128) and then stay: memory

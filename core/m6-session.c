@@ -285,6 +285,16 @@ m6_session_new (void)
   return g_object_new (M6_TYPE_SESSION, NULL);
 }
 
+M6Session *
+m6_session_new_with_labels (M6Labels *labels)
+{
+  M6Session *self = m6_session_new ();
+
+  m6_labels_unref (self->labels);
+  self->labels = m6_labels_ref (labels);
+  return self;
+}
+
 /* --- metadata ----------------------------------------------------------- */
 
 void
@@ -511,6 +521,20 @@ frames_add (M6Thread *thread,
 
 /* --- ingest ------------------------------------------------------------- */
 
+/* Lose the sync: the open scopes are abandoned (their marks undone), and
+ * the stream resumes at the next top-level mark, so a bad event never
+ * unbalances the tree. Returns the tree's new depth, 0. */
+static guint
+reject (M6Thread *thread,
+        guint     depth)
+{
+  thread->rejected++;
+  thread->synced = FALSE;
+  thread->tree->depth = depth;
+  m6_tree_abandon_open (thread->tree);
+  return thread->tree->depth;
+}
+
 /* Events filled elsewhere go to the sink by a copy, in reservable pieces. */
 static void
 sink_copy (M6Session     *self,
@@ -569,6 +593,11 @@ m6_session_ingest (M6Session     *self,
       const M6Event *ev = &events[i];
       gint64 t = MAX (ev->t_ns, last_t);
 
+      if (G_UNLIKELY (!m6_event_in_range (ev)))
+        {
+          depth = reject (thread, depth);
+          continue;
+        }
       if (G_UNLIKELY (!thread->synced))
         {
           if (ev->label == M6_EVENT_DONE || ev->depth != 0)
@@ -577,7 +606,9 @@ m6_session_ingest (M6Session     *self,
               continue;
             }
           thread->synced = TRUE;
-          depth = 0;   /* the open scopes are abandoned */
+          tree->depth = depth;
+          m6_tree_abandon_open (tree);
+          depth = tree->depth;
         }
 
       if (G_UNLIKELY (t >= next_sample))
@@ -593,9 +624,7 @@ m6_session_ingest (M6Session     *self,
         {
           if (G_UNLIKELY (ev->label >= n_labels || ev->depth != depth || depth >= M6_MAX_DEPTH))
             {
-              thread->rejected++;
-              thread->synced = FALSE;
-              depth = 0;
+              depth = reject (thread, depth);
               continue;
             }
           m6_tree_mark_fast (tree, &depth, ev->label, t, ev->heap);
@@ -606,9 +635,7 @@ m6_session_ingest (M6Session     *self,
 
           if (G_UNLIKELY (depth == 0 || ev->depth != depth - 1))
             {
-              thread->rejected++;
-              thread->synced = FALSE;
-              depth = 0;
+              depth = reject (thread, depth);
               continue;
             }
           M6Node *node = m6_tree_done_fast (tree, &depth, &rng, t, ev->heap, &dt);

@@ -23,6 +23,22 @@ typedef struct
 #define M6_EVENT_DONE 0u
 #define M6_MAX_DEPTH  4096u
 
+/* What an event may carry: |t_ns| <= 2^61 ns (73 years) and |heap| <= 2^53
+ * bytes (8 PiB, exact as a double). Within them no duration, delta or sum
+ * of the accounting overflows 64 bits; outside them an event is garbage
+ * (a buggy clock, a wrapped heap counter) and is rejected and counted,
+ * whether it comes from a segment or from a capture file. */
+#define M6_TIME_LIMIT_NS (G_GINT64_CONSTANT (1) << 61)
+#define M6_HEAP_LIMIT    (G_GINT64_CONSTANT (1) << 53)
+
+static inline gboolean
+m6_event_in_range (const M6Event *ev)
+{
+  /* |x| <= L as one unsigned comparison each, without overflow. */
+  return (guint64) ev->t_ns + (guint64) M6_TIME_LIMIT_NS <= 2 * (guint64) M6_TIME_LIMIT_NS
+      && (guint64) ev->heap + (guint64) M6_HEAP_LIMIT <= 2 * (guint64) M6_HEAP_LIMIT;
+}
+
 typedef enum
 {
   M6_THREAD_STATE_LIVE,
@@ -87,6 +103,9 @@ struct _M6Thread
 G_DECLARE_FINAL_TYPE (M6Session, m6_session, M6, SESSION, GObject)
 
 M6Session    *m6_session_new                 (void);
+/* A session sharing @labels (and so its label ids) with another: the
+ * replay of a window of it, without copying every label. */
+M6Session    *m6_session_new_with_labels     (M6Labels     *labels);
 
 /* Metadata. */
 void          m6_session_set_process         (M6Session    *self,
@@ -128,7 +147,8 @@ void          m6_session_set_thread_drops    (M6Session    *self,
                                               M6Thread     *thread,
                                               guint64       drops);
 
-/* Feed events of one thread, in order. Marks with an unknown label id,
+/* Feed events of one thread, in order. Events out of range
+ * (m6_event_in_range()), marks with an unknown label id,
  * depths that disagree with the tree and marks deeper than M6_MAX_DEPTH
  * are rejected and counted (the thread then waits for the next depth-0
  * mark); events before the first depth-0 mark are skipped; times that

@@ -28,9 +28,28 @@ struct _M6Tree
   guint       stack_alloc;
   guint64     unbalanced;
   guint64     n_events;
+  guint64     n_frames;       /* top-level marks */
   M6Rng       rng;
   GHashTable *wide_children;  /* (parent id << 32 | label) -> M6Node* */
 };
+
+/* Differences and sums in two's complement without undefined behaviour:
+ * the session bounds times and heap readings so that real values never
+ * wrap, but the tree must stay sound on any input (extreme readings from a
+ * hostile producer, a fuzzer). Exact whenever the true result fits. */
+static inline gint64
+wrap_sub (gint64 a,
+          gint64 b)
+{
+  return (gint64) ((guint64) a - (guint64) b);
+}
+
+static inline gint64
+wrap_add (gint64 a,
+          gint64 b)
+{
+  return (gint64) ((guint64) a + (guint64) b);
+}
 
 G_GNUC_INTERNAL G_NO_INLINE M6Node *m6_tree_find_or_add_child (M6Tree  *self,
                                                               M6Node  *parent,
@@ -52,6 +71,8 @@ m6_tree_mark_fast (M6Tree  *self,
   M6Node *parent = d ? self->stack[d - 1].node : self->chunks[0];
   M6Node *node = parent->hint;
 
+  self->n_frames += d == 0;
+
   if (G_UNLIKELY (node == NULL || node->label != label_id))
     {
       node = m6_tree_find_or_add_child (self, parent, label_id);
@@ -69,7 +90,7 @@ m6_tree_mark_fast (M6Tree  *self,
 
   if (G_LIKELY (node->count > 0))
     {
-      node->inverse_sum += heap - node->h_close_prev;
+      node->inverse_sum = wrap_add (node->inverse_sum, wrap_sub (heap, node->h_close_prev));
       node->inverse_count++;
     }
   else if (node->opens == 0)
@@ -91,16 +112,20 @@ m6_tree_done_fast (M6Tree  *self,
 {
   OpenScope *open = &self->stack[--*depth];
   M6Node *node = open->node;
-  gint64 dt = t_ns - open->t_open;
-  gint64 delta = heap - open->h_open;
+  gint64 dt = wrap_sub (t_ns, open->t_open);
+  gint64 delta = wrap_sub (heap, open->h_open);
 
   node->count++;
-  node->time_sum += dt;
+  node->time_sum = wrap_add (node->time_sum, dt);
   if (dt < node->time_min)
     node->time_min = dt;
   if (dt > node->time_max)
     node->time_max = dt;
-  node->mem_sum += delta;
+  node->mem_sum = wrap_add (node->mem_sum, delta);
+  if (delta < node->mem_min)
+    node->mem_min = delta;
+  if (delta > node->mem_max)
+    node->mem_max = delta;
   node->h_close_prev = heap;
   node->h_last = heap;
   m6_reservoir_add (&node->time_samples, rng, dt);

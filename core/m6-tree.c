@@ -28,6 +28,8 @@ alloc_node (M6Tree *self)
   node->id = id;
   node->time_min = G_MAXINT64;
   node->time_max = G_MININT64;
+  node->mem_min = G_MAXINT64;
+  node->mem_max = G_MININT64;
   m6_reservoir_init (&node->time_samples);
   m6_reservoir_init (&node->mem_samples);
   self->n_nodes++;
@@ -125,6 +127,12 @@ guint64
 m6_tree_get_n_events (M6Tree *self)
 {
   return self->n_events;
+}
+
+guint64
+m6_tree_get_n_frames (M6Tree *self)
+{
+  return self->n_frames;
 }
 
 gsize
@@ -260,7 +268,43 @@ m6_tree_done (M6Tree *self,
 void
 m6_tree_abandon_open (M6Tree *self)
 {
-  self->depth = 0;
+  /* Undo what each open mark did, innermost first, as if it had never
+   * come: a mark that is never closed must not leave its inverse delta or
+   * its reading behind, or mem.net would no longer telescope to
+   * h_last - h_first (found by fuzz/fuzz-ingest.c). */
+  while (self->depth > 0)
+    {
+      OpenScope *open = &self->stack[--self->depth];
+      M6Node *node = open->node;
+
+      node->opens--;
+      if (node->count > 0)
+        {
+          node->inverse_sum = wrap_sub (node->inverse_sum, wrap_sub (open->h_open, node->h_close_prev));
+          node->inverse_count--;
+          node->h_last = node->h_close_prev;
+        }
+      else if (node->opens == 0)
+        node->h_first = node->h_last = 0;
+      if (self->depth == 0)
+        self->n_frames--;
+    }
+}
+
+M6Node *
+m6_tree_find_child (M6Tree  *self,
+                    M6Node  *parent,
+                    guint32  label_id)
+{
+  if (parent->n_children > WIDE_PARENT)
+    {
+      gint64 key = wide_key (parent, label_id);
+      return g_hash_table_lookup (self->wide_children, &key);
+    }
+  for (M6Node *child = parent->first_child; child; child = child->next_sibling)
+    if (child->label == label_id)
+      return child;
+  return NULL;
 }
 
 M6Node *

@@ -31,6 +31,8 @@ struct _M6Node
   gint64       time_min;
   gint64       time_max;
   gint64       mem_sum;         /* sum of deltas D = h_done - h_mark */
+  gint64       mem_min;         /* all-time smallest D (like time_min) */
+  gint64       mem_max;         /* all-time largest D */
   gint64       inverse_sum;     /* sum of inverse deltas I = h_mark - h_prev_done */
   guint64      inverse_count;
   gint64       h_first;         /* heap at the first mark */
@@ -55,6 +57,8 @@ guint         m6_tree_get_depth        (M6Tree       *self);
 M6Node       *m6_tree_get_current      (M6Tree       *self);
 guint64       m6_tree_get_unbalanced   (M6Tree       *self);
 guint64       m6_tree_get_n_events     (M6Tree       *self);
+/* Top-level marks so far: the thread's frames, what `.rate` keys divide by. */
+guint64       m6_tree_get_n_frames     (M6Tree       *self);
 gsize         m6_tree_get_memory_size  (M6Tree       *self);
 const char   *m6_tree_node_label       (M6Tree       *self,
                                         const M6Node *node);
@@ -77,18 +81,28 @@ M6Node       *m6_tree_done             (M6Tree       *self,
                                         gint64        heap,
                                         gint64       *dt_out);
 
-/* Forget the open scopes without closing them (a stream lost its sync). */
+/* Forget the open scopes without closing them (a stream lost its sync):
+ * their marks are undone (inverse deltas, readings, the frame), so every
+ * node still telescopes, mem.net == h_last - h_first. */
 void          m6_tree_abandon_open     (M6Tree       *self);
+
+/* The child of @parent with label @label_id, or NULL; O(1) for a wide
+ * parent (it is indexed), O(children) otherwise. */
+M6Node       *m6_tree_find_child       (M6Tree       *self,
+                                        M6Node       *parent,
+                                        guint32       label_id);
 
 /* Find a node by its label path ("frame/physics"); NULL if absent. */
 M6Node       *m6_tree_find_path        (M6Tree       *self,
                                         const char   *path);
 
-/* mem.net = mem_sum + inverse_sum (telescoping: h_last - h_first). */
+/* mem.net = mem_sum + inverse_sum (telescoping: h_last - h_first). The sums
+ * wrap in unsigned arithmetic (no undefined behaviour on hostile readings);
+ * the telescoped result is exact whenever h_last - h_first fits. */
 static inline gint64
 m6_node_mem_net (const M6Node *node)
 {
-  return node->mem_sum + node->inverse_sum;
+  return (gint64) ((guint64) node->mem_sum + (guint64) node->inverse_sum);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Tree, m6_tree_free)

@@ -755,11 +755,11 @@ static const StatsKey stats_keys[] = {
 };
 
 static void
-push_stats (lua_State *L, const M6Node *node)
+push_stats (lua_State *L, M6Tree *tree, const M6Node *node)
 {
   M6NodeStats stats;
 
-  m6_node_stats_compute (node, &stats);
+  m6_node_stats_compute (tree, node, &stats);
   lua_createtable (L, 0, G_N_ELEMENTS (stats_keys));
   for (guint i = 0; i < G_N_ELEMENTS (stats_keys); i++)
     {
@@ -785,7 +785,7 @@ payload_enter (lua_State *L, M6Tree *tree, const M6Node *node)
   g_autofree char *label = m6_payload_label (tree, node);
   lua_pushstring (L, label);
   lua_setfield (L, -2, "label");
-  push_stats (L, node);
+  push_stats (L, tree, node);
   lua_setfield (L, -2, "stats");
   lua_createtable (L, (int) node->n_children, 0);
 }
@@ -911,7 +911,7 @@ static guint
 func_hash (gconstpointer p)
 {
   const FuncInfo *f = p;
-  return g_direct_hash (f->source) ^ (guint) f->line * 2654435761u ^ g_direct_hash ((gpointer) f->cfn);
+  return g_direct_hash (f->source) ^ (guint) f->line * 2654435761u ^ (guint) (guintptr) f->cfn;   /* a function pointer is no gpointer in ISO C */
 }
 
 static gboolean

@@ -388,7 +388,7 @@ draw_inverse_lane (M6DriftGraph  *self,
   if (top == NULL || !m6_session_get_memory_available (self->session))
     return;
 
-  m6_node_stats_compute (top, &stats);
+  m6_node_stats_compute (get_thread (self)->tree, top, &stats);
   g_autofree char *avg = m6_format_kb (stats.inverse_mem_avg, TRUE);
   g_autofree char *total = m6_format_kb (stats.inverse_mem_total, TRUE);
   g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): %s avg, %s total"),

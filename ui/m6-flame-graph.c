@@ -773,7 +773,7 @@ query_tooltip_cb (GtkWidget    *widget,
   g_autoptr (GString) path = g_string_new (NULL);
   g_autofree char *label = m6_payload_label (self->tree, node);
 
-  m6_node_stats_compute (node, &stats);
+  m6_node_stats_compute (self->tree, node, &stats);
 
   for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
     {

@@ -32,6 +32,9 @@ m6_format_kb (double   kb,
 
   if (abs_kb >= 1024.0 * 1024.0)
     return g_strdup_printf (_("%s%.2f GB"), sign, kb / (1024.0 * 1024.0));
+  /* Below 5 bytes "%.2f KB" would print ±0.00 KB: give the bytes. */
+  if (abs_kb > 0 && abs_kb < 0.005)
+    return g_strdup_printf (_("%s%.0f B"), sign, kb * 1024.0);
   if (abs_kb >= 1024.0)
     return g_strdup_printf (_("%s%.2f MB"), sign, kb / 1024.0);
   if (abs_kb >= 100.0 || abs_kb == 0)

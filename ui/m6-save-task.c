@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "m6-capture.h"
+#include "m6-tempfile.h"
 
 typedef struct
 {
@@ -51,8 +52,11 @@ export_replayed (SaveTask      *save,
       g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
       int fd;
 
-      copy = g_build_filename (dir, "export-XXXXXX.mach6", NULL);
-      if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = g_mkstemp (copy)) < 0)
+      g_autofree char *name = g_build_filename (dir, "export.mach6", NULL);
+
+      /* Named after this process: a viewer killed mid-export leaves a copy
+       * the next writer in the folder removes (m6-tempfile.h). */
+      if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = m6_tempfile_open (name, 0600, &copy)) < 0)
         {
           int saved = errno;
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),

@@ -16,6 +16,7 @@
 
 #include "m6-application.h"
 #include "m6-capture.h"
+#include "m6-tempfile.h"
 #include "m6-compare-window.h"
 #include "m6-recording.h"
 #include "m6-export.h"
@@ -802,13 +803,14 @@ write_screenshot (M6SessionWindow *self,
   return m6_widget_save_png (GTK_WIDGET (self), path, error);
 }
 
+/* Streamed from the trees into the file: memory stays bounded by the
+ * trees, not by the document (issue 8). */
 static gboolean
 write_json_document (GOutputStream  *out,
                      gpointer        user_data,
                      GError        **error)
 {
-  const char *json = user_data;
-  return g_output_stream_write_all (out, json, strlen (json), NULL, NULL, error);
+  return m6_export_write_json (user_data, -1, out, error);
 }
 
 static gboolean
@@ -817,8 +819,7 @@ write_json (M6SessionWindow *self,
             const SaveJob   *job,
             GError         **error)
 {
-  g_autofree char *json = m6_session_window_build_json (self);
-  return m6_write_atomically (path, write_json_document, json, error);
+  return m6_write_atomically (path, write_json_document, self->session, error);
 }
 
 static gboolean
@@ -864,8 +865,11 @@ load_with_events (M6SessionWindow  *self,
       g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
       int fd;
 
-      copy = g_build_filename (dir, "export-XXXXXX.mach6", NULL);
-      if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = g_mkstemp (copy)) < 0)
+      g_autofree char *name = g_build_filename (dir, "export.mach6", NULL);
+
+      /* Named after this process: a viewer killed mid-export leaves a copy
+       * the next writer in the folder removes (m6-tempfile.h). */
+      if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = m6_tempfile_open (name, 0600, &copy)) < 0)
         {
           int saved = errno;
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),

@@ -91,7 +91,7 @@ m6_stats_row_get_stats (M6StatsRow *self)
 {
   if (self->stale)
     {
-      m6_node_stats_compute (m6_tree_get_node (self->tree, self->node_id), &self->stats);
+      m6_node_stats_compute (self->tree, m6_tree_get_node (self->tree, self->node_id), &self->stats);
       self->stale = FALSE;
     }
   return &self->stats;

@@ -692,9 +692,11 @@ m6_stats_view_get_selected_node (M6StatsView *self)
   return row ? m6_stats_row_get_node_id (row) : 0;
 }
 
-guint
-m6_stats_view_find_node (M6StatsView *self,
-                         guint        node_id)
+/* The position of @node_id's row at or after @from in the flat model. */
+static guint
+find_node_from (M6StatsView *self,
+                guint        node_id,
+                guint        from)
 {
   M6StatsRow *row = row_for_id (self, node_id);
 
@@ -702,7 +704,7 @@ m6_stats_view_find_node (M6StatsView *self,
     return GTK_INVALID_LIST_POSITION;
 
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
-  for (guint i = 0; i < n; i++)
+  for (guint i = from; i < n; i++)
     {
       g_autoptr (GtkTreeListRow) list_row = g_list_model_get_item (G_LIST_MODEL (self->sort_model), i);
       g_autoptr (GObject) item = gtk_tree_list_row_get_item (list_row);
@@ -710,6 +712,13 @@ m6_stats_view_find_node (M6StatsView *self,
         return i;
     }
   return GTK_INVALID_LIST_POSITION;
+}
+
+guint
+m6_stats_view_find_node (M6StatsView *self,
+                         guint        node_id)
+{
+  return find_node_from (self, node_id, 0);
 }
 
 static GtkWidget *
@@ -748,19 +757,32 @@ m6_stats_view_set_selected_node (M6StatsView *self,
   const M6Node *node = m6_tree_get_node (self->thread->tree, node_id);
   g_autoptr (GPtrArray) chain = g_ptr_array_new ();
   for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
-    g_ptr_array_insert (chain, 0, (gpointer) a);
+    g_ptr_array_add (chain, (gpointer) a);
+  /* Top first. */
+  for (guint i = 0, j = chain->len; i + 1 < j; i++, j--)
+    {
+      gpointer tmp = chain->pdata[i];
+      chain->pdata[i] = chain->pdata[j - 1];
+      chain->pdata[j - 1] = tmp;
+    }
 
+  /* A row's children follow it in the flat model: each search starts
+   * after the parent's row, so a deep chain opens in linear time. */
+  guint from = 0;
   for (guint i = 0; i < chain->len; i++)
     {
       const M6Node *a = g_ptr_array_index (chain, i);
-      guint position = m6_stats_view_find_node (self, a->id);
+      guint position = find_node_from (self, a->id, from);
       if (position == GTK_INVALID_LIST_POSITION)
         break;
       g_autoptr (GtkTreeListRow) list_row = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
       gtk_tree_list_row_set_expanded (list_row, TRUE);
+      from = position + 1;
     }
 
-  guint position = m6_stats_view_find_node (self, node_id);
+  guint position = find_node_from (self, node_id, from);
+  if (position == GTK_INVALID_LIST_POSITION)
+    position = m6_stats_view_find_node (self, node_id);
   gtk_single_selection_set_selected (self->selection, position);
 
   GtkWidget *list_view = find_list_view (GTK_WIDGET (self->column_view));

@@ -6,11 +6,14 @@
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "m6-capture.h"
 #include "m6-export.h"
+#include "m6-json.h"
 #include "m6-payload.h"
 
 typedef struct
@@ -340,6 +343,203 @@ test_full_disk (Fixture       *fx,
     g_error ("a failed export left %s behind", name);
 }
 
+
+/* A capture whose clock jumps decades ahead (a buggy game): ndjson writes
+ * one line per window that holds scopes, not one per empty interval
+ * between (1.15 billion here); times beyond the limit are rejected and
+ * counted when the capture is loaded. */
+static void
+test_ndjson_far_times (Fixture       *fx,
+                       gconstpointer  data)
+{
+  g_autofree char *capture = g_build_filename (fx->dir, "far.mach6", NULL);
+  g_autofree char *path = g_build_filename (fx->dir, "far.ndjson", NULL);
+  g_autoptr (GError) error = NULL;
+
+  {
+    g_autoptr (M6Session) session = m6_session_new ();
+    M6CaptureWriter *writer = m6_capture_writer_new (capture, session, &error);
+    g_assert_no_error (error);
+    guint32 frame = m6_session_intern_label (session, "frame", -1);
+    M6Thread *thread = m6_session_add_thread (session, 1, "main");
+    gint64 far = G_GINT64_CONSTANT (1) << 60;
+    M6Event events[] = {
+      { 0, 0, frame, 0 }, { 10, 0, M6_EVENT_DONE, 0 },
+      { far, 0, frame, 0 }, { far + 10, 0, M6_EVENT_DONE, 0 },
+      { G_GINT64_CONSTANT (1) << 62, 0, frame, 0 }, { G_MAXINT64, 0, M6_EVENT_DONE, 0 },
+    };
+    m6_session_ingest (session, thread, events, G_N_ELEMENTS (events));
+    g_assert_true (m6_capture_writer_finish (writer, &error));
+    m6_capture_writer_free (writer);
+  }
+
+  g_autoptr (M6Session) loaded = m6_session_new ();
+  g_autoptr (M6EventLog) log = m6_event_log_new ();
+  m6_session_set_recorder (loaded, m6_event_log_record, log);
+  g_assert_true (m6_capture_load_into (capture, loaded, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (m6_session_get_thread (loaded, 0)->rejected, ==, 2);
+  g_assert_cmpuint (m6_session_get_thread (loaded, 0)->frames->len, ==, 2);
+
+  g_assert_true (m6_export_session (loaded, log, M6_EXPORT_NDJSON, NULL, path, &error));
+  g_assert_no_error (error);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (g_strchomp (text), "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_true (g_str_has_prefix (lines[0], "{\"window\":0,"));
+  g_assert_true (g_str_has_prefix (lines[1], "{\"window\":1152921504,"));
+}
+
+/* The streamed json export is, byte for byte, the document built in memory
+ * (m6_export_session_json) as m6_json_append() writes it, with a recursion
+ * 40 deep to cross the indentation limit. */
+static void
+test_json_stream_equals_built (Fixture       *fx,
+                               gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->dir, "stream.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *streamed = NULL;
+  M6Thread *extra = m6_session_add_thread (fx->session, 102, "deep");
+  guint32 walk = m6_session_intern_label (fx->session, "walk", -1);
+  M6Event events[80];
+
+  for (guint d = 0; d < 40; d++)
+    {
+      events[d] = (M6Event) { 1000 + d, d * 8, walk, d };
+      events[79 - d] = (M6Event) { 2000 + d, 640 - d, M6_EVENT_DONE, d };
+    }
+  m6_session_ingest (fx->session, extra, events, G_N_ELEMENTS (events));
+
+  g_assert_true (m6_export_session (fx->session, fx->log, M6_EXPORT_JSON, NULL, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &streamed, NULL, NULL));
+
+  g_autoptr (JsonNode) root = m6_export_session_json (fx->session);
+  g_autoptr (GString) built = g_string_new (NULL);
+  m6_json_append (built, root, TRUE);
+  g_string_append_c (built, '\n');
+  g_assert_cmpstr (streamed, ==, built->str);
+}
+
+/* --- temporary files of killed writers ------------------------------------ */
+
+static gboolean
+write_then_hang (GOutputStream  *out,
+                 gpointer        data,
+                 GError        **error)
+{
+  int ready = GPOINTER_TO_INT (data);
+
+  g_output_stream_write_all (out, "partial", 7, NULL, NULL, NULL);
+  g_output_stream_flush (out, NULL, NULL);
+  if (write (ready, "x", 1) != 1)
+    _exit (2);
+  for (;;)
+    pause ();
+  return TRUE;
+}
+
+/* Fork a writer (an export, or a capture recording when @capture) of
+ * @path that stops, mid-write, until it is killed. */
+static pid_t
+fork_hanging_writer (const char *path,
+                     gboolean    capture)
+{
+  int fds[2];
+  char byte;
+  pid_t pid;
+
+  g_assert_cmpint (pipe (fds), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      /* A failing test must not leave its writers hanging. */
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      close (fds[0]);
+      if (capture)
+        {
+          M6Session *session = m6_session_new ();
+          M6CaptureWriter *writer = m6_capture_writer_new (path, session, NULL);
+          if (writer == NULL || write (fds[1], "x", 1) != 1)
+            _exit (2);
+          for (;;)
+            pause ();
+        }
+      m6_write_atomically (path, write_then_hang, GINT_TO_POINTER (fds[1]), NULL);
+      _exit (2);
+    }
+  close (fds[1]);
+  g_assert_cmpint (read (fds[0], &byte, 1), ==, 1);
+  close (fds[0]);
+  return pid;
+}
+
+static guint
+count_temp_files (const char *dir,
+                  pid_t       pid)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autofree char *mark = g_strdup_printf (".tmp-%d-", (int) pid);
+  const char *name;
+  guint n = 0;
+
+  while ((name = g_dir_read_name (d)) != NULL)
+    n += strstr (name, mark) != NULL;
+  return n;
+}
+
+static void
+kill_and_reap (pid_t pid)
+{
+  int status;
+
+  g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFSIGNALED (status));
+}
+
+/* A killed `mach6 export` or `mach6 record` leaves its temporary file; the
+ * next writer in that folder removes it, and leaves a live writer's. */
+static void
+test_killed_writer_temp_removed (Fixture       *fx,
+                                 gconstpointer  data)
+{
+  g_autofree char *dead_export = g_build_filename (fx->dir, "dead.json", NULL);
+  g_autofree char *dead_record = g_build_filename (fx->dir, "dead.mach6", NULL);
+  g_autofree char *live_export = g_build_filename (fx->dir, "live.json", NULL);
+  g_autofree char *next = g_build_filename (fx->dir, "next.csv", NULL);
+  g_autofree char *next_capture = g_build_filename (fx->dir, "next.mach6", NULL);
+  g_autoptr (GError) error = NULL;
+
+  pid_t exporter = fork_hanging_writer (dead_export, FALSE);
+  pid_t recorder = fork_hanging_writer (dead_record, TRUE);
+  pid_t live = fork_hanging_writer (live_export, FALSE);
+  g_assert_cmpuint (count_temp_files (fx->dir, exporter), ==, 1);
+  g_assert_cmpuint (count_temp_files (fx->dir, recorder), ==, 1);
+  kill_and_reap (exporter);
+  kill_and_reap (recorder);
+  g_assert_cmpuint (count_temp_files (fx->dir, exporter), ==, 1);   /* left behind */
+
+  g_assert_true (m6_export_session (fx->session, fx->log, M6_EXPORT_CSV, NULL, next, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_temp_files (fx->dir, exporter), ==, 0);
+  g_assert_cmpuint (count_temp_files (fx->dir, recorder), ==, 0);
+  g_assert_cmpuint (count_temp_files (fx->dir, live), ==, 1);       /* still writing */
+
+  /* The capture writer cleans up the same way. */
+  kill_and_reap (live);
+  g_autoptr (M6Session) session = m6_session_new ();
+  M6CaptureWriter *writer = m6_capture_writer_new (next_capture, session, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_temp_files (fx->dir, live), ==, 0);
+  m6_capture_writer_abort (writer);
+  m6_capture_writer_free (writer);
+  g_unlink (next);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -355,6 +555,9 @@ main (int   argc,
   ADD ("/core/export/missing-dir", test_missing_dir);
   ADD ("/core/export/needs-events", test_needs_events);
   ADD ("/core/export/full-disk", test_full_disk);
+  ADD ("/core/export/killed-writer-temp-removed", test_killed_writer_temp_removed);
+  ADD ("/core/export/ndjson-far-times", test_ndjson_far_times);
+  ADD ("/core/export/json-stream-equals-built", test_json_stream_equals_built);
 #undef ADD
 
   return g_test_run ();

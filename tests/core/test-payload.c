@@ -210,6 +210,78 @@ test_deep_chain (void)
   g_assert_cmpuint (strlen (json), >, (gsize) depth * 10);
 }
 
+static double
+stat_of (M6Tree     *tree,
+         const char *path,
+         const char *key)
+{
+  g_autofree char *json = m6_payload_to_string (tree, m6_tree_find_path (tree, path), FALSE);
+  g_autoptr (JsonNode) root = parse (json);
+  JsonObject *stats = json_object_get_object_member (json_node_get_object (root), "stats");
+
+  return json_object_get_double_member (stats, key);
+}
+
+/* mem_delta.min/max are all-time like time.min/max: one spike among
+ * 10,000 calls survives although the 128-slot reservoir samples it away. */
+static void
+test_mem_delta_min_max_all_time (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+  const int n = 10000;
+  gint64 heap = 0;
+
+  for (int i = 0; i < n; i++)
+    {
+      gint64 delta = i == n - 2 ? 17 * 1024 : i == n - 1 ? -9 * 1024 : 1024;
+      m6_tree_mark_label (tree, "frame", i * 10, heap);
+      heap += delta;
+      m6_tree_done (tree, i * 10 + 5, heap, NULL);
+    }
+
+  M6Node *frame = m6_tree_find_path (tree, "frame");
+  gboolean sampled_max = FALSE, sampled_min = FALSE;
+  for (guint k = 0; k < frame->mem_samples.n_values; k++)
+    {
+      sampled_max |= frame->mem_samples.values[k] == 17 * 1024;
+      sampled_min |= frame->mem_samples.values[k] == -9 * 1024;
+    }
+  g_test_message ("reservoir kept the max spike: %d, the min spike: %d", sampled_max, sampled_min);
+  g_assert_cmpfloat (stat_of (tree, "frame", "mem_delta.max"), ==, 17.0);
+  g_assert_cmpfloat (stat_of (tree, "frame", "mem_delta.min"), ==, -9.0);
+}
+
+/* mem.rate is mem.net per frame of the thread (top-level marks), for a
+ * child called three times a frame too, not per call. */
+static void
+test_mem_rate_per_frame (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+  gint64 heap = 0, t = 0;
+
+  for (int f = 0; f < 10; f++)
+    {
+      m6_tree_mark_label (tree, "frame", t++, heap);
+      for (int c = 0; c < 3; c++)
+        {
+          m6_tree_mark_label (tree, "physics", t++, heap);
+          heap += 1024;   /* 1 KB kept per call: 3 KB per frame */
+          m6_tree_done (tree, t++, heap, NULL);
+        }
+      m6_tree_done (tree, t++, heap, NULL);
+    }
+  /* A second top-level scope, once: 11 frames in all. */
+  m6_tree_mark_label (tree, "loading", t++, heap);
+  m6_tree_done (tree, t++, heap, NULL);
+
+  g_assert_cmpuint (m6_tree_get_n_frames (tree), ==, 11);
+  /* physics: mem.net = 30 KB - 1 KB (its first mark at 0, last done at 30). */
+  g_assert_cmpfloat_with_epsilon (stat_of (tree, "frame/physics", "mem.net"), 30.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (stat_of (tree, "frame/physics", "mem.rate"), 30.0 / 11, 1e-12);
+  g_assert_cmpfloat_with_epsilon (stat_of (tree, "frame", "mem.rate"), 30.0 / 11, 1e-12);
+  g_assert_cmpfloat (stat_of (tree, "loading", "mem.rate"), ==, 0.0);
+}
+
 /* The direct text writer and the JsonNode builder give the same document. */
 static void
 test_text_equals_builder (void)
@@ -247,6 +319,8 @@ main (int   argc,
   g_test_add_func ("/core/payload/empty-tree", test_empty_tree);
   g_test_add_func ("/core/payload/deep-chain", test_deep_chain);
   g_test_add_func ("/core/payload/text-equals-builder", test_text_equals_builder);
+  g_test_add_func ("/core/payload/mem-delta-min-max-all-time", test_mem_delta_min_max_all_time);
+  g_test_add_func ("/core/payload/mem-rate-per-frame", test_mem_rate_per_frame);
   g_test_add_func ("/core/profiler/sources", test_profiler_sources);
 
   return g_test_run ();

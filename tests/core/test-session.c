@@ -187,11 +187,92 @@ test_frame_lane (Fixture       *fx,
     }
 }
 
+/* Times beyond ±2^61 ns and heap readings beyond ±2^53 bytes are garbage:
+ * rejected and counted, and the frames around them stay exact. */
+static void
+test_out_of_range_rejected (Fixture       *fx,
+                            gconstpointer  data)
+{
+  M6Event events[] = {
+    ev (0, 1000, fx->frame, 0),
+    ev (10, G_MAXINT64, fx->physics, 1),        /* heap out of range */
+    ev (20, G_MININT64, M6_EVENT_DONE, 1),
+    ev (30, 1000, M6_EVENT_DONE, 0),
+    ev (100, 1000, fx->frame, 0),
+    ev (110, M6_HEAP_LIMIT, fx->physics, 1),    /* the limit is in range */
+    ev (120, -M6_HEAP_LIMIT, M6_EVENT_DONE, 1),
+    ev (130, 1024, M6_EVENT_DONE, 0),
+    ev (M6_TIME_LIMIT_NS + 1, 0, fx->frame, 0), /* time out of range */
+    ev (G_MAXINT64, 0, M6_EVENT_DONE, 0),
+  };
+
+  gsize accepted = m6_session_ingest (fx->session, fx->thread, events, G_N_ELEMENTS (events));
+  g_assert_cmpuint (accepted, ==, 5);
+  g_assert_cmpuint (fx->thread->rejected, ==, 4);
+  g_assert_cmpuint (fx->thread->skipped, ==, 1);
+
+  M6Node *frame = m6_tree_find_path (fx->thread->tree, "frame");
+  M6Node *physics = m6_tree_find_path (fx->thread->tree, "frame/physics");
+  g_assert_cmpuint (frame->count, ==, 1);
+  g_assert_cmpint (frame->mem_sum, ==, 24);
+  g_assert_cmpint (m6_node_mem_net (frame), ==, 24);
+  g_assert_cmpint (physics->mem_min, ==, -2 * M6_HEAP_LIMIT);
+  g_assert_cmpint (fx->thread->last_t_ns, ==, 130);
+}
+
+/* Random streams with bad events mixed in (wrong depths, unknown labels,
+ * stray dones, out-of-range readings): whatever the session rejects, every
+ * node keeps mem.net == h_last - h_first, and the counts add up. */
+static void
+test_identity_under_rejects (Fixture       *fx,
+                             gconstpointer  data)
+{
+  guint32 seed = g_test_rand_int ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  M6Tree *tree = fx->thread->tree;
+  guint depth = 0;
+  gint64 t = 0, heap = 0;
+  gsize given = 0, accepted = 0;
+
+  g_test_message ("seed %u", seed);
+  for (guint e = 0; e < 20000; e++)
+    {
+      M6Event event;
+      gint32 roll = g_rand_int_range (rand, 0, 100);
+
+      t += g_rand_int_range (rand, 0, 50);
+      heap += g_rand_int_range (rand, -4096, 4096);
+      if (roll < 3)
+        event = ev (t, heap, g_rand_int_range (rand, 0, 9), g_rand_int_range (rand, 0, 6));
+      else if (roll < 4)
+        event = ev (t, roll & 1 ? G_MAXINT64 : G_MININT64, fx->frame, depth);
+      else if (depth == 0 || (roll < 55 && depth < 8))
+        event = ev (t, heap, depth == 0 ? fx->frame : (guint32) g_rand_int_range (rand, 1, 4), depth);
+      else
+        event = ev (t, heap, M6_EVENT_DONE, depth - 1);
+
+      accepted += m6_session_ingest (fx->session, fx->thread, &event, 1);
+      given++;
+      depth = m6_tree_get_depth (tree);
+
+      for (guint id = 1; id < m6_tree_get_n_nodes (tree); id++)
+        {
+          M6Node *node = m6_tree_get_node (tree, id);
+          if (node->opens > 0 && m6_node_mem_net (node) != node->h_last - node->h_first)
+            g_error ("seed %u, event %u: node %u mem.net %" G_GINT64_FORMAT " but h_last - h_first %"
+                     G_GINT64_FORMAT, seed, e, id, m6_node_mem_net (node), node->h_last - node->h_first);
+        }
+    }
+  g_assert_cmpuint (accepted, ==, fx->thread->n_events);
+  g_assert_cmpuint (accepted + fx->thread->skipped + fx->thread->rejected, ==, given);
+  g_assert_cmpuint (fx->thread->rejected, >, 0);
+}
+
 static void
 test_replay_same_payload (void)
 {
   /* Two sessions fed the same events produce the same payload text. */
-  g_autofree char *texts[2] = { NULL, NULL };
+  char *texts[2] = { NULL, NULL };   /* g_autofree would free only texts[0] */
 
   for (guint s = 0; s < 2; s++)
     {
@@ -203,6 +284,8 @@ test_replay_same_payload (void)
       fixture_tear_down (&fx, NULL);
     }
   g_assert_cmpstr (texts[0], ==, texts[1]);
+  g_free (texts[0]);
+  g_free (texts[1]);
 }
 
 /* A sink that keeps what it is given, as the capture writer does. */
@@ -304,6 +387,8 @@ main (int   argc,
   ADD ("/core/session/no-leak-no-rate", test_no_leak_no_rate);
   ADD ("/core/session/frame-lane", test_frame_lane);
   ADD ("/core/session/sink-in-place", test_sink_in_place);
+  ADD ("/core/session/out-of-range-rejected", test_out_of_range_rejected);
+  ADD ("/core/session/identity-under-rejects", test_identity_under_rejects);
 #undef ADD
   g_test_add_func ("/core/session/replay-same-payload", test_replay_same_payload);
 

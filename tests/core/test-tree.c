@@ -218,6 +218,59 @@ test_telescoping_random (void)
     run_random_stream (base + i);
 }
 
+/* Found by fuzz/fuzz-ingest.c: scopes forgotten when a stream loses its
+ * sync kept their marks' inverse deltas and readings, so mem.net no longer
+ * telescoped to h_last - h_first. */
+static void
+test_abandon_keeps_identity (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+
+  m6_tree_mark_label (tree, "frame", 0, 0);
+  m6_tree_mark_label (tree, "fresh", 1, 5);      /* never closed before */
+  m6_tree_done (tree, 2, 7, NULL);
+  m6_tree_done (tree, 3, 10, NULL);
+  m6_tree_mark_label (tree, "frame", 4, 100);    /* inverse 90, then lost */
+  m6_tree_mark_label (tree, "other", 5, 150);    /* first mark, then lost */
+  m6_tree_abandon_open (tree);
+  g_assert_cmpuint (m6_tree_get_n_frames (tree), ==, 1);
+
+  m6_tree_mark_label (tree, "frame", 6, 200);
+  m6_tree_mark_label (tree, "other", 7, 260);
+  m6_tree_done (tree, 8, 270, NULL);
+  m6_tree_done (tree, 9, 210, NULL);
+
+  M6Node *frame = m6_tree_find_path (tree, "frame");
+  M6Node *other = m6_tree_find_path (tree, "frame/other");
+  g_assert_cmpint (m6_node_mem_net (frame), ==, frame->h_last - frame->h_first);
+  g_assert_cmpint (m6_node_mem_net (frame), ==, 210);
+  g_assert_cmpuint (frame->inverse_count, ==, 1);
+  g_assert_cmpint (m6_node_mem_net (other), ==, other->h_last - other->h_first);
+  g_assert_cmpint (other->h_first, ==, 260);
+  g_assert_cmpuint (other->opens, ==, other->count);
+  g_assert_cmpuint (m6_tree_get_n_frames (tree), ==, 2);
+}
+
+/* Heap readings INT64_MAX then INT64_MIN (a hostile producer): no signed
+ * overflow (this suite also runs under UBSan, core-sanitized), and the
+ * identity still holds in two's complement. */
+static void
+test_extreme_readings (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+
+  m6_tree_mark_label (tree, "frame", G_MININT64, G_MAXINT64);
+  m6_tree_done (tree, G_MAXINT64, G_MININT64, NULL);
+  m6_tree_mark_label (tree, "frame", G_MININT64, G_MAXINT64);
+  m6_tree_done (tree, G_MAXINT64, G_MININT64, NULL);
+
+  M6Node *frame = m6_tree_find_path (tree, "frame");
+  g_assert_cmpuint (frame->count, ==, 2);
+  g_assert_cmpint (m6_node_mem_net (frame),
+                   ==, (gint64) ((guint64) frame->h_last - (guint64) frame->h_first));
+  g_assert_cmpint (frame->mem_min, ==, 1);       /* INT64_MIN - INT64_MAX wraps to 1 */
+}
+
 /* --- closed system ------------------------------------------------------ */
 
 static void
@@ -267,6 +320,8 @@ main (int   argc,
   g_test_add_func ("/core/tree/deltas-and-inverse", test_deltas_and_inverse);
   g_test_add_func ("/core/tree/telescoping-random", test_telescoping_random);
   g_test_add_func ("/core/tree/closed-system", test_closed_system);
+  g_test_add_func ("/core/tree/abandon-keeps-identity", test_abandon_keeps_identity);
+  g_test_add_func ("/core/tree/extreme-readings", test_extreme_readings);
 
   return g_test_run ();
 }

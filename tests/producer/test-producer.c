@@ -751,7 +751,7 @@ static guint64
 clock_to_ns (const Mach6Clock *k, guint64 tick)
 {
   /* 128-bit: (tick - tick0) * (ns1 - ns0) overflows 64 bits within hours. */
-  unsigned __int128 d = (unsigned __int128) (tick - k->tick0) * (k->ns1 - k->ns0);
+  __extension__ unsigned __int128 d = (unsigned __int128) (tick - k->tick0) * (k->ns1 - k->ns0);
   return k->ns0 + (guint64) (d / (k->tick1 - k->tick0));
 }
 

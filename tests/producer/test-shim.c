@@ -154,7 +154,9 @@ test_heap_priority (void)
 int
 main (int argc, char **argv)
 {
-  live_bytes = (LiveBytes) dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes");
+  /* POSIX guarantees this conversion; ISO C does not, hence the copy. */
+  void *symbol = dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes");
+  memcpy (&live_bytes, &symbol, sizeof live_bytes);
   if (live_bytes == NULL && g_getenv ("MACH6_TEST_SHIM_REEXEC") == NULL)
     {
       g_setenv ("MACH6_TEST_SHIM_REEXEC", "1", TRUE);

@@ -631,10 +631,14 @@ test_clock_far_ticks (Fixture       *f,
   g_assert_no_error (error);
   g_assert_cmpuint (n, ==, 4);
 
+  /* The reader clamps such times to ±2^62 ns, beyond the session's
+   * ±2^61 (M6_TIME_LIMIT_NS): the three far events are rejected and
+   * counted; the last one, too if its time is out of range after the
+   * origin is taken off, else it waits for a top-level mark. */
   M6Thread *thread = m6_session_get_thread (m6_reader_get_session (reader), 0);
-  M6Node *frame = m6_tree_find_path (thread->tree, "frame");
-  g_assert_cmpuint (frame->count, ==, 2);
-  g_assert_cmpint (frame->time_min, >=, 0);
+  g_assert_cmpuint (thread->rejected, >=, 3);
+  g_assert_cmpuint (thread->rejected + thread->skipped, ==, 4);
+  g_assert_null (m6_tree_find_path (thread->tree, "frame"));
 }
 
 /* Random damage to a valid segment, with a seed: whatever it is, attach

@@ -1,0 +1,137 @@
+/* fuzz-seeds.c — writes the seed corpora of the fuzz harnesses from real
+ * captures made by the capture writer: a two-thread game-like session, a
+ * deep and a wide tree, one cut short, one with out-of-range readings; and
+ * event streams for the ingest harness. Run by tools/fuzz.sh. */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "m6-capture.h"
+#include "../tests/big-trees.h"
+
+static void
+game_capture (const char *path,
+              gboolean    garbage)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  M6CaptureWriter *writer;
+
+  m6_session_set_process (session, 77, "seed-game");
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_SHIM);
+  writer = m6_capture_writer_new (path, session, &error);
+  g_assert_no_error (error);
+
+  guint32 frame = m6_session_intern_label (session, "frame", -1);
+  guint32 physics = m6_session_intern_label (session, "physics", -1);
+  guint32 render = m6_session_intern_label (session, "render", -1);
+  M6Thread *main_thread = m6_session_add_thread (session, 77, "main");
+  M6Thread *worker = m6_session_add_thread (session, 78, "worker");
+
+  for (guint f = 0; f < 12; f++)
+    {
+      gint64 t = (gint64) f * 16000000, h = 4096 + f * 100;
+      M6Event events[] = {
+        { t, h, frame, 0 },
+        { t + 1000, h, physics, 1 },
+        { t + 5000, h + 64, M6_EVENT_DONE, 1 },
+        { t + 6000, h + 64, render, 1 },
+        { t + 9000, garbage && f == 5 ? G_MAXINT64 : h + 128, M6_EVENT_DONE, 1 },
+        { garbage && f == 7 ? G_MININT64 : t + 12000, h + 100, M6_EVENT_DONE, 0 },
+      };
+      m6_session_ingest (session, main_thread, events, G_N_ELEMENTS (events));
+      M6Event job[] = { { t + 500, h, physics, 0 }, { t + 800, h - 32, M6_EVENT_DONE, 0 } };
+      m6_session_ingest (session, worker, job, G_N_ELEMENTS (job));
+    }
+  m6_session_set_thread_drops (session, worker, 3);
+  m6_session_set_thread_state (session, worker, M6_THREAD_STATE_EXITED);
+  m6_session_notify_changed (session);
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  m6_capture_writer_free (writer);
+}
+
+static void
+write_events (const char    *path,
+              const M6Event *events,
+              gsize          n)
+{
+  g_autoptr (GByteArray) out = g_byte_array_new ();
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_byte_array_append (out, (const guint8 *) &events[i].t_ns, 8);
+      g_byte_array_append (out, (const guint8 *) &events[i].heap, 8);
+      g_byte_array_append (out, (const guint8 *) &events[i].label, 4);
+      g_byte_array_append (out, (const guint8 *) &events[i].depth, 4);
+    }
+  g_file_set_contents (path, (const char *) out->data, out->len, NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 3)
+    {
+      g_printerr ("usage: fuzz-seeds CAPTURE-DIR INGEST-DIR [SEGMENT-DIR]\n");
+      return 2;
+    }
+  g_mkdir_with_parents (argv[1], 0755);
+  g_mkdir_with_parents (argv[2], 0755);
+
+  g_autofree char *game = g_build_filename (argv[1], "game.mach6", NULL);
+  g_autofree char *garbage = g_build_filename (argv[1], "garbage.mach6", NULL);
+  g_autofree char *deep = g_build_filename (argv[1], "deep.mach6", NULL);
+  g_autofree char *wide = g_build_filename (argv[1], "wide.mach6", NULL);
+  g_autofree char *cut = g_build_filename (argv[1], "cut.mach6", NULL);
+  game_capture (game, FALSE);
+  game_capture (garbage, TRUE);
+  big_tree_write_capture (deep, BIG_TREE_DEEP, 40);
+  big_tree_write_capture (wide, BIG_TREE_WIDE, 60);
+
+  /* Cut short inside a record: loads as unfinished. */
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_file_get_contents (game, &text, &length, NULL);
+  g_file_set_contents (cut, text, (gssize) (length * 2 / 3), NULL);
+
+  /* Event streams: a nested frame, recursion, extremes, a stray done. The
+   * thread is in the label's top two bits (see fuzz-ingest.c). */
+  M6Event nested[] = {
+    { 0, 0, 1, 0 }, { 10, 100, 2, 1 }, { 20, 50, 0, 1 }, { 30, 60, 3, 1 }, { 40, 70, 0, 1 }, { 50, 80, 0, 0 },
+    { 60, 80, 1u | (1u << 30), 0 }, { 70, 90, 0u | (1u << 30), 0 },
+    { 80, 80, 1, 0 }, { 90, 90, 0, 0 },
+  };
+  M6Event extremes[] = {
+    { 0, G_MAXINT64, 1, 0 }, { 1, G_MININT64, 0, 0 }, { 2, 0, 1, 0 }, { G_MAXINT64, 5, 0, 0 },
+    { 3, 0, 1, 0 }, { 4, (gint64) 1 << 53, 2, 1 }, { 5, -((gint64) 1 << 53), 0, 1 }, { 6, 0, 0, 0 },
+    { G_MININT64, 0, 0, 0 },
+  };
+  M6Event recursion[64];
+  for (guint i = 0; i < 32; i++)
+    {
+      recursion[i] = (M6Event) { i, i * 8, 4, i };
+      recursion[63 - i] = (M6Event) { 100 + i, 1000 - i, 0, i };
+    }
+  g_autofree char *p1 = g_build_filename (argv[2], "nested.events", NULL);
+  g_autofree char *p2 = g_build_filename (argv[2], "extremes.events", NULL);
+  g_autofree char *p3 = g_build_filename (argv[2], "recursion.events", NULL);
+  write_events (p1, nested, G_N_ELEMENTS (nested));
+  write_events (p2, extremes, G_N_ELEMENTS (extremes));
+  write_events (p3, recursion, G_N_ELEMENTS (recursion));
+
+  /* Segment ops (see fuzz-segment.c): drain 10 events, patch 8 bytes at
+   * offset 64, drain all; and a patch of the control page's first bytes. */
+  if (argc > 3)
+    {
+      static const guint8 drain_patch_drain[] = { 1, 10, 0, 0, 64, 0, 0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 0 };
+      static const guint8 patch_start[] = { 0, 0, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 1, 0, 0 };
+      static const guint8 drain_all[] = { 1, 0, 0 };
+      g_mkdir_with_parents (argv[3], 0755);
+      g_autofree char *s1 = g_build_filename (argv[3], "drain-patch-drain", NULL);
+      g_autofree char *s2 = g_build_filename (argv[3], "patch-start", NULL);
+      g_autofree char *s3 = g_build_filename (argv[3], "drain-all", NULL);
+      g_file_set_contents (s1, (const char *) drain_patch_drain, sizeof drain_patch_drain, NULL);
+      g_file_set_contents (s2, (const char *) patch_start, sizeof patch_start, NULL);
+      g_file_set_contents (s3, (const char *) drain_all, sizeof drain_all, NULL);
+    }
+  return 0;
+}

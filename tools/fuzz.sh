@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Fuzz the capture loader (+ every exporter), the event-stream validator and
+# the segment reader with libFuzzer. The harnesses are built here with clang
+# straight from the sources (-fsanitize=fuzzer,address,undefined): the main
+# build uses gcc. Seeds are real captures and event streams written by
+# fuzz/fuzz-seeds.c.
+#
+#   tools/fuzz.sh [BUILD]           run each harness FUZZ_SECONDS (default 60);
+#                                   the corpus grows in BUILD/fuzz/corpus-NAME
+#   tools/fuzz.sh --smoke [BUILD]   a few seconds each on the seeds (a test)
+#
+# A crash leaves BUILD/fuzz/crash-* (the input) and exits non-zero; replay it
+# with BUILD/fuzz/fuzz-NAME FILE.
+set -eu
+smoke=0
+if [ "${1:-}" = "--smoke" ]; then smoke=1; shift; fi
+build=${1:-build}
+cd "$(dirname "$0")/.."
+src=$PWD
+mkdir -p "$build/fuzz"
+out=$(cd "$build/fuzz" && pwd)
+seconds=${FUZZ_SECONDS:-60}
+[ "$smoke" = 1 ] && seconds=${FUZZ_SMOKE_SECONDS:-2}
+harnesses=${FUZZ_HARNESSES:-"capture ingest"}
+[ -f fuzz/fuzz-segment.c ] && [ -z "${FUZZ_HARNESSES:-}" ] && harnesses="$harnesses segment"
+
+CC=${FUZZ_CC:-clang}
+if ! command -v "$CC" >/dev/null; then
+  echo "fuzz: $CC is not installed (make deps installs clang)" >&2
+  exit 77
+fi
+pkgs="glib-2.0 gobject-2.0 gio-2.0 gio-unix-2.0 json-glib-1.0"
+cflags=(-g -O1 -Wno-string-plus-int -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE '-DGETTEXT_PACKAGE="mach6"'
+        -I"$src/core" -I"$src/producer" $(pkg-config --cflags $pkgs))
+libs=($(pkg-config --libs $pkgs) -lm -lpthread)
+san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
+core_sources=("$src"/core/*.c)
+
+# Build only what is older than a source (the smoke test runs often).
+stale() {
+  local target=$1
+  [ ! -e "$target" ] && return 0
+  [ -n "$(find "$src/core" "$src/fuzz" "$src/tests/big-trees.h" "$src/producer" -newer "$target" \
+           \( -name '*.c' -o -name '*.h' \) -print -quit)" ]
+}
+
+if stale "$out/libcore-fuzz.a"; then
+  echo "fuzz: building core with $CC and sanitizers"
+  rm -rf "$out/obj" && mkdir -p "$out/obj"
+  for f in "${core_sources[@]}"; do
+    "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -c "$f" -o "$out/obj/$(basename "$f" .c).o"
+  done
+  rm -f "$out/libcore-fuzz.a"
+  ar rcs "$out/libcore-fuzz.a" "$out"/obj/*.o
+fi
+for h in $harnesses; do
+  if stale "$out/fuzz-$h"; then
+    "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer "$src/fuzz/fuzz-$h.c" "$out/libcore-fuzz.a" \
+      "${libs[@]}" -o "$out/fuzz-$h"
+  fi
+done
+if stale "$out/fuzz-seeds"; then
+  "$CC" "${cflags[@]}" "${san[@]}" "$src/fuzz/fuzz-seeds.c" "$out/libcore-fuzz.a" "${libs[@]}" -o "$out/fuzz-seeds"
+fi
+
+seeds="$out/seeds"
+rm -rf "$seeds"
+"$out/fuzz-seeds" "$seeds/capture" "$seeds/ingest" "$seeds/segment"
+
+status=0
+for h in $harnesses; do
+  if [ "$smoke" = 1 ]; then
+    corpus=$(mktemp -d)
+  else
+    corpus="$out/corpus-$h"
+    mkdir -p "$corpus"
+  fi
+  log="$out/fuzz-$h.log"
+  # The segment harness records a real producer of the main build first.
+  export M6_FUZZ_PRODUCER="$(cd "$build" && pwd)/tests/reader/reader-producer"
+  set +e
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$out/fuzz-$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=262144 \
+    -print_final_stats=1 -artifact_prefix="$out/" "$corpus" "$seeds/$h" >"$log" 2>&1
+  rc=$?
+  set -e
+  # A crashed segment harness cannot remove the segment it recreated.
+  for name in $(sed -n 's/^fuzz-segment: segment \/*//p' "$log"); do rm -f "/dev/shm/$name"; done
+  [ "$smoke" = 1 ] && rm -rf "$corpus"
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n1)
+  if [ "$rc" -ne 0 ]; then
+    echo "fuzz-$h: FAILED after ${execs:-?} executions (exit $rc); log $log" >&2
+    grep -E 'ERROR|runtime error|SUMMARY|Test unit written' "$log" | head -n 12 >&2
+    status=1
+  else
+    echo "fuzz-$h: ${execs:-?} executions in ${seconds} s, ${rate:-?} exec/s, ${cov:-cov ?}, no findings"
+  fi
+done
+exit $status
