@@ -290,8 +290,8 @@ test_save_behind_job_bar (void)
   g_unlink (copy);
 }
 
-/* A live recording's copy goes behind the job bar however small it is:
- * the main loop neither writes it nor replays it. */
+/* A live recording's copy and every export of it go behind the job bar
+ * however small: the main loop neither writes a file nor replays one. */
 static void
 test_live_save_behind_job_bar (void)
 {
@@ -323,6 +323,23 @@ test_live_save_behind_job_bar (void)
   g_assert_true (m6_job_bar_get_busy (bar));
   g_assert_true (ui_wait_for (bar_idle, bar, 30));
   g_assert_cmpstr (m6_session_window_get_last_written (window), ==, trace);
+
+  /* The exports from the trees: serialised in place, written on the thread. */
+  static const char *const formats[] = { "json", "csv", "folded" };
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_autofree char *out = g_strdup_printf ("%s/live.%s", tmpdir, formats[i]);
+      g_autofree char *arg = g_strdup_printf ("%s:%s", formats[i], out);
+      g_autofree char *text = NULL;
+
+      g_action_group_activate_action (G_ACTION_GROUP (window), "export", g_variant_new_string (arg));
+      g_assert_true (m6_job_bar_get_busy (bar));
+      g_assert_true (ui_wait_for (bar_idle, bar, 30));
+      g_assert_cmpstr (m6_session_window_get_last_written (window), ==, out);
+      g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, "frame"));
+      g_unlink (out);
+    }
 
   ui_stop_game (game, SIGKILL);
   gtk_window_destroy (GTK_WINDOW (window));
