@@ -972,8 +972,8 @@ drain_thread (M6Reader      *self,
 
   /* The common case in 64 bits: with at most a nanosecond per tick, a
    * tick at most 2^61 after tick0 and an offset ns0 - origin within ±2^61
-   * cannot leave ±2^62, so tick_to_ns()
-   * would neither cap nor clamp; anything else takes tick_to_ns(). */
+   * cannot leave ±2^62, where tick_to_ns() would neither cap nor clamp;
+   * anything else takes tick_to_ns(). */
   M6Int128 base128 = (M6Int128) self->clock.ns0 - (M6Int128) self->origin_ns;
   gboolean fast = md.num <= md.den
                   && base128 > -((M6Int128) 1 << 61) && base128 < ((M6Int128) 1 << 61);
@@ -995,6 +995,7 @@ drain_thread (M6Reader      *self,
       if (events == NULL)
         events = self->events;
       G_STATIC_ASSERT (sizeof (M6Event) == sizeof (Mach6Event));
+      G_STATIC_ASSERT (BATCH_EVENTS <= M6_SESSION_RESERVE_MAX);
       memcpy (events, rt->ring + slot, first * sizeof (Mach6Event));
       if (first < n)
         memcpy (events + first, rt->ring, (n - first) * sizeof (Mach6Event));

@@ -1115,9 +1115,7 @@ save_on_thread (M6SessionWindow *self,
     }
   else
     return FALSE;
-  /* A live recording's copy always: it waits for the worker's lock. */
-  if ((self->recording == NULL && size < m6_job_bar_get_async_threshold ())
-      || m6_job_bar_get_busy (self->job_bar))
+  if (size < m6_job_bar_get_async_threshold () || m6_job_bar_get_busy (self->job_bar))
     return FALSE;
 
   SaveDone *done = g_new0 (SaveDone, 1);
