@@ -1,6 +1,7 @@
 /* m6-tree.c — the scope tree and its mark/done accounting (DESIGN §2).
  *
- * The hot path is m6_tree_mark()/m6_tree_done(): in the steady state they
+ * The hot path is m6_tree_mark()/m6_tree_done(), inline in
+ * m6-tree-private.h for the session's ingest loop: in the steady state they
  * find the child through a per-parent hint (no hashing of strings, no
  * allocation), push or pop the open stack and update integer sums. Nodes
  * live in fixed chunks so their addresses never move. */
