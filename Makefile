@@ -8,7 +8,7 @@
 BUILD ?= build
 SHELL := /bin/bash
 
-DEB_PACKAGES := meson ninja-build pkg-config gcc libc6-dev \
+DEB_PACKAGES := meson ninja-build pkg-config gcc g++ libc6-dev \
 	libglib2.0-dev libglib2.0-bin libjson-glib-dev libgtk-4-dev libadwaita-1-dev \
 	gettext desktop-file-utils appstream xvfb xauth xfonts-base \
 	librsvg2-bin poppler-utils python3 \

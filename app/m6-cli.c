@@ -359,7 +359,7 @@ cmd_list (int    argc,
   g_autoptr (GString) out = g_string_new (NULL);
   g_string_append_printf (out, "%-8s ", _("PID"));
   append_padded (out, _("NAME"), 16);
-  g_string_append_printf (out, " %7s  %-6s  %s\n", _("THREADS"), _("STATE"), _("ATTACHED"));
+  g_string_append_printf (out, " %7s %7s  %-6s  %s\n", _("THREADS"), _("NO SLOT"), _("STATE"), _("ATTACHED"));
 
   for (guint i = 0; i < list->len; i++)
     {
@@ -369,13 +369,13 @@ cmd_list (int    argc,
       if (info->error != NULL)
         {
           append_padded (out, "?", 16);
-          g_string_append_printf (out, " %7s  %-6s  %s\n", "-", _("unreadable"), info->error);
+          g_string_append_printf (out, " %7s %7s  %-6s  %s\n", "-", "-", _("unreadable"), info->error);
           continue;
         }
       append_padded (out, info->name, 16);
       g_autofree char *attached = info->attached_pid ? g_strdup_printf (_("by pid %d"), info->attached_pid)
                                                      : g_strdup ("-");
-      g_string_append_printf (out, " %7u  %-6s  %s\n", info->n_threads,
+      g_string_append_printf (out, " %7u %7u  %-6s  %s\n", info->n_threads, info->threads_unslotted,
                               info->alive ? _("alive") : _("ended"), attached);
     }
   g_print ("%s", out->str);
@@ -545,6 +545,13 @@ print_table (M6Session *session,
                           (unsigned long long) m6_session_get_n_events (session),
                           (unsigned long long) m6_session_get_drops (session));
   g_string_append_printf (out, _("Heap readings: %s\n"), heap_source_text (m6_session_get_heap_source (session)));
+  /* What the producer refused, when there is any (DESIGN §3: each reason by name). */
+  if (m6_session_get_threads_unslotted (session) > 0 || m6_session_get_depth_refused (session) > 0
+      || m6_session_get_label_full (session) > 0)
+    g_string_append_printf (out, _("Refused by the program: %llu threads without a slot, %llu marks deeper than 4096, %llu marks with the label table full\n"),
+                            (unsigned long long) m6_session_get_threads_unslotted (session),
+                            (unsigned long long) m6_session_get_depth_refused (session),
+                            (unsigned long long) m6_session_get_label_full (session));
 
   /* The main thread (its tid is the pid) first: that is where frames are. */
   guint n_threads = m6_session_get_n_threads (session);
@@ -573,8 +580,12 @@ print_table (M6Session *session,
                               exited ? _("exited") : _("live"),
                               (guint) MIN (thread->n_frames, (guint64) G_MAXUINT), (unsigned long long) thread->n_events,
                               (unsigned long long) thread->drops,
-                              (unsigned long long) m6_tree_get_unbalanced (thread->tree),
+                              (unsigned long long) (m6_tree_get_unbalanced (thread->tree) + thread->stray_dones),
                               (unsigned long long) thread->rejected);
+      if (thread->depth_refused > 0 || thread->label_full > 0)
+        g_string_append_printf (out, _("  refused: %llu marks deeper than 4096, %llu marks with the label table full\n"),
+                                (unsigned long long) thread->depth_refused,
+                                (unsigned long long) thread->label_full);
       if (root->first_child == NULL)
         {
           g_string_append (out, _("  (no scopes recorded)\n"));

@@ -139,6 +139,8 @@ record_type_name (guint32 type)
     case M6_CAPTURE_RECORD_EVENTS:       return "EVENTS";
     case M6_CAPTURE_RECORD_HEAP_SOURCE:  return "HEAP_SOURCE";
     case M6_CAPTURE_RECORD_END:          return "END";
+    case M6_CAPTURE_RECORD_REFUSALS:     return "REFUSALS";
+    case M6_CAPTURE_RECORD_UNSLOTTED:    return "UNSLOTTED";
     case M6_CAPTURE_RECORD_PAD:          return "PAD";
     default:                             return NULL;
     }
@@ -233,6 +235,7 @@ typedef struct
   char          *name;
   M6ThreadState  state;
   guint64        drops;
+  guint64        refusals[3];   /* stray dones, depth refused, label table full */
 } WrittenThread;
 
 struct _M6CaptureWriter
@@ -248,6 +251,7 @@ struct _M6CaptureWriter
   guint32     n_labels;     /* session label ids written: [1, n_labels) */
   GArray     *threads;      /* WrittenThread, by index */
   guint32     heap_source;
+  guint64     threads_unslotted;
   gsize       events_start; /* the EVENTS record the session fills in place */
   gulong      changed_id;
   GError     *error;        /* sticky */
@@ -500,7 +504,7 @@ writer_sync (M6CaptureWriter *self)
 
       if (i >= self->threads->len)
         {
-          WrittenThread t = { g_strdup (thread->name), M6_THREAD_STATE_LIVE, 0 };
+          WrittenThread t = { g_strdup (thread->name), M6_THREAD_STATE_LIVE, 0, { 0, 0, 0 } };
           write_name_record (self, M6_CAPTURE_RECORD_THREAD, i, &thread->tid, thread->name);
           g_array_append_val (self->threads, t);
         }
@@ -528,6 +532,28 @@ writer_sync (M6CaptureWriter *self)
           record_end (self, start);
           t->drops = thread->drops;
         }
+      if (t->refusals[0] != thread->stray_dones || t->refusals[1] != thread->depth_refused
+          || t->refusals[2] != thread->label_full)
+        {
+          gsize start = record_begin (self, M6_CAPTURE_RECORD_REFUSALS);
+          put_u32 (self->buf, i);
+          put_u64 (self->buf, thread->stray_dones);
+          put_u64 (self->buf, thread->depth_refused);
+          put_u64 (self->buf, thread->label_full);
+          record_end (self, start);
+          t->refusals[0] = thread->stray_dones;
+          t->refusals[1] = thread->depth_refused;
+          t->refusals[2] = thread->label_full;
+        }
+    }
+
+  guint64 unslotted = m6_session_get_threads_unslotted (self->session);
+  if (unslotted != self->threads_unslotted)
+    {
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_UNSLOTTED);
+      put_u64 (self->buf, unslotted);
+      record_end (self, start);
+      self->threads_unslotted = unslotted;
     }
 }
 
@@ -1088,6 +1114,21 @@ load_record (Loader        *ld,
       if ((thread = load_thread (ld, p, name, error)) == NULL)
         return FALSE;
       m6_session_set_thread_drops (ld->session, thread, get_u64 (p + 4));
+      return TRUE;
+
+    case M6_CAPTURE_RECORD_REFUSALS:
+      if (length != 28)
+        return load_fail (ld, error, _("REFUSALS length %u is not 28"), length);
+      if ((thread = load_thread (ld, p, name, error)) == NULL)
+        return FALSE;
+      m6_session_set_thread_refusals (ld->session, thread, get_u64 (p + 4), get_u64 (p + 12),
+                                      get_u64 (p + 20));
+      return TRUE;
+
+    case M6_CAPTURE_RECORD_UNSLOTTED:
+      if (length != 8)
+        return load_fail (ld, error, _("UNSLOTTED length %u is not 8"), length);
+      m6_session_set_threads_unslotted (ld->session, get_u64 (p));
       return TRUE;
 
     case M6_CAPTURE_RECORD_HEAP_SOURCE:

@@ -49,7 +49,9 @@ typedef enum
   M6_CAPTURE_RECORD_EVENTS = 6,        /* u32 index, u32 count, count × {i64 t_ns, i64 heap, u32 label, u32 depth} */
   M6_CAPTURE_RECORD_HEAP_SOURCE = 7,   /* u32 M6HeapSource */
   M6_CAPTURE_RECORD_END = 8,           /* u64 records, u64 events, u32 threads, u32 labels, u32 flags, u32 0, i64 duration */
-  M6_CAPTURE_RECORD_PAD = 9,           /* 0 to 7 zero bytes, skipped: it puts the next EVENTS record's events on an 8-byte boundary of the writer's buffer (version 2) */
+  M6_CAPTURE_RECORD_REFUSALS = 9,      /* u32 index, u64 stray dones, u64 depth refused, u64 label table full */
+  M6_CAPTURE_RECORD_UNSLOTTED = 10,    /* u64 threads that found no slot */
+  M6_CAPTURE_RECORD_PAD = 11,          /* 0 to 7 zero bytes, skipped: it puts the next EVENTS record's events on an 8-byte boundary of the writer's buffer (version 2) */
 } M6CaptureRecordType;
 
 /* What a load found besides the session. */

@@ -322,6 +322,12 @@ add_session_metadata (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) m6_session_get_drops (session));
   json_builder_set_member_name (builder, "unbalanced");
   json_builder_add_int_value (builder, (gint64) m6_session_get_unbalanced (session));
+  json_builder_set_member_name (builder, "threads_unslotted");
+  json_builder_add_int_value (builder, (gint64) m6_session_get_threads_unslotted (session));
+  json_builder_set_member_name (builder, "depth_refused");
+  json_builder_add_int_value (builder, (gint64) m6_session_get_depth_refused (session));
+  json_builder_set_member_name (builder, "label_full");
+  json_builder_add_int_value (builder, (gint64) m6_session_get_label_full (session));
   json_builder_set_member_name (builder, "memory_available");
   json_builder_add_boolean_value (builder, m6_session_get_memory_available (session));
   json_builder_set_member_name (builder, "ended");
@@ -349,6 +355,12 @@ add_thread (JsonBuilder *builder,
   json_builder_add_string_value (builder, thread_state_name (state));
   json_builder_set_member_name (builder, "drops");
   json_builder_add_int_value (builder, (gint64) thread->drops);
+  json_builder_set_member_name (builder, "stray_dones");
+  json_builder_add_int_value (builder, (gint64) thread->stray_dones);
+  json_builder_set_member_name (builder, "depth_refused");
+  json_builder_add_int_value (builder, (gint64) thread->depth_refused);
+  json_builder_set_member_name (builder, "label_full");
+  json_builder_add_int_value (builder, (gint64) thread->label_full);
   json_builder_set_member_name (builder, "payload");
   if (with_payload)
     json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <glib/gi18n.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -54,10 +55,16 @@ typedef struct
   guint32 state;
   guint32 heap_source;
   guint32 thread_count;
+  guint32 threads_unslotted;
   gint32  pid;
   gint32  attached_pid;
+  guint64 producer_start;
+  guint64 holder_start;
   char    name[MACH6_NAME_MAX];
 } Geometry;
+
+/* The counters a thread header carries, in this order. */
+enum { COUNT_DROPS, COUNT_STRAY, COUNT_DEPTH, COUNT_LABEL, N_COUNTS };
 
 typedef struct
 {
@@ -66,7 +73,10 @@ typedef struct
   const Mach6Event  *ring;
   guint64            read_pos;   /* ours; the shared copy is only written */
   gint64             last_t_ns;
-  guint64            drops;
+  guint64            counts[N_COUNTS];  /* as last read, absolute */
+  guint64            base[N_COUNTS];    /* at the start of our recording */
+  guint32            incarnation;       /* of the thread in the slot */
+  gboolean           based;             /* base/incarnation taken at attach */
   guint32            state;
   char               name[MACH6_THREAD_NAME_MAX];
 } ReaderThread;
@@ -83,6 +93,10 @@ struct _M6Reader
   Geometry      geo;
 
   gboolean      claimed;
+  gboolean      post_mortem;     /* the producer was gone at attach: read, never write */
+  gboolean      truncated;       /* the object shrank: never touch the mapping again */
+  guint32       generation;      /* the one we published */
+  guint64       base_unslotted;  /* threads_unslotted at the start of our recording */
   gboolean      producer_alive;  /* as last seen */
   guint64       proc_start;      /* /proc/<pid>/stat starttime at attach; 0 = unknown */
   gint64        next_liveness_us;
@@ -108,11 +122,188 @@ struct _M6Reader
 
 /* --- helpers ------------------------------------------------------------ */
 
+/* A segment's name: "mach6-<uid>-<pid>-<hex>" (ABI 2; the random part
+ * keeps neighbours from taking the name first) or "mach6-<uid>-<pid>"
+ * (ABI 1, listed so that it can be refused with a sentence). */
+static gboolean
+parse_segment_name (const char *name,
+                    guint      *uid,
+                    gint       *pid)
+{
+  const char *p = name;
+  guint64 u, n;
+  char *end;
+
+  if (!g_str_has_prefix (p, MACH6_SHM_PREFIX + 1))
+    return FALSE;
+  p += strlen (MACH6_SHM_PREFIX + 1);
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  u = g_ascii_strtoull (p, &end, 10);
+  if (*end != '-' || u > G_MAXUINT32 || end - p > 10)
+    return FALSE;
+  p = end + 1;
+  if (!g_ascii_isdigit (*p) || *p == '0')
+    return FALSE;
+  n = g_ascii_strtoull (p, &end, 10);
+  if (n > G_MAXINT32 || end - p > 10)
+    return FALSE;
+  if (*end == '-')
+    {
+      const char *hex = end + 1;
+      if (strlen (hex) != 16)
+        return FALSE;
+      for (const char *h = hex; *h != '\0'; h++)
+        if (!g_ascii_isxdigit (*h))
+          return FALSE;
+    }
+  else if (*end != '\0')
+    return FALSE;
+  *uid = (guint) u;
+  *pid = (gint) n;
+  return TRUE;
+}
+
+typedef struct
+{
+  char            *shm;     /* "/mach6-..." */
+  gint             pid;
+  struct timespec  mtime;
+} SegmentRef;
+
+static void
+segment_ref_clear (gpointer data)
+{
+  g_free (((SegmentRef *) data)->shm);
+}
+
+/* The segments we may read, of @pid or (pid 0) of every process: ours, and
+ * as root everybody's. An object whose owner is not the uid its name
+ * carries was planted by a neighbour: skipped, as if it were not there. */
+static GArray *
+find_segments (gint     pid,
+               GError **error)
+{
+  g_autoptr (GError) local_error = NULL;
+  g_autoptr (GDir) dir = g_dir_open (SHM_DIR, 0, &local_error);
+  GArray *refs = g_array_new (FALSE, FALSE, sizeof (SegmentRef));
+  guint me = (guint) getuid ();
+  const char *name;
+
+  g_array_set_clear_func (refs, segment_ref_clear);
+  if (dir == NULL)
+    {
+      g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_ACCESS,
+                   _("cannot list %s: %s"), SHM_DIR, local_error->message);
+      g_array_unref (refs);
+      return NULL;
+    }
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      guint uid;
+      gint n;
+      struct stat st;
+      g_autofree char *path = NULL;
+
+      if (!parse_segment_name (name, &uid, &n) || (pid != 0 && n != pid))
+        continue;
+      if (uid != me && me != 0)
+        continue;
+      path = g_build_filename (SHM_DIR, name, NULL);
+      if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != uid)
+        continue;
+      SegmentRef ref = { g_strconcat ("/", name, NULL), n, st.st_mtim };
+      g_array_append_val (refs, ref);
+    }
+  return refs;
+}
+
 char *
 m6_reader_shm_name (gint pid)
 {
+  g_autoptr (GArray) refs = pid > 0 ? find_segments (pid, NULL) : NULL;
+  const SegmentRef *best = NULL;
+
+  /* A pid reused after a crash may have two: the newer one is its. */
+  for (guint i = 0; refs != NULL && i < refs->len; i++)
+    {
+      const SegmentRef *r = &g_array_index (refs, SegmentRef, i);
+      if (best == NULL || r->mtime.tv_sec > best->mtime.tv_sec
+          || (r->mtime.tv_sec == best->mtime.tv_sec && r->mtime.tv_nsec > best->mtime.tv_nsec))
+        best = r;
+    }
+  if (best != NULL)
+    return g_strdup (best->shm);
+  /* None: the ABI 1 name, for messages (and hand-made test segments). */
   return g_strdup_printf ("%s%u-%d", MACH6_SHM_PREFIX, (unsigned) getuid (), pid);
 }
+
+/* --- surviving a segment that shrinks ------------------------------------ */
+
+/* A producer (buggy or hostile) can truncate its object under our mapping;
+ * the next access to a page past the new end raises SIGBUS. Every access
+ * to the mapping after attach runs inside a guard: the handler jumps back
+ * to it and the reader fails with a sentence. A SIGBUS outside a guard is
+ * passed on to whatever handled it before us. */
+static __thread sigjmp_buf *guard_env;
+static struct sigaction previous_sigbus;
+
+static void
+on_sigbus (int        sig,
+           siginfo_t *info,
+           void      *context)
+{
+  sigjmp_buf *env = guard_env;
+
+  if (env != NULL)
+    {
+      guard_env = NULL;
+      siglongjmp (*env, 1);
+    }
+  if ((previous_sigbus.sa_flags & SA_SIGINFO) && previous_sigbus.sa_sigaction != NULL)
+    previous_sigbus.sa_sigaction (sig, info, context);
+  else if (previous_sigbus.sa_handler != SIG_DFL && previous_sigbus.sa_handler != SIG_IGN)
+    previous_sigbus.sa_handler (sig);
+  else
+    sigaction (SIGBUS, &previous_sigbus, NULL);   /* the fault repeats, unhandled */
+}
+
+static void
+guard_install (void)
+{
+  static gsize installed = 0;
+
+  if (g_once_init_enter (&installed))
+    {
+      struct sigaction sa = { 0 };
+      sa.sa_sigaction = on_sigbus;
+      /* NODEFER: we leave the handler by siglongjmp without restoring the
+       * mask, so SIGBUS must not stay blocked. */
+      sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+      sigemptyset (&sa.sa_mask);
+      sigaction (SIGBUS, &sa, &previous_sigbus);
+      g_once_init_leave (&installed, 1);
+    }
+}
+
+/* Run @body inside a guard; on a fault, @on_fault. @body may not declare
+ * g_auto variables that must be freed (a fault skips their cleanup). */
+#define GUARDED(body, on_fault)                                               \
+  G_STMT_START {                                                              \
+    sigjmp_buf env_;                                                          \
+    sigjmp_buf *volatile outer_ = guard_env;                                  \
+    if (sigsetjmp (env_, 0) == 0)                                             \
+      {                                                                       \
+        guard_env = &env_;                                                    \
+        body;                                                                 \
+        guard_env = outer_;                                                   \
+      }                                                                       \
+    else                                                                      \
+      {                                                                       \
+        guard_env = outer_;                                                   \
+        on_fault;                                                             \
+      }                                                                       \
+  } G_STMT_END
 
 static guint64
 monotonic_ns (void)
@@ -230,6 +421,15 @@ validate_control (const Mach6Control *c,
       g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
                    _("segment %s: magic 0x%016llx is not the mach6 magic 0x%016llx"),
                    shm, U (c->magic), U (MACH6_MAGIC));
+      return FALSE;
+    }
+  if (c->abi_version < MACH6_ABI_VERSION)
+    {
+      /* ABI 1 had no start times, heartbeat or refusal counters: its
+       * counts cannot be told apart per recording, so it is refused. */
+      g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_VERSION,
+                   _("segment %s was made by an older libmach6 (ABI version %u); this viewer reads version %u: rebuild the program with the current libmach6 to profile it"),
+                   shm, c->abi_version, MACH6_ABI_VERSION);
       return FALSE;
     }
   if (c->abi_version != MACH6_ABI_VERSION)
@@ -378,8 +578,11 @@ validate_control (const Mach6Control *c,
     .state = c->state,
     .heap_source = c->heap_source,
     .thread_count = MIN (c->thread_count, c->max_threads),
+    .threads_unslotted = c->threads_unslotted,
     .pid = c->pid,
     .attached_pid = c->attached_pid,
+    .producer_start = c->producer_start,
+    .holder_start = c->holder_start,
   };
   memcpy (geo->name, c->process_name, sizeof geo->name);
   return TRUE;
@@ -427,7 +630,8 @@ open_segment (gint          pid,
       close (fd);
       return -1;
     }
-  if (!S_ISREG (st->st_mode) || st->st_uid != getuid ())
+  /* Root may read anybody's segment; anyone else only their own. */
+  if (!S_ISREG (st->st_mode) || (st->st_uid != getuid () && getuid () != 0))
     {
       g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_ACCESS,
                    _("segment %s is not a shared-memory object of uid %u"), shm, (unsigned) getuid ());
@@ -459,7 +663,9 @@ m6_process_info_free (M6ProcessInfo *info)
 }
 
 static M6ProcessInfo *
-probe_segment (gint pid)
+probe_segment (gint        pid,
+               const char *shm,
+               gboolean   *creating)
 {
   M6ProcessInfo *info = g_new0 (M6ProcessInfo, 1);
   g_autoptr (GError) error = NULL;
@@ -468,7 +674,7 @@ probe_segment (gint pid)
   Geometry geo;
 
   info->pid = pid;
-  info->shm_name = m6_reader_shm_name (pid);
+  info->shm_name = shm != NULL ? g_strdup (shm) : m6_reader_shm_name (pid);
   info->name = g_strdup ("");
 
   int fd = open_segment (pid, info->shm_name, FALSE, &st, &error);
@@ -493,36 +699,19 @@ probe_segment (gint pid)
   g_free (info->name);
   info->name = g_utf8_make_valid (geo.name, -1);
   info->n_threads = geo.thread_count;
-  info->alive = geo.state == MACH6_PROCESS_ALIVE && pid_alive (pid, 0);
+  info->threads_unslotted = geo.threads_unslotted;
+  info->alive = geo.state == MACH6_PROCESS_ALIVE && pid_alive (pid, geo.producer_start);
   info->ended = !info->alive;
-  info->attached_pid = pid_alive (geo.attached_pid, 0) ? geo.attached_pid : 0;
+  info->attached_pid = pid_alive (geo.attached_pid, geo.holder_start) ? geo.attached_pid : 0;
   return info;
 
 unreadable:
   info->error = g_strdup (error->message);
   info->alive = pid_alive (pid, 0);
   info->ended = !info->alive;
+  if (creating != NULL)
+    *creating = info->alive && g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY);
   return info;
-}
-
-/* "mach6-<uid>-<pid>" with a plain decimal pid > 0, or 0. */
-static gint
-parse_segment_name (const char *name,
-                    const char *prefix)
-{
-  if (!g_str_has_prefix (name, prefix))
-    return 0;
-
-  const char *digits = name + strlen (prefix);
-  gsize n = strlen (digits);
-  if (n == 0 || n > 10 || digits[0] == '0')
-    return 0;
-  for (gsize i = 0; i < n; i++)
-    if (!g_ascii_isdigit (digits[i]))
-      return 0;
-
-  guint64 pid = g_ascii_strtoull (digits, NULL, 10);
-  return pid <= G_MAXINT32 ? (gint) pid : 0;
 }
 
 static gint
@@ -538,26 +727,25 @@ compare_info (gconstpointer a,
 GPtrArray *
 m6_reader_list (GError **error)
 {
-  g_autoptr (GDir) dir = NULL;
-  g_autoptr (GError) local_error = NULL;
-  g_autofree char *prefix = g_strdup_printf ("%s%u-", MACH6_SHM_PREFIX + 1, (unsigned) getuid ());
+  g_autoptr (GArray) refs = find_segments (0, error);
   GPtrArray *list;
-  const char *name;
 
-  dir = g_dir_open (SHM_DIR, 0, &local_error);
-  if (dir == NULL)
-    {
-      g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_ACCESS,
-                   _("cannot list %s: %s"), SHM_DIR, local_error->message);
-      return NULL;
-    }
+  if (refs == NULL)
+    return NULL;
 
   list = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_process_info_free);
-  while ((name = g_dir_read_name (dir)) != NULL)
+  for (guint i = 0; i < refs->len; i++)
     {
-      gint pid = parse_segment_name (name, prefix);
-      if (pid > 0)
-        g_ptr_array_add (list, probe_segment (pid));
+      const SegmentRef *r = &g_array_index (refs, SegmentRef, i);
+      gboolean creating = FALSE;
+      M6ProcessInfo *info = probe_segment (r->pid, r->shm, &creating);
+
+      /* Still being created by a live producer: listed once it is ready
+       * (a moment later), not as an unreadable nameless entry. */
+      if (creating)
+        m6_process_info_free (info);
+      else
+        g_ptr_array_add (list, info);
     }
   g_ptr_array_sort (list, compare_info);
   return list;
@@ -581,6 +769,7 @@ gint
 m6_reader_clean (GError **error)
 {
   g_autoptr (GPtrArray) list = m6_reader_list (error);
+  g_autofree char *ours = g_strdup_printf ("%s%u-", MACH6_SHM_PREFIX, (unsigned) getuid ());
   gint removed = 0;
 
   if (list == NULL)
@@ -590,12 +779,16 @@ m6_reader_clean (GError **error)
     {
       M6ProcessInfo *info = g_ptr_array_index (list, i);
 
-      /* An unreadable segment of a live pid may be one being created. */
+      /* Root lists everybody's segments, but cleans only its own. */
+      if (!g_str_has_prefix (info->shm_name, ours))
+        continue;
+
+      /* An unreadable segment of a live pid may be one being created.
+       * One that cannot be removed does not stop the others. */
       if (info->alive)
         continue;
-      if (!unlink_segment (info->shm_name, error))
-        return -1;
-      removed++;
+      if (unlink_segment (info->shm_name, NULL))
+        removed++;
     }
   return removed;
 }
@@ -614,7 +807,7 @@ m6_reader_clean_pid (gint     pid,
       return FALSE;
     }
 
-  info = probe_segment (pid);
+  info = probe_segment (pid, NULL, NULL);
   path = g_strconcat (SHM_DIR, info->shm_name, NULL);
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
@@ -746,24 +939,43 @@ copy_thread_name (const Mach6ThreadHeader *header,
   name[MACH6_THREAD_NAME_MAX - 1] = '\0';
 }
 
-/* New threads, and names, states and drops of known ones. */
+/* Make room for @count slots (their ReaderThreads start empty). */
+static void
+grow_threads (M6Reader *self,
+              guint32   count)
+{
+  if (count <= self->n_threads)
+    return;
+  self->threads = g_renew (ReaderThread, self->threads, count);
+  memset (self->threads + self->n_threads, 0, (count - self->n_threads) * sizeof (ReaderThread));
+  for (guint i = self->n_threads; i < count; i++)
+    {
+      self->threads[i].header = thread_header (self, i);
+      self->threads[i].ring = (const Mach6Event *) (self->threads[i].header + 1);
+    }
+  self->n_threads = count;
+}
+
+static void
+read_counts (const Mach6ThreadHeader *h,
+             guint64                  counts[N_COUNTS])
+{
+  counts[COUNT_DROPS] = load_relaxed (&h->drops);
+  counts[COUNT_STRAY] = load_relaxed (&h->stray_dones);
+  counts[COUNT_DEPTH] = load_relaxed (&h->depth_refused);
+  counts[COUNT_LABEL] = load_relaxed (&h->label_full);
+}
+
+/* New threads (and new threads in reused slots), and names, states and
+ * counters of known ones. Counters are charged from the start of our
+ * recording: what they held then is the base. */
 static gboolean
 sync_threads (M6Reader  *self,
               GError   **error)
 {
   guint32 count = MIN (load_acquire (&self->control->thread_count), self->geo.max_threads);
 
-  if (count > self->n_threads)
-    {
-      self->threads = g_renew (ReaderThread, self->threads, count);
-      memset (self->threads + self->n_threads, 0, (count - self->n_threads) * sizeof (ReaderThread));
-      for (guint i = self->n_threads; i < count; i++)
-        {
-          self->threads[i].header = thread_header (self, i);
-          self->threads[i].ring = (const Mach6Event *) (self->threads[i].header + 1);
-        }
-      self->n_threads = count;
-    }
+  grow_threads (self, count);
 
   for (guint i = 0; i < self->n_threads; i++)
     {
@@ -772,16 +984,35 @@ sync_threads (M6Reader  *self,
       guint32 state = load_acquire (&h->state);
       char name[MACH6_THREAD_NAME_MAX];
 
-      if (state != MACH6_THREAD_FREE && state != MACH6_THREAD_LIVE && state != MACH6_THREAD_EXITED)
+      if (state != MACH6_THREAD_FREE && state != MACH6_THREAD_LIVE
+          && state != MACH6_THREAD_EXITED && state != MACH6_THREAD_CLAIMING)
         return fail_corrupt (self, error, _("thread slot %u: state %u is not a thread state"), i, state);
+
+      if (state == MACH6_THREAD_FREE && rt->thread != NULL)
+        return fail_corrupt (self, error, _("thread slot %u: state went back to free"), i);
+      /* FREE: not filled yet (or no memory for its ring); CLAIMING: a new
+       * thread is taking an exited one's slot. Look again next time. */
+      if (state == MACH6_THREAD_FREE || state == MACH6_THREAD_CLAIMING)
+        continue;
+
+      guint32 incarnation = load_relaxed (&h->incarnation);
+      if (rt->thread != NULL && incarnation != rt->incarnation)
+        {
+          /* The producer gave the slot to a new thread once we had read
+           * all the old one wrote: the old one has exited. */
+          m6_session_set_thread_state (self->session, rt->thread, M6_THREAD_STATE_EXITED);
+          rt->thread = NULL;
+          rt->based = FALSE;
+        }
 
       if (rt->thread == NULL)
         {
-          /* The producer claims the slot, then fills it, then publishes the
-           * state: FREE means not ready yet (or never, if it ran out of
-           * memory for the ring). */
-          if (state == MACH6_THREAD_FREE)
-            continue;
+          /* A thread that came after our recording started counts from 0. */
+          if (!rt->based || rt->incarnation != incarnation)
+            memset (rt->base, 0, sizeof rt->base);
+          rt->incarnation = incarnation;
+          memset (rt->counts, 0, sizeof rt->counts);
+          rt->last_t_ns = 0;
           copy_thread_name (h, name);
           memcpy (rt->name, name, sizeof name);
           rt->read_pos = load_acquire (&h->read_pos);
@@ -792,8 +1023,6 @@ sync_threads (M6Reader  *self,
         }
       else
         {
-          if (state == MACH6_THREAD_FREE)
-            return fail_corrupt (self, error, _("thread slot %u: state went back to free"), i);
           if (state != rt->state)
             {
               rt->state = state;
@@ -809,13 +1038,23 @@ sync_threads (M6Reader  *self,
             }
         }
 
-      guint64 drops = load_relaxed (&h->drops);
-      if (drops != rt->drops)
+      guint64 counts[N_COUNTS];
+      read_counts (h, counts);
+      for (guint k = 0; k < N_COUNTS; k++)
+        counts[k] = counts[k] >= rt->base[k] ? counts[k] - rt->base[k] : counts[k];
+      if (memcmp (counts, rt->counts, sizeof counts) != 0)
         {
-          rt->drops = drops;
-          m6_session_set_thread_drops (self->session, rt->thread, drops);
+          memcpy (rt->counts, counts, sizeof counts);
+          m6_session_set_thread_drops (self->session, rt->thread, counts[COUNT_DROPS]);
+          m6_session_set_thread_refusals (self->session, rt->thread, counts[COUNT_STRAY],
+                                          counts[COUNT_DEPTH], counts[COUNT_LABEL]);
         }
     }
+
+  guint64 unslotted = load_relaxed (&self->control->threads_unslotted);
+  m6_session_set_threads_unslotted (self->session,
+                                    unslotted >= self->base_unslotted ? unslotted - self->base_unslotted
+                                                                      : unslotted);
   return TRUE;
 }
 
@@ -907,12 +1146,14 @@ mul_div (const MulDiv *md,
 }
 
 /* ns = ns0 + (tick - tick0) * (ns1 - ns0) / (tick1 - tick0), in 128 bits,
- * then relative to the session origin and kept within ±2^62. */
-static gint64
+ * then relative to the session origin; FALSE (and a clamped value) if it
+ * lies outside ±2^62: a clock gone wrong, rejected rather than believed. */
+static gboolean
 tick_to_ns (const Mach6Clock *k,
             const MulDiv     *md,
             guint64           origin_ns,
-            guint64           tick)
+            guint64           tick,
+            gint64           *out)
 {
   M6Int128 ns;
 
@@ -927,7 +1168,9 @@ tick_to_ns (const Mach6Clock *k,
       ns = (M6Int128) k->ns0 - (M6Int128) MIN (p, (M6UInt128) TIME_LIMIT_NS * 4);
     }
   ns -= origin_ns;
-  return (gint64) CLAMP (ns, -(M6Int128) TIME_LIMIT_NS, (M6Int128) TIME_LIMIT_NS);
+  *out = (gint64) CLAMP (ns, -(M6Int128) TIME_LIMIT_NS, (M6Int128) TIME_LIMIT_NS);
+  /* One unsigned compare for -LIMIT <= ns <= LIMIT. */
+  return (M6UInt128) (ns + TIME_LIMIT_NS) <= (M6UInt128) TIME_LIMIT_NS * 2;
 }
 
 /* Drain up to @budget events of one ring. */
@@ -945,6 +1188,11 @@ drain_thread (M6Reader      *self,
   guint64 wp = load_acquire (&h->write_pos);
   guint64 rp = rt->read_pos;
   guint64 available = wp - rp;
+
+  /* Events of a new thread in this slot are not the old one's: the next
+   * sync_threads starts it (incarnation is written before its events). */
+  if (load_relaxed (&h->incarnation) != rt->incarnation)
+    return TRUE;
 
   if ((gint64) available < 0)
     return fail_corrupt (self, error, _("thread slot %u: write_pos %llu is behind read_pos %llu"),
@@ -999,31 +1247,44 @@ drain_thread (M6Reader      *self,
       memcpy (events, rt->ring + slot, first * sizeof (Mach6Event));
       if (first < n)
         memcpy (events + first, rt->ring, (n - first) * sizeof (Mach6Event));
-      /* The slots are copied out: hand them back to the producer. */
+      /* The slots are copied out: hand them back to the producer. A dead
+       * producer's segment is only read (a second post-mortem sees the same). */
       rp += n;
       rt->read_pos = rp;
-      store_release (&h->read_pos, rp);
+      if (!self->post_mortem)
+        store_release (&h->read_pos, rp);
 
       /* Convert in place: from here on only the private copy is read. */
       for (gsize i = 0; i < n; i++)
         {
           Mach6Event raw;
           gint64 t;
+          gboolean t_ok = TRUE;
 
           memcpy (&raw, &events[i], sizeof raw);
           guint64 since = raw.tick - tick0;
           if (G_LIKELY (fast && since < ((guint64) 1 << 61)))
             t = base + (gint64) (identity ? since : (guint64) mul_div (&md, since));
           else
-            t = tick_to_ns (&self->clock, &md, self->origin_ns, raw.tick);
+            t_ok = tick_to_ns (&self->clock, &md, self->origin_ns, raw.tick, &t);
           /* A refreshed calibration may map a tick a little earlier. */
           t = MAX (t, last_t);
-          last_t = t;
-          events[i].t_ns = t;
-          events[i].heap = raw.heap;
           /* Unknown ids: the session rejects them and counts them. */
           events[i].label = raw.label == 0 ? M6_EVENT_DONE
                           : raw.label <= n_labels ? label_map[raw.label - 1] : G_MAXUINT32;
+          gboolean heap_ok = (guint64) raw.heap + (guint64) MACH6_HEAP_LIMIT <= 2 * (guint64) MACH6_HEAP_LIMIT;
+          if (G_UNLIKELY (!(t_ok & heap_ok)))
+            {
+              /* Out of range: a depth no event can have makes the session
+               * reject it, count it and resynchronise at the next frame. */
+              events[i].t_ns = last_t;
+              events[i].heap = 0;
+              events[i].depth = G_MAXUINT32;
+              continue;
+            }
+          last_t = t;
+          events[i].t_ns = t;
+          events[i].heap = raw.heap;
           events[i].depth = raw.depth;
         }
       rt->last_t_ns = last_t;
@@ -1041,7 +1302,7 @@ update_liveness (M6Reader *self,
   gint64 now = g_get_monotonic_time ();
   struct stat st;
 
-  if (!self->producer_alive || (!force && now < self->next_liveness_us))
+  if (!self->producer_alive || self->truncated || (!force && now < self->next_liveness_us))
     return;
   self->next_liveness_us = now + LIVENESS_INTERVAL_US;
 
@@ -1051,7 +1312,8 @@ update_liveness (M6Reader *self,
   /* An exec() in the producer makes a new segment under the same name. */
   if (alive)
     {
-      g_autofree char *path = g_strconcat (SHM_DIR, self->shm_name, NULL);
+      char path[256];
+      g_snprintf (path, sizeof path, "%s%s", SHM_DIR, self->shm_name);
       if (stat (path, &st) == 0 && (st.st_ino != self->ino || st.st_dev != self->dev))
         alive = FALSE;
     }
@@ -1063,20 +1325,31 @@ update_liveness (M6Reader *self,
     }
 }
 
+/* One viewer at a time. The claim is the pid in attached_pid (CAS) and
+ * its start time in holder_start, so that a dead viewer whose pid now
+ * names another process is recognised as dead. holder_start is 0 while a
+ * claim is being made or released: the pid alone is trusted then. */
 static gboolean
 claim (M6Reader  *self,
        GError   **error)
 {
   gint32 me = (gint32) getpid ();
+  guint64 my_start = proc_starttime (me);
   gint32 *slot = &self->control->attached_pid;
+  guint64 *slot_start = &self->control->holder_start;
 
   for (int attempt = 0; attempt < CLAIM_TRIES; attempt++)
     {
       gint32 holder = 0;
 
       if (__atomic_compare_exchange_n (slot, &holder, me, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return TRUE;
-      if (holder == me || pid_alive (holder, 0))
+        {
+          store_release (slot_start, my_start);
+          return TRUE;
+        }
+      guint64 start = load_acquire (slot_start);
+      gboolean busy = holder == me ? (start == 0 || start == my_start) : pid_alive (holder, start);
+      if (busy)
         {
           g_autofree char *name = g_utf8_make_valid (self->geo.name, -1);
           g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_BUSY,
@@ -1084,9 +1357,16 @@ claim (M6Reader  *self,
                        self->pid, name, holder);
           return FALSE;
         }
-      /* The holder is gone (a viewer killed without detaching): take over. */
+      /* The holder is gone (a viewer killed without detaching, maybe its
+       * pid reused since): take over. Its start time goes first, so that
+       * nobody reads ours as stale before it is there. */
+      if (!__atomic_compare_exchange_n (slot_start, &start, 0, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        continue;
       if (__atomic_compare_exchange_n (slot, &holder, me, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return TRUE;
+        {
+          store_release (slot_start, my_start);
+          return TRUE;
+        }
     }
 
   g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_BUSY,
@@ -1095,29 +1375,53 @@ claim (M6Reader  *self,
   return FALSE;
 }
 
-/* Recording starts: every claimed ring skips what it holds, then the new
- * generation tells the producer to record from its next top-level mark. */
+/* Tell the producer we are alive (see MACH6_HEARTBEAT_TIMEOUT_NS). */
+static void
+heartbeat (M6Reader *self)
+{
+  store_release (&self->control->heartbeat_ns, monotonic_ns ());
+}
+
+/* A new generation: the producer records from its next top-level mark. */
+static void
+publish_generation (M6Reader *self)
+{
+  Mach6Control *c = self->control;
+  guint32 old = load_relaxed (&c->attach_generation);
+  guint32 generation = g_random_int ();
+
+  /* Distinct from the previous value, so a thread that never saw the old
+   * session end still starts this one afresh. */
+  if (generation == 0 || generation == old || generation == self->generation)
+    generation = old + 1 != 0 ? old + 1 : 1;
+  self->generation = generation;
+  store_release (&c->attach_generation, generation);
+}
+
+/* Recording starts: every claimed ring skips what it holds and its
+ * counters are taken as the base (this recording is charged only what
+ * happens from now on), then the new generation is published. */
 static void
 start_recording (M6Reader *self)
 {
   Mach6Control *c = self->control;
   guint32 count = MIN (load_acquire (&c->thread_count), self->geo.max_threads);
-  guint32 old = load_relaxed (&c->attach_generation);
-  guint32 generation = g_random_int ();
 
+  grow_threads (self, count);
+  self->base_unslotted = load_relaxed (&c->threads_unslotted);
   for (guint i = 0; i < count; i++)
     {
-      Mach6ThreadHeader *h = thread_header (self, i);
+      ReaderThread *rt = &self->threads[i];
+      Mach6ThreadHeader *h = rt->header;
       if (load_acquire (&h->state) == MACH6_THREAD_FREE)
         continue;
+      rt->based = TRUE;
+      rt->incarnation = load_relaxed (&h->incarnation);
+      read_counts (h, rt->base);
       store_release (&h->read_pos, load_acquire (&h->write_pos));
     }
-
-  /* Distinct from the previous value, so a thread that never saw the old
-   * session end still starts this one afresh. */
-  if (generation == 0 || generation == old)
-    generation = old + 1 != 0 ? old + 1 : 1;
-  store_release (&c->attach_generation, generation);
+  heartbeat (self);
+  publish_generation (self);
 }
 
 static void
@@ -1132,26 +1436,98 @@ reader_release_mapping (M6Reader *self)
   self->fd = -1;
 }
 
+/* The part of attach that reads the mapping (run inside a guard). */
+static gboolean
+attach_mapped (M6Reader     *self,
+               const struct stat *st,
+               GError      **error)
+{
+  Mach6Control copy;
+
+  snapshot_control (self->control, &copy);
+  if (!validate_control (&copy, (guint64) st->st_size, self->pid, self->shm_name, &self->geo, error))
+    return FALSE;
+
+  /* The start time tells a live producer from a new process that got its
+   * pid after it died. */
+  self->proc_start = self->geo.producer_start;
+  self->producer_alive = self->geo.state == MACH6_PROCESS_ALIVE && pid_alive (self->pid, self->proc_start);
+  if (self->producer_alive && self->proc_start == 0)
+    self->proc_start = proc_starttime (self->pid);
+
+  self->session = m6_session_new ();
+  {
+    char *name = g_utf8_make_valid (self->geo.name, -1);
+    m6_session_set_process (self->session, self->pid, name);
+    g_free (name);
+  }
+  m6_session_set_start_time (self->session, g_get_real_time ());
+  m6_session_set_heap_source (self->session, heap_source_from_abi (self->geo.heap_source));
+
+  if (!read_clock (self, error))
+    return FALSE;
+
+  if (self->producer_alive)
+    {
+      if (!claim (self, error))
+        return FALSE;
+      self->claimed = TRUE;
+      /* Session time 0 is now. */
+      self->origin_ns = monotonic_ns ();
+      start_recording (self);
+    }
+  else
+    {
+      /* Post-mortem: keep what the rings still hold, timed from the
+       * producer's start; nothing in the segment is written, no claim. */
+      self->post_mortem = TRUE;
+      self->origin_ns = self->geo.start_ns;
+      m6_session_set_ended (self->session, TRUE);
+    }
+
+  return sync_labels (self, error) && sync_threads (self, error);
+}
+
+static gboolean
+attach_guarded (M6Reader          *self,
+                const struct stat *st,
+                GError           **error)
+{
+  gboolean ok = FALSE;
+
+  guard_install ();
+  GUARDED (ok = attach_mapped (self, st, error),
+           {
+             self->truncated = TRUE;
+             if (error != NULL)
+               g_clear_error (error);
+             g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
+                          _("segment %s shrank while it was being attached"), self->shm_name);
+             ok = FALSE;
+           });
+  return ok;
+}
+
 M6Reader *
 m6_reader_attach (gint     pid,
                   GError **error)
 {
   g_autoptr (M6Reader) self = g_new0 (M6Reader, 1);
   struct stat st;
-  Mach6Control copy;
 
   self->fd = -1;
   self->pid = pid;
-  self->shm_name = m6_reader_shm_name (pid);
   self->label_map = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->label_buf = g_byte_array_new ();
 
   if (pid <= 0)
     {
+      self->shm_name = g_strdup ("");
       g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND,
                    _("%d is not a process id"), pid);
       return NULL;
     }
+  self->shm_name = m6_reader_shm_name (pid);
 
   self->fd = open_segment (pid, self->shm_name, TRUE, &st, error);
   if (self->fd < 0)
@@ -1172,44 +1548,7 @@ m6_reader_attach (gint     pid,
   self->control = p;
   self->geo.size = (guint64) st.st_size;
 
-  snapshot_control (self->control, &copy);
-  if (!validate_control (&copy, (guint64) st.st_size, pid, self->shm_name, &self->geo, error))
-    return NULL;
-
-  self->producer_alive = self->geo.state == MACH6_PROCESS_ALIVE && pid_alive (pid, 0);
-  if (self->producer_alive)
-    self->proc_start = proc_starttime (pid);
-
-  self->session = m6_session_new ();
-  {
-    g_autofree char *name = g_utf8_make_valid (self->geo.name, -1);
-    m6_session_set_process (self->session, pid, name);
-  }
-  m6_session_set_start_time (self->session, g_get_real_time ());
-  m6_session_set_heap_source (self->session, heap_source_from_abi (self->geo.heap_source));
-
-  if (!read_clock (self, error))
-    return NULL;
-
-  if (!claim (self, error))
-    return NULL;
-  self->claimed = TRUE;
-
-  if (self->producer_alive)
-    {
-      /* Session time 0 is now. */
-      self->origin_ns = monotonic_ns ();
-      start_recording (self);
-    }
-  else
-    {
-      /* Post-mortem: keep what the rings still hold, timed from the
-       * producer's start. */
-      self->origin_ns = self->geo.start_ns;
-      m6_session_set_ended (self->session, TRUE);
-    }
-
-  if (!sync_labels (self, error) || !sync_threads (self, error))
+  if (!attach_guarded (self, &st, error))
     return NULL;
 
   self->next_liveness_us = g_get_monotonic_time () + LIVENESS_INTERVAL_US;
@@ -1218,42 +1557,27 @@ m6_reader_attach (gint     pid,
 
 /* --- drain -------------------------------------------------------------- */
 
-gboolean
-m6_reader_drain (M6Reader  *self,
-                 gsize      max_events,
-                 gsize     *n_drained,
-                 GError   **error)
+static gboolean
+drain_mapped (M6Reader  *self,
+              gsize      max_events,
+              gsize     *n_drained,
+              GError   **error)
 {
   gsize total = 0;
   gboolean ok = TRUE;
-  struct stat st;
-
-  g_return_val_if_fail (self != NULL, FALSE);
-
-  if (n_drained != NULL)
-    *n_drained = 0;
-  if (self->broken != NULL)
-    {
-      if (error != NULL)
-        *error = g_error_copy (self->broken);
-      return FALSE;
-    }
-  if (!self->claimed)
-    return TRUE;
-  if (max_events == 0)
-    max_events = G_MAXSIZE;
-
-  /* A shrunk object would fault on access. (Shrinking between this check
-   * and the copy below still can: the segment's owner is trusted that far.) */
-  if (fstat (self->fd, &st) != 0)
-    st.st_size = 0;
-  if ((guint64) st.st_size != self->geo.size)
-    return fail_corrupt (self, error, _("the shared-memory object changed size from %llu to %llu bytes"),
-                         U (self->geo.size), U (st.st_size));
 
   /* Liveness first: if the producer was already gone, a drain that finds
    * nothing means that everything has been read. */
   update_liveness (self, FALSE);
+
+  if (self->claimed && self->producer_alive)
+    {
+      heartbeat (self);
+      /* The producer ended our recording because we were silent too long
+       * (stopped, or blocked): start again where the rings are. */
+      if (load_acquire (&self->control->attach_generation) == 0)
+        publish_generation (self);
+    }
 
   guint32 heap_source = load_relaxed (&self->control->heap_source);
   if (heap_source > MACH6_HEAP_SHIM)
@@ -1283,6 +1607,49 @@ m6_reader_drain (M6Reader  *self,
   return ok;
 }
 
+gboolean
+m6_reader_drain (M6Reader  *self,
+                 gsize      max_events,
+                 gsize     *n_drained,
+                 GError   **error)
+{
+  gboolean ok = FALSE;
+  struct stat st;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (n_drained != NULL)
+    *n_drained = 0;
+  if (self->broken != NULL)
+    {
+      if (error != NULL)
+        *error = g_error_copy (self->broken);
+      return FALSE;
+    }
+  if (!self->claimed && !self->post_mortem)
+    return TRUE;
+
+  /* A shrunk object would fault on access; one that shrinks after this
+   * check faults inside the guard below. */
+  if (fstat (self->fd, &st) != 0)
+    st.st_size = 0;
+  if ((guint64) st.st_size != self->geo.size)
+    {
+      self->truncated = (guint64) st.st_size < self->geo.size;
+      return fail_corrupt (self, error, _("the shared-memory object changed size from %llu to %llu bytes"),
+                           U (self->geo.size), U (st.st_size));
+    }
+
+  GUARDED (ok = drain_mapped (self, max_events == 0 ? G_MAXSIZE : max_events, n_drained, error),
+           {
+             self->truncated = TRUE;
+             if (error != NULL)
+               g_clear_error (error);
+             ok = fail_corrupt (self, error, _("the shared-memory object shrank while it was being read"));
+           });
+  return ok;
+}
+
 /* --- the rest ----------------------------------------------------------- */
 
 void
@@ -1292,17 +1659,24 @@ m6_reader_detach (M6Reader *self)
 
   if (!self->claimed || self->control == NULL)
     return;
+  self->claimed = FALSE;
+  /* A shrunk segment is not touched again: its owner broke it. */
+  if (self->truncated)
+    return;
 
   /* Only while the claim is ours: nobody can take it from a live holder,
    * so the generation we clear is not another viewer's. */
-  gint32 me = (gint32) getpid ();
-  if (load_acquire (&self->control->attached_pid) == me)
-    {
-      store_release (&self->control->attach_generation, 0u);
-      __atomic_compare_exchange_n (&self->control->attached_pid, &me, 0, FALSE,
-                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-    }
-  self->claimed = FALSE;
+  GUARDED ({
+             gint32 me = (gint32) getpid ();
+             if (load_acquire (&self->control->attached_pid) == me)
+               {
+                 store_release (&self->control->holder_start, (guint64) 0);
+                 store_release (&self->control->attach_generation, 0u);
+                 __atomic_compare_exchange_n (&self->control->attached_pid, &me, 0, FALSE,
+                                              __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+               }
+           },
+           self->truncated = TRUE);
 }
 
 void
@@ -1348,27 +1722,37 @@ m6_reader_is_alive (M6Reader *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
-  update_liveness (self, FALSE);
+  GUARDED (update_liveness (self, FALSE),
+           {
+             self->truncated = TRUE;
+             self->producer_alive = FALSE;
+           });
   return self->producer_alive;
 }
 
 guint64
 m6_reader_get_pending (M6Reader *self)
 {
-  guint64 pending = 0;
+  volatile guint64 pending = 0;
 
   g_return_val_if_fail (self != NULL, 0);
 
-  if (self->broken != NULL || self->control == NULL)
+  if (self->broken != NULL || self->truncated || self->control == NULL)
     return 0;
-  for (guint i = 0; i < self->n_threads; i++)
-    {
-      ReaderThread *rt = &self->threads[i];
-      if (rt->thread == NULL)
-        continue;
-      guint64 available = load_acquire (&rt->header->write_pos) - rt->read_pos;
-      if (available <= self->geo.ring_capacity)
-        pending += available;
-    }
+  GUARDED ({
+             for (guint i = 0; i < self->n_threads; i++)
+               {
+                 ReaderThread *rt = &self->threads[i];
+                 if (rt->thread == NULL)
+                   continue;
+                 guint64 available = load_acquire (&rt->header->write_pos) - rt->read_pos;
+                 if (available <= self->geo.ring_capacity)
+                   pending += available;
+               }
+           },
+           {
+             self->truncated = TRUE;
+             pending = 0;
+           });
   return pending;
 }

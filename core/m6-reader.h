@@ -30,8 +30,9 @@ typedef struct
 {
   gint      pid;
   char     *name;          /* process name, valid UTF-8; "" when unreadable */
-  char     *shm_name;      /* "/mach6-<uid>-<pid>" */
+  char     *shm_name;      /* "/mach6-<uid>-<pid>-<hex>" */
   guint     n_threads;     /* ring slots claimed */
+  guint     threads_unslotted; /* threads that found no slot (over the process's life) */
   gboolean  alive;         /* state ALIVE and the pid exists */
   gboolean  ended;         /* state EXITED or the pid is gone */
   gint      attached_pid;  /* viewer holding it; 0 if none or if it is dead */
@@ -40,21 +41,28 @@ typedef struct
 
 void          m6_process_info_free     (M6ProcessInfo *info);
 
-/* Every mach6 segment of our uid, sorted by pid (element type
- * M6ProcessInfo; unreadable segments are listed with @error set). */
+/* Every mach6 segment of our uid (of every uid for root), sorted by pid
+ * (element type M6ProcessInfo; unreadable segments are listed with @error
+ * set, except one a live producer is still creating; objects a neighbour
+ * planted under our name are not listed). */
 GPtrArray    *m6_reader_list           (GError      **error);
 
 typedef struct _M6Reader M6Reader;
 
 /* Map the segment of @pid, validate it, claim it (one viewer at a time; a
- * dead holder is taken over) and start a session. For a producer that is
- * already gone, the unread rest of its rings is kept for a post-mortem. */
+ * dead holder, or one whose pid now names another process, is taken over)
+ * and start a session. For a producer that is already gone, the unread
+ * rest of its rings is read for a post-mortem, and nothing in the segment
+ * is written (a second post-mortem reads the same). Root may attach to any
+ * user's process. */
 M6Reader     *m6_reader_attach         (gint          pid,
                                         GError      **error);
 
 /* Move up to @max_events new events (over all threads) into the session,
- * with new labels, threads, names, states and drops; notices the end of
- * the producer. Emits the session's "changed" once if anything was
+ * with new labels, threads, names, states, drops and refusals; notices the
+ * end of the producer. Each call also stamps the heartbeat that keeps the
+ * producer recording (it stops after 3 s without one; the next drain then
+ * starts recording again). Emits the session's "changed" once if anything was
  * ingested. A corrupt segment makes the reader fail from then on with the
  * same error; the session keeps what it has. */
 gboolean      m6_reader_drain          (M6Reader     *self,
@@ -74,14 +82,16 @@ gboolean      m6_reader_is_alive       (M6Reader     *self);
 /* Events in the rings not drained yet, over all threads (a backlog). */
 guint64       m6_reader_get_pending    (M6Reader     *self);
 
-/* Unlink the segments of our uid whose producer is gone; returns how many
- * were removed, or -1 with @error set. */
+/* Unlink the segments of our uid whose producer is gone (one that cannot
+ * be removed is skipped); returns how many were removed, or -1 with @error
+ * set if /dev/shm cannot be listed. */
 gint          m6_reader_clean          (GError      **error);
 /* Unlink the segment of @pid if its producer is gone. */
 gboolean      m6_reader_clean_pid      (gint          pid,
                                         GError      **error);
 
-/* "/mach6-<uid>-<pid>" for our uid. */
+/* The segment name of @pid ("/mach6-<uid>-<pid>-<hex>", the newest if a
+ * reused pid has two), or "/mach6-<uid>-<pid>" if it has none. */
 char         *m6_reader_shm_name       (gint          pid);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Reader, m6_reader_free)

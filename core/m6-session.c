@@ -43,6 +43,7 @@ struct _M6Session
 
   M6Labels            *labels;
   GPtrArray           *threads;       /* M6Thread* */
+  guint64              threads_unslotted;
 
   M6SessionEventsFunc  recorder;
   gpointer             recorder_data;
@@ -467,6 +468,51 @@ m6_session_set_thread_drops (M6Session *self,
   thread->drops = drops;
 }
 
+void
+m6_session_set_thread_refusals (M6Session *self,
+                                M6Thread  *thread,
+                                guint64    stray_dones,
+                                guint64    depth_refused,
+                                guint64    label_full)
+{
+  thread->stray_dones = stray_dones;
+  thread->depth_refused = depth_refused;
+  thread->label_full = label_full;
+}
+
+void
+m6_session_set_threads_unslotted (M6Session *self,
+                                  guint64    n_threads)
+{
+  self->threads_unslotted = n_threads;
+}
+
+guint64
+m6_session_get_threads_unslotted (M6Session *self)
+{
+  return self->threads_unslotted;
+}
+
+guint64
+m6_session_get_depth_refused (M6Session *self)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    total += ((M6Thread *) g_ptr_array_index (self->threads, i))->depth_refused;
+  return total;
+}
+
+guint64
+m6_session_get_label_full (M6Session *self)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    total += ((M6Thread *) g_ptr_array_index (self->threads, i))->label_full;
+  return total;
+}
+
 /* --- the frame series --------------------------------------------------- */
 
 /* Every two samples become one: the first of each pair, with the pair's
@@ -681,7 +727,10 @@ m6_session_get_unbalanced (M6Session *self)
   guint64 total = 0;
 
   for (guint i = 0; i < self->threads->len; i++)
-    total += m6_tree_get_unbalanced (((M6Thread *) g_ptr_array_index (self->threads, i))->tree);
+    {
+      M6Thread *thread = g_ptr_array_index (self->threads, i);
+      total += m6_tree_get_unbalanced (thread->tree) + thread->stray_dones;
+    }
   return total;
 }
 

@@ -91,6 +91,10 @@ struct _M6Thread
   guint64        drops;       /* scopes the producer skipped (ring full) */
   guint64        skipped;     /* events dropped while waiting for a top-level mark */
   guint64        rejected;    /* events that failed validation */
+  /* Counted by the producer, never in the stream (ABI 2): */
+  guint64        stray_dones;   /* done() with nothing open */
+  guint64        depth_refused; /* marks refused at the depth limit (4096) */
+  guint64        label_full;    /* marks refused: the label table was full */
   gint64         last_t_ns;
   gboolean       synced;      /* a depth-0 mark has been seen */
   guint64        n_frames;    /* top-level closes, all of them */
@@ -146,6 +150,16 @@ void          m6_session_set_thread_state    (M6Session    *self,
 void          m6_session_set_thread_drops    (M6Session    *self,
                                               M6Thread     *thread,
                                               guint64       drops);
+void          m6_session_set_thread_refusals (M6Session    *self,
+                                              M6Thread     *thread,
+                                              guint64       stray_dones,
+                                              guint64       depth_refused,
+                                              guint64       label_full);
+/* Threads of the process that found no ring slot (so nothing of them is
+ * in the session). */
+void          m6_session_set_threads_unslotted (M6Session  *self,
+                                              guint64       n_threads);
+guint64       m6_session_get_threads_unslotted (M6Session  *self);
 
 /* Feed events of one thread, in order. Events out of range
  * (m6_event_in_range()), marks with an unknown label id,
@@ -163,7 +177,10 @@ gsize         m6_session_ingest              (M6Session    *self,
 /* Totals over threads. */
 guint64       m6_session_get_n_events        (M6Session    *self);
 guint64       m6_session_get_drops           (M6Session    *self);
+/* Unbalanced dones: those the tree ignored plus the producer's stray dones. */
 guint64       m6_session_get_unbalanced      (M6Session    *self);
+guint64       m6_session_get_depth_refused   (M6Session    *self);
+guint64       m6_session_get_label_full      (M6Session    *self);
 
 /* Listeners of ingested data: the capture writer records every event. */
 typedef void (*M6SessionEventsFunc) (M6Session     *self,

@@ -77,6 +77,16 @@ bootstrap_size (const void *p)
 }
 
 /* Returns whether the real functions can be called. */
+/* ISO C has no conversion from dlsym's object pointer to a function
+ * pointer; POSIX guarantees the representation is the same, so copy the
+ * bytes (this keeps -Wpedantic quiet without hiding anything). */
+#define LOAD_NEXT(fn, name)                                                   \
+  do {                                                                        \
+    void *sym_ = dlsym (RTLD_NEXT, name);                                     \
+    _Static_assert (sizeof (fn) == sizeof sym_, "function pointer size");     \
+    memcpy (&(fn), &sym_, sizeof (fn));                                       \
+  } while (0)
+
 static __attribute__((noinline)) int
 shim_resolve (void)
 {
@@ -85,15 +95,15 @@ shim_resolve (void)
                                     __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
     return state == SHIM_READY;   /* resolving (maybe us, inside dlsym): arena */
 
-  real_malloc = (void *(*) (size_t)) dlsym (RTLD_NEXT, "malloc");
-  real_calloc = (void *(*) (size_t, size_t)) dlsym (RTLD_NEXT, "calloc");
-  real_realloc = (void *(*) (void *, size_t)) dlsym (RTLD_NEXT, "realloc");
-  real_free = (void (*) (void *)) dlsym (RTLD_NEXT, "free");
-  real_posix_memalign = (int (*) (void **, size_t, size_t)) dlsym (RTLD_NEXT, "posix_memalign");
-  real_aligned_alloc = (void *(*) (size_t, size_t)) dlsym (RTLD_NEXT, "aligned_alloc");
-  real_memalign = (void *(*) (size_t, size_t)) dlsym (RTLD_NEXT, "memalign");
-  real_valloc = (void *(*) (size_t)) dlsym (RTLD_NEXT, "valloc");
-  real_pvalloc = (void *(*) (size_t)) dlsym (RTLD_NEXT, "pvalloc");
+  LOAD_NEXT (real_malloc, "malloc");
+  LOAD_NEXT (real_calloc, "calloc");
+  LOAD_NEXT (real_realloc, "realloc");
+  LOAD_NEXT (real_free, "free");
+  LOAD_NEXT (real_posix_memalign, "posix_memalign");
+  LOAD_NEXT (real_aligned_alloc, "aligned_alloc");
+  LOAD_NEXT (real_memalign, "memalign");
+  LOAD_NEXT (real_valloc, "valloc");
+  LOAD_NEXT (real_pvalloc, "pvalloc");
 
   if (real_malloc == NULL || real_calloc == NULL || real_realloc == NULL || real_free == NULL)
     {

@@ -13,15 +13,18 @@
 
 #include "mach6.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +56,8 @@
 #define NS_PER_S             UINT64_C (1000000000)
 #define CALIBRATION_SPIN_NS  UINT64_C (200000)      /* first (tick1, ns1) point */
 #define CLOCK_REFRESH_NS     (NS_PER_S / 2)
+#define HEARTBEAT_CHECK_NS   (NS_PER_S / 10)        /* how often a recording thread looks */
+#define SEGMENT_NAME_TRIES   8
 
 /* ---------------------------------------------------------------------------
  * Process state
@@ -93,6 +98,7 @@ static int clock_tsc;
 static uint32_t clock_seq;              /* private copy of control->clock.seq */
 static uint64_t clock_tick0, clock_ns0, clock_tick1, clock_ns1;
 static uint64_t clock_refresh_ticks;    /* ~0.5 s in ticks */
+static uint64_t heartbeat_check_ticks;  /* ~0.1 s in ticks */
 static uint64_t clock_last_refresh;     /* tick of the latest refresh */
 static uint32_t clock_refresh_generation;
 static int clock_refresh_busy;
@@ -138,7 +144,8 @@ static LabelIndex *label_index;           /* (release) */
  * Thread state
  * ------------------------------------------------------------------------- */
 
-enum { SLOT_UNCLAIMED = 0, SLOT_CLAIMED = 1, SLOT_NONE = 2 };
+/* SLOT_GONE: the thread is exiting (key destructors run): never claim again. */
+enum { SLOT_UNCLAIMED = 0, SLOT_CLAIMED = 1, SLOT_NONE = 2, SLOT_GONE = 3 };
 
 typedef struct
 {
@@ -153,7 +160,9 @@ typedef struct
   /* cold */
   uint32_t capacity;
   uint32_t slot_state;   /* SLOT_* */
+  uint32_t none_generation;  /* SLOT_NONE: the recording that found no slot */
   uint32_t named;
+  uint64_t heartbeat_checked;  /* tick of the latest look at the holder's heartbeat */
   char     name[MACH6_THREAD_NAME_MAX];
 } ThreadState;
 
@@ -323,6 +332,7 @@ clock_init (void)
           clock_last_refresh = t1;
           clock_refresh_ticks = (uint64_t) ((double) (t1 - t0) / (double) (n1 - n0)
                                             * (double) CLOCK_REFRESH_NS);
+          heartbeat_check_ticks = clock_refresh_ticks / 5;
           return;
         }
     }
@@ -332,6 +342,7 @@ clock_init (void)
   clock_tsc = 0;
   clock_tick0 = clock_ns0 = 0;
   clock_tick1 = clock_ns1 = 1;
+  heartbeat_check_ticks = HEARTBEAT_CHECK_NS;
 }
 
 /* Move (tick1, ns1) to now under the seqlock. One thread at a time; another
@@ -396,6 +407,19 @@ heap_read_fallback (void)
   return shim != NULL ? shim () : 0;
 }
 
+/* Readings the host hands us (a callback, mach6_*_heap) are kept where the
+ * reader accepts them: a garbage value would otherwise make the whole event
+ * rejected. */
+static inline int64_t
+heap_bound (int64_t v)
+{
+  if (UNLIKELY (v > MACH6_HEAP_LIMIT))
+    return MACH6_HEAP_LIMIT;
+  if (UNLIKELY (v < -MACH6_HEAP_LIMIT))
+    return -MACH6_HEAP_LIMIT;
+  return v;
+}
+
 static int64_t
 heap_read_callback (void)
 {
@@ -410,7 +434,9 @@ heap_read_callback (void)
       if (!(seq & 1) && load_relaxed (&heap_callback_seq) == seq)
         break;
     }
-  return fn != NULL ? fn (data) : heap_read_fallback ();
+  if (fn == NULL)
+    return heap_read_fallback ();
+  return heap_bound (fn (data));
 }
 
 static inline int64_t
@@ -537,7 +563,7 @@ label_insert (uint64_t hash, const char *s, uint32_t len)
   uint32_t entry = (4 + len + 1 + 3) & ~3u;
   uint32_t offset = label_store_used;
   if (entry > LABEL_CAPACITY - offset)
-    goto out;                       /* table full: 0, the caller skips the scope */
+    goto out;                       /* table full: 0, the caller skips the scope and counts it */
   if ((label_count + 1) * 2 > label_index->capacity && !label_index_grow ())
     goto out;
 
@@ -633,6 +659,8 @@ on_exit_unlink (void)
   pthread_mutex_unlock (&init_lock);
 }
 
+/* The slot becomes reusable once a reader has drained it (or when nobody
+ * records): see thread_reuse_slot. */
 static void
 on_thread_exit (void *data)
 {
@@ -641,7 +669,7 @@ on_thread_exit (void *data)
   /* A later key destructor may still call us: never record again. */
   mach6__fast.generation = 0;
   thread_state.header = NULL;
-  thread_state.slot_state = SLOT_NONE;
+  thread_state.slot_state = SLOT_GONE;
 }
 
 /* The child of a fork must not write into its parent's rings: it drops the
@@ -711,13 +739,139 @@ process_init (void)
   clock_init ();
 
   /* The preload shim, if the host runs under it. */
-  store_relaxed (&heap_shim, (ShimLiveBytes) dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes"));
+  /* Copied, not cast: ISO C has no object-to-function pointer conversion. */
+  void *shim_sym = dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes");
+  ShimLiveBytes shim_fn;
+  _Static_assert (sizeof shim_fn == sizeof shim_sym, "function pointer size");
+  memcpy (&shim_fn, &shim_sym, sizeof shim_fn);
+  store_relaxed (&heap_shim, shim_fn);
   heap_kind_update ();
 
   if (pthread_key_create (&thread_key, on_thread_exit) != 0)
     thread_key = (pthread_key_t) -1;
   atexit (on_exit_unlink);
   pthread_atfork (atfork_prepare, atfork_parent, atfork_child);
+}
+
+/* Field 22 of /proc/<pid>/stat: the start time in clock ticks since boot.
+ * With the pid it names one process (a pid is reused, the pair is not). */
+static uint64_t
+proc_starttime (pid_t pid)
+{
+  char path[64];
+  char buf[2048];
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  if (read_small_file (path, buf, sizeof buf) <= 0)
+    return 0;
+  /* The command name may hold spaces and parentheses: skip to the last ')'. */
+  char *p = strrchr (buf, ')');
+  if (p == NULL || p[1] != ' ')
+    return 0;
+  p += 2;                                  /* field 3, the state */
+  for (int field = 3; field < 22 && p != NULL; field++)
+    {
+      p = strchr (p, ' ');
+      if (p != NULL)
+        p++;
+    }
+  return p != NULL ? strtoull (p, NULL, 10) : 0;
+}
+
+/* "mach6-<uid>-<pid>" or "mach6-<uid>-<pid>-<hex>" of @uid: the pid, else 0. */
+static pid_t
+segment_name_pid (const char *name, unsigned uid)
+{
+  char prefix[32];
+  int n = snprintf (prefix, sizeof prefix, "%s%u-", &MACH6_SHM_PREFIX[1], uid);
+  if (strncmp (name, prefix, (size_t) n) != 0)
+    return 0;
+  const char *p = name + n;
+  unsigned long long pid = 0;
+  int digits = 0;
+  for (; *p >= '0' && *p <= '9' && digits < 10; p++, digits++)
+    pid = pid * 10 + (unsigned long long) (*p - '0');
+  if (digits == 0 || (*p != '\0' && *p != '-') || pid == 0 || pid > INT32_MAX)
+    return 0;
+  return (pid_t) pid;
+}
+
+/* A crash leaves its segment for a post-mortem read. Keep the newest
+ * MACH6_KEEP_DEAD of ours whose process is gone and remove the older ones,
+ * so crashes cannot fill /dev/shm. No malloc (opendir would): getdents64
+ * into a stack buffer, and the newest few in a fixed array. */
+static void
+segment_prune_dead (void)
+{
+  struct { struct timespec mtime; char name[256]; } keep[MACH6_KEEP_DEAD];
+  unsigned n_keep = 0;
+  unsigned uid = (unsigned) getuid ();
+  int dir = open ("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0)
+    return;
+
+  char buf[4096];
+  ssize_t len;
+  while ((len = getdents64 (dir, buf, sizeof buf)) > 0)
+    for (ssize_t off = 0; off < len;)
+      {
+        struct dirent64 *e = (struct dirent64 *) (buf + off);
+        off += e->d_reclen;
+        pid_t pid = segment_name_pid (e->d_name, uid);
+        struct stat st;
+        if (pid == 0 || pid == getpid ()
+            || fstatat (dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0
+            || !S_ISREG (st.st_mode) || st.st_uid != uid
+            || kill (pid, 0) == 0 || errno != ESRCH)
+          continue;
+
+        /* Dead: keep it if it is among the newest so far, else remove the
+         * oldest of the two. */
+        const char *victim = e->d_name;
+        if (n_keep < MACH6_KEEP_DEAD)
+          {
+            keep[n_keep].mtime = st.st_mtim;
+            snprintf (keep[n_keep].name, sizeof keep[n_keep].name, "%s", e->d_name);
+            n_keep++;
+            continue;
+          }
+        unsigned oldest = 0;
+        for (unsigned i = 1; i < n_keep; i++)
+          if (keep[i].mtime.tv_sec < keep[oldest].mtime.tv_sec
+              || (keep[i].mtime.tv_sec == keep[oldest].mtime.tv_sec
+                  && keep[i].mtime.tv_nsec < keep[oldest].mtime.tv_nsec))
+            oldest = i;
+        char evicted[256];
+        if (st.st_mtim.tv_sec > keep[oldest].mtime.tv_sec
+            || (st.st_mtim.tv_sec == keep[oldest].mtime.tv_sec
+                && st.st_mtim.tv_nsec > keep[oldest].mtime.tv_nsec))
+          {
+            memcpy (evicted, keep[oldest].name, sizeof evicted);
+            keep[oldest].mtime = st.st_mtim;
+            snprintf (keep[oldest].name, sizeof keep[oldest].name, "%s", e->d_name);
+            victim = evicted;
+          }
+        unlinkat (dir, victim, 0);
+      }
+  close (dir);
+}
+
+/* The one line the library ever prints: a game that was meant to be
+ * profilable and is not should not leave its user guessing. Once. */
+static void
+segment_say_failed (const char *what, const char *name, int err)
+{
+  static int said;
+  if (__atomic_exchange_n (&said, 1, __ATOMIC_RELAXED))
+    return;
+  char line[256];
+  int n = snprintf (line, sizeof line,
+                    "mach6: cannot %s the profiling segment /dev/shm%s (%s); this process will not be profiled\n",
+                    what, name, strerror (err));
+  if (n > 0)
+    {
+      ssize_t ignored = write (STDERR_FILENO, line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+      (void) ignored;
+    }
 }
 
 /* Create, size and fill this process's segment. Under init_lock. Returns 0
@@ -735,18 +889,33 @@ segment_create (void)
                      + (uint64_t) s.ring_capacity * sizeof (Mach6Event) + 63) & ~UINT64_C (63);
   s.size = (size_t) (s.threads_offset + (uint64_t) s.max_threads * s.thread_stride);
   s.pid = getpid ();
-  snprintf (s.name, sizeof s.name, "%s%u-%d", MACH6_SHM_PREFIX, (unsigned) getuid (), (int) s.pid);
+  /* Read before the object exists: the less time between its creation and
+   * its magic, the less often a reader finds it half made. */
+  uint64_t producer_start = proc_starttime (s.pid);
 
-  s.fd = shm_open (s.name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-  if (s.fd < 0 && errno == EEXIST)
+  segment_prune_dead ();
+
+  /* /dev/shm is shared by every user: a predictable name could be taken
+   * first by a neighbour, who would stop us from being profiled. A random
+   * part makes it unguessable; readers trust only objects of our uid. */
+  int err = 0;
+  for (int i = 0; i < SEGMENT_NAME_TRIES && s.fd < 0; i++)
     {
-      /* Left by a dead process that had our pid (a crash leaves its segment
-       * for post-mortem). It is ours by name, and its owner is gone. */
-      shm_unlink (s.name);
+      uint64_t r = 0;
+      if (getrandom (&r, sizeof r, GRND_NONBLOCK) != (ssize_t) sizeof r)
+        r ^= monotonic_ns () * UINT64_C (0x9e3779b97f4a7c15) ^ (uint64_t) i;
+      snprintf (s.name, sizeof s.name, "%s%u-%d-%016llx", MACH6_SHM_PREFIX,
+                (unsigned) getuid (), (int) s.pid, (unsigned long long) r);
       s.fd = shm_open (s.name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+      err = errno;
+      if (s.fd < 0 && err != EEXIST)
+        break;
     }
   if (s.fd < 0)
-    return 0;
+    {
+      segment_say_failed ("create", s.name, err);
+      return 0;
+    }
   fchmod (s.fd, 0600);   /* exactly 0600, whatever the umask */
 
   /* The segment is sparse; the control page and label table are backed now,
@@ -791,6 +960,11 @@ segment_create (void)
   c->thread_stride = s.thread_stride;
   c->ring_capacity = s.ring_capacity;
   c->event_size = sizeof (Mach6Event);
+  c->producer_start = producer_start;
+  c->holder_start = 0;
+  c->heartbeat_ns = 0;
+  c->threads_unslotted = 0;
+  c->depth_max = MACH6_DEPTH_MAX;
   /* The magic goes last: a reader that sees it sees a filled page. */
   store_release (&c->magic, MACH6_MAGIC);
 
@@ -811,6 +985,7 @@ segment_create (void)
   return 1;
 
 fail:
+  segment_say_failed ("size", s.name, errno);
   close (s.fd);
   shm_unlink (s.name);
   return 0;
@@ -860,33 +1035,82 @@ prefault_ring (void     *start,
   (void) madvise ((void *) from, to - from, MADV_POPULATE_WRITE);
 }
 
-static int
-thread_claim_slot (ThreadState *t)
+static Mach6ThreadHeader *
+slot_header (uint32_t i)
+{
+  return (Mach6ThreadHeader *) ((char *) segment.control + segment.threads_offset
+                                + (uint64_t) i * segment.thread_stride);
+}
+
+/* Take the slot of a thread that exited, once a reader has copied out all
+ * it wrote (read_pos == write_pos), or at once when nobody records (what
+ * it holds is then skipped by the next attach anyway). EXITED -> CLAIMING
+ * by CAS makes the taker unique; the reader sees the new incarnation. */
+static Mach6ThreadHeader *
+thread_reuse_slot (void)
 {
   Mach6Control *c = segment.control;
-  uint32_t n = load_relaxed (&c->thread_count);
-  do
+  uint32_t n = load_acquire (&c->thread_count);
+  int recording = load_acquire (&c->attach_generation) != 0;
+  for (uint32_t i = 0; i < n && i < segment.max_threads; i++)
     {
-      if (n >= segment.max_threads)
+      Mach6ThreadHeader *h = slot_header (i);
+      uint32_t state = MACH6_THREAD_EXITED;
+      if (load_relaxed (&h->state) != state)
+        continue;
+      uint64_t wp = load_relaxed (&h->write_pos);
+      if (recording && load_acquire (&h->read_pos) != wp)
+        continue;
+      if (!__atomic_compare_exchange_n (&h->state, &state, (uint32_t) MACH6_THREAD_CLAIMING, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        continue;
+      if (!recording)
+        store_release (&h->read_pos, wp);
+      return h;
+    }
+  return NULL;
+}
+
+/* A thread that found no slot is counted once per recording (it retries
+ * when a new one starts). */
+static void
+thread_no_slot (ThreadState *t, uint32_t gen)
+{
+  t->slot_state = SLOT_NONE;
+  t->none_generation = gen;
+  __atomic_fetch_add (&segment.control->threads_unslotted, 1, __ATOMIC_RELAXED);
+}
+
+static int
+thread_claim_slot (ThreadState *t, uint32_t gen)
+{
+  Mach6Control *c = segment.control;
+  Mach6ThreadHeader *h = thread_reuse_slot ();
+  if (h == NULL)
+    {
+      uint32_t n = load_relaxed (&c->thread_count);
+      do
         {
-          t->slot_state = SLOT_NONE;
+          if (n >= segment.max_threads)
+            {
+              thread_no_slot (t, gen);
+              return 0;
+            }
+        }
+      while (!__atomic_compare_exchange_n (&c->thread_count, &n, n + 1, 1,
+                                           __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+
+      uint64_t offset = segment.threads_offset + (uint64_t) n * segment.thread_stride;
+      if (fallocate (segment.fd, 0, (off_t) offset, (off_t) segment.thread_stride) != 0
+          && errno != EOPNOTSUPP)
+        {
+          /* No memory for the ring: the slot stays FREE and this thread drops. */
+          thread_no_slot (t, gen);
           return 0;
         }
+      h = slot_header (n);
+      prefault_ring (h, segment.thread_stride);
     }
-  while (!__atomic_compare_exchange_n (&c->thread_count, &n, n + 1, 1,
-                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
-
-  uint64_t offset = segment.threads_offset + (uint64_t) n * segment.thread_stride;
-  if (fallocate (segment.fd, 0, (off_t) offset, (off_t) segment.thread_stride) != 0
-      && errno != EOPNOTSUPP)
-    {
-      /* No memory for the ring: the slot stays FREE and this thread drops. */
-      t->slot_state = SLOT_NONE;
-      return 0;
-    }
-
-  Mach6ThreadHeader *h = (Mach6ThreadHeader *) ((char *) c + offset);
-  prefault_ring (h, segment.thread_stride);
   char name[MACH6_THREAD_NAME_MAX] = { 0 };
   if (t->named)
     memcpy (name, t->name, sizeof name);
@@ -897,6 +1121,10 @@ thread_claim_slot (ThreadState *t)
   h->tid = (uint64_t) gettid ();
   memcpy (h->name, name, sizeof name);
   store_relaxed (&h->drops, 0);
+  store_relaxed (&h->stray_dones, 0);
+  store_relaxed (&h->depth_refused, 0);
+  store_relaxed (&h->label_full, 0);
+  store_relaxed (&h->incarnation, load_relaxed (&h->incarnation) + 1);
   t->header = h;
   t->ring = (Mach6Event *) (h + 1);
   t->capacity = segment.ring_capacity;
@@ -950,7 +1178,11 @@ thread_start_recording (ThreadState *t)
     return 0;
   if (t->slot_state != SLOT_CLAIMED)
     {
-      if (t->slot_state == SLOT_NONE || !thread_claim_slot (t))
+      /* Found no slot in this recording: already counted, do not scan again. */
+      if (t->slot_state == SLOT_GONE
+          || (t->slot_state == SLOT_NONE && t->none_generation == gen))
+        return 0;
+      if (!thread_claim_slot (t, gen))
         return 0;
     }
   thread_begin_generation (t, gen);
@@ -975,10 +1207,38 @@ thread_keep_recording (ThreadState *t)
   return 1;
 }
 
-static inline void
-thread_skip_scope (ThreadState *t)
+/* A holder that stopped draining (SIGSTOP, a hung or killed viewer) must
+ * not keep us recording, or every frame drops and the next recording is
+ * charged for it. The reader stamps heartbeat_ns on every drain; a stamp
+ * older than MACH6_HEARTBEAT_TIMEOUT_NS ends the recording for every
+ * thread (generation -> 0), as a detach would. 0 = a reader that does not
+ * stamp: trusted. Called at top-level marks, at most every ~0.1 s. */
+static COLD void
+thread_check_heartbeat (ThreadState *t, uint64_t tick)
 {
-  __atomic_store_n (&t->header->drops, load_relaxed (&t->header->drops) + 1, __ATOMIC_RELAXED);
+  Mach6Control *c = segment.control;
+  t->heartbeat_checked = tick;
+  uint64_t beat = load_acquire (&c->heartbeat_ns);
+  if (beat == 0)
+    return;
+  uint64_t now = monotonic_ns ();
+  if (now < beat || now - beat <= MACH6_HEARTBEAT_TIMEOUT_NS)
+    return;
+  uint32_t gen = mach6__fast.generation;
+  __atomic_compare_exchange_n (&c->attach_generation, &gen, 0u, 0,
+                               __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+static inline void
+count_relaxed (uint64_t *counter)
+{
+  __atomic_store_n (counter, load_relaxed (counter) + 1, __ATOMIC_RELAXED);
+}
+
+static inline void
+thread_skip_scope (ThreadState *t, uint64_t *reason)
+{
+  count_relaxed (reason);
   t->skip_depth = 1;
   mach6__fast.depth++;
 }
@@ -1005,27 +1265,49 @@ thread_record_mark (ThreadState *t, uint32_t label_id, const int64_t *heap)
    * not handed out (0 would read as a done) skips the scope too. The acquire
    * on label_count orders this event after the label's publication. */
   uint64_t need = (uint64_t) t->rec_depth + 2;
+  if (UNLIKELY (t->rec_depth >= MACH6_DEPTH_MAX))
+    {
+      /* The reader rejects deeper marks: refuse them here, by name. */
+      thread_skip_scope (t, &t->header->depth_refused);
+      return;
+    }
   if (UNLIKELY (t->capacity - (t->write_pos - t->read_pos) < need))
     {
       thread_sync_read_pos (t);
       if (t->capacity - (t->write_pos - t->read_pos) < need)
         {
-          thread_skip_scope (t);
+          /* A full ring at top level is what a silent holder looks like:
+           * look at its heartbeat here too (one clock read per skipped
+           * frame, and only while dropping). */
+          if (t->rec_depth == 0)
+            {
+              uint64_t now = clock_ticks ();
+              if (now - t->heartbeat_checked > heartbeat_check_ticks)
+                thread_check_heartbeat (t, now);
+            }
+          thread_skip_scope (t, &t->header->drops);
           return;
         }
     }
   if (UNLIKELY (label_id - 1 >= load_acquire (&label_count)))
     {
-      thread_skip_scope (t);
+      /* 0 = the label table is full (or was never set up); another id
+       * not handed out is the caller's error and counts as a drop. */
+      thread_skip_scope (t, label_id == 0 ? &t->header->label_full : &t->header->drops);
       return;
     }
 
   uint64_t tick = thread_write (t, label_id, t->rec_depth, heap ? *heap : heap_read ());
-  /* A top-level mark refreshes the calibration every ~0.5 s, reusing the
-   * event's tick so the check costs no clock read. */
-  if (t->rec_depth == 0 && clock_tsc
-      && UNLIKELY (tick - load_relaxed (&clock_last_refresh) > clock_refresh_ticks))
-    clock_refresh ();
+  /* A top-level mark refreshes the calibration every ~0.5 s and looks at
+   * the holder's heartbeat every ~0.1 s, reusing the event's tick so the
+   * checks cost no clock read. */
+  if (t->rec_depth == 0)
+    {
+      if (clock_tsc && UNLIKELY (tick - load_relaxed (&clock_last_refresh) > clock_refresh_ticks))
+        clock_refresh ();
+      if (UNLIKELY (tick - t->heartbeat_checked > heartbeat_check_ticks))
+        thread_check_heartbeat (t, tick);
+    }
   t->rec_depth++;
   mach6__fast.depth++;
 }
@@ -1111,13 +1393,25 @@ mach6_mark (const char *label)
     thread_record_mark (t, label_intern (label), NULL);
 }
 
+/* A done with nothing open: ignored, and counted while this thread records
+ * (DESIGN §2: ignored *and* counted; it never reaches the ring). */
+static COLD void
+thread_stray_done (ThreadState *t)
+{
+  if (mach6__fast.generation != 0 && t->header != NULL)
+    count_relaxed (&t->header->stray_dones);
+}
+
 void
 mach6_done (void)
 {
   ThreadState *t = &thread_state;
   uint32_t depth = mach6__fast.depth;
   if (UNLIKELY (depth == 0))
-    return;
+    {
+      thread_stray_done (t);
+      return;
+    }
   mach6__fast.depth = depth - 1;
   if (LIKELY (mach6__fast.generation == 0))
     return;
@@ -1146,7 +1440,10 @@ mach6_mark_heap (const char *label, int64_t heap)
       return;
     }
   if (thread_mark_slow (t))
-    thread_record_mark (t, label_intern (label), &heap);
+    {
+      heap = heap_bound (heap);
+      thread_record_mark (t, label_intern (label), &heap);
+    }
 }
 
 void
@@ -1161,7 +1458,10 @@ mach6_mark_id_heap (uint32_t label_id, int64_t heap)
       return;
     }
   if (thread_mark_slow (t))
-    thread_record_mark (t, label_id, &heap);
+    {
+      heap = heap_bound (heap);
+      thread_record_mark (t, label_id, &heap);
+    }
 }
 
 void
@@ -1170,10 +1470,14 @@ mach6_done_heap (int64_t heap)
   ThreadState *t = &thread_state;
   uint32_t depth = mach6__fast.depth;
   if (UNLIKELY (depth == 0))
-    return;
+    {
+      thread_stray_done (t);
+      return;
+    }
   mach6__fast.depth = depth - 1;
   if (LIKELY (mach6__fast.generation == 0))
     return;
+  heap = heap_bound (heap);
   thread_record_done (t, &heap);
 }
 

@@ -14,6 +14,13 @@
 extern "C" {
 #endif
 
+/* The header compiles as C11 and as C++11 or later (g++ -pedantic). */
+#ifdef __cplusplus
+# define MACH6_STATIC_ASSERT(cond, msg) static_assert (cond, msg)
+#else
+# define MACH6_STATIC_ASSERT(cond, msg) _Static_assert (cond, msg)
+#endif
+
 #if defined(__GNUC__) && !defined(MACH6_STATIC)
 # define MACH6_API __attribute__((visibility("default")))
 #else
@@ -28,7 +35,8 @@ extern "C" {
  * it may be freed once mach6_mark() returns. */
 MACH6_API void mach6_mark (const char *label);
 
-/* Close the innermost open scope. A done with nothing open is ignored. */
+/* Close the innermost open scope. A done with nothing open is ignored and,
+ * while a viewer records, counted (stray_dones in the thread's header). */
 MACH6_API void mach6_done (void);
 
 /* Intern @label once and return its id (>= 1); 0 if the label table is full.
@@ -143,7 +151,8 @@ static inline void mach6__scope_cleanup (int *unused) { (void) unused; mach6__do
  * Shared-memory ABI (read by libmach6-core). Every struct has fixed widths and
  * a _Static_assert on its size; bump MACH6_ABI_VERSION on any change.
  *
- * Segment: POSIX shm object "/mach6-<uid>-<pid>", mode 0600.
+ * Segment: POSIX shm object "/mach6-<uid>-<pid>-<16 random hex digits>",
+ * mode 0600, owned by <uid> (docs/segment.md has the whole protocol).
  *   [0, 4096)                          Mach6Control
  *   [label_offset, +label_capacity)    label table: entries of
  *                                      { uint32 length; char bytes[length]; '\0' }
@@ -154,11 +163,15 @@ static inline void mach6__scope_cleanup (int *unused) { (void) unused; mach6__do
  * ------------------------------------------------------------------------- */
 
 #define MACH6_MAGIC            UINT64_C (0x4d484d5336484341) /* "ACH6SMHM" */
-#define MACH6_ABI_VERSION      1u
+#define MACH6_ABI_VERSION      2u
 #define MACH6_CONTROL_SIZE     4096u
 #define MACH6_NAME_MAX         64u
 #define MACH6_THREAD_NAME_MAX  32u
 #define MACH6_SHM_PREFIX       "/mach6-"
+#define MACH6_DEPTH_MAX        4096u   /* deepest recorded scope; deeper marks are refused */
+#define MACH6_HEAP_LIMIT       (INT64_C (1) << 48)  /* |heap| above this is out of range */
+#define MACH6_HEARTBEAT_TIMEOUT_NS UINT64_C (3000000000)  /* a silent holder is dead */
+#define MACH6_KEEP_DEAD        4u      /* dead segments of a uid kept for post-mortem */
 
 enum {
   MACH6_CLOCK_MONOTONIC = 0,  /* ticks are CLOCK_MONOTONIC ns */
@@ -178,9 +191,10 @@ enum {
 };
 
 enum {
-  MACH6_THREAD_FREE   = 0,
-  MACH6_THREAD_LIVE   = 1,
-  MACH6_THREAD_EXITED = 2,
+  MACH6_THREAD_FREE     = 0,
+  MACH6_THREAD_LIVE     = 1,
+  MACH6_THREAD_EXITED   = 2,   /* reusable once drained (read_pos == write_pos) */
+  MACH6_THREAD_CLAIMING = 3,   /* an exited slot being taken by a new thread */
 };
 
 /* Clock calibration: ns = ns0 + (tick - tick0) * (ns1 - ns0) / (tick1 - tick0).
@@ -194,7 +208,7 @@ typedef struct
   uint64_t tick1;
   uint64_t ns1;
 } Mach6Clock;
-_Static_assert (sizeof (Mach6Clock) == 40, "Mach6Clock layout");
+MACH6_STATIC_ASSERT (sizeof (Mach6Clock) == 40, "Mach6Clock layout");
 
 typedef struct
 {
@@ -208,7 +222,7 @@ typedef struct
   uint64_t start_ns;                      /* CLOCK_MONOTONIC at creation */
   Mach6Clock clock;
   uint32_t heap_source;                   /* MACH6_HEAP_*, latest used */
-  int32_t  attached_pid;                  /* viewer holding the session, 0 = none */
+  int32_t  attached_pid;                  /* viewer holding the session, 0 = none (CAS) */
   uint32_t attach_generation;             /* bumped on attach; 0 = detached */
   uint32_t label_count;                   /* published entries (release) */
   uint64_t label_offset;
@@ -220,12 +234,21 @@ typedef struct
   uint64_t thread_stride;                 /* header + ring, bytes */
   uint32_t ring_capacity;                 /* events per ring, power of two */
   uint32_t event_size;                    /* sizeof (Mach6Event) */
-  uint8_t  reserved[MACH6_CONTROL_SIZE - 216];
+  /* ABI 2 */
+  uint64_t producer_start;                /* /proc/<pid>/stat starttime of the producer */
+  uint64_t holder_start;                  /* the same of attached_pid; 0 = not known yet */
+  uint64_t heartbeat_ns;                  /* CLOCK_MONOTONIC of the holder's latest drain */
+  uint32_t threads_unslotted;             /* threads that found no free slot */
+  uint32_t depth_max;                     /* MACH6_DEPTH_MAX */
+  uint8_t  reserved[MACH6_CONTROL_SIZE - 248];
 } Mach6Control;
-_Static_assert (sizeof (Mach6Control) == MACH6_CONTROL_SIZE, "Mach6Control layout");
-_Static_assert (offsetof (Mach6Control, clock) == 104, "Mach6Control.clock offset");
-_Static_assert (offsetof (Mach6Control, attached_pid) == 148, "Mach6Control.attached_pid offset");
-_Static_assert (offsetof (Mach6Control, ring_capacity) == 208, "Mach6Control.ring_capacity offset");
+MACH6_STATIC_ASSERT (sizeof (Mach6Control) == MACH6_CONTROL_SIZE, "Mach6Control layout");
+MACH6_STATIC_ASSERT (offsetof (Mach6Control, clock) == 104, "Mach6Control.clock offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6Control, attached_pid) == 148, "Mach6Control.attached_pid offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6Control, ring_capacity) == 208, "Mach6Control.ring_capacity offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6Control, producer_start) == 216, "Mach6Control.producer_start offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6Control, heartbeat_ns) == 232, "Mach6Control.heartbeat_ns offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6Control, threads_unslotted) == 240, "Mach6Control.threads_unslotted offset");
 
 /* One event: a mark (label >= 1) or a done (label == 0). @depth is the
  * number of scopes open before the event in the recorded stream
@@ -237,7 +260,7 @@ typedef struct
   uint32_t label;
   uint32_t depth;
 } Mach6Event;
-_Static_assert (sizeof (Mach6Event) == 24, "Mach6Event layout");
+MACH6_STATIC_ASSERT (sizeof (Mach6Event) == 24, "Mach6Event layout");
 
 /* Per-thread ring header. write_pos and read_pos are free-running event
  * counters; slot = pos & (ring_capacity - 1). The producer release-stores
@@ -247,18 +270,23 @@ typedef struct
 {
   uint64_t tid;
   uint32_t state;                          /* MACH6_THREAD_* */
-  uint32_t reserved0;
+  uint32_t incarnation;                    /* bumped each time a thread takes the slot */
   char     name[MACH6_THREAD_NAME_MAX];
   uint64_t drops;                          /* scopes skipped because the ring was full */
   uint64_t reserved1;
   uint64_t write_pos;                      /* offset 64 */
-  uint8_t  pad0[56];
+  /* Counted while recording, by the producer thread, like drops (ABI 2). */
+  uint64_t stray_dones;                    /* done() with nothing open */
+  uint64_t depth_refused;                  /* marks refused at MACH6_DEPTH_MAX */
+  uint64_t label_full;                     /* marks refused: label table full */
+  uint8_t  pad0[32];
   uint64_t read_pos;                       /* offset 128 */
   uint8_t  pad1[56];
 } Mach6ThreadHeader;
-_Static_assert (sizeof (Mach6ThreadHeader) == 192, "Mach6ThreadHeader layout");
-_Static_assert (offsetof (Mach6ThreadHeader, write_pos) == 64, "write_pos offset");
-_Static_assert (offsetof (Mach6ThreadHeader, read_pos) == 128, "read_pos offset");
+MACH6_STATIC_ASSERT (sizeof (Mach6ThreadHeader) == 192, "Mach6ThreadHeader layout");
+MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, write_pos) == 64, "write_pos offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, read_pos) == 128, "read_pos offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, stray_dones) == 72, "stray_dones offset");
 
 #ifdef __cplusplus
 }

@@ -61,6 +61,7 @@ struct _M6SessionWindow
   GtkLabel             *drops_label;
   GtkLabel             *unbalanced_label;
   GtkLabel             *rejected_label;
+  GtkLabel             *refused_label;
   GtkLabel             *memory_label;
 
   M6Session            *session;
@@ -664,6 +665,36 @@ update_status (M6SessionWindow *self)
   gtk_label_set_text (self->rejected_label, rejected_text);
   gtk_widget_set_css_classes (GTK_WIDGET (self->rejected_label),
                               (const char *[]) { "numeric", rejected ? "error" : "dim-label", NULL });
+
+  /* What the producer refused (never in the stream): shown when there is any. */
+  guint64 unslotted = m6_session_get_threads_unslotted (self->session);
+  guint64 depth_refused = m6_session_get_depth_refused (self->session);
+  guint64 label_full = m6_session_get_label_full (self->session);
+  g_autoptr (GString) refused = g_string_new (NULL);
+  if (unslotted > 0)
+    {
+      g_autofree char *count = m6_format_count (unslotted);
+      g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s thread without a slot",
+                                                    "%s threads without a slot", unslotted), count);
+    }
+  if (depth_refused > 0)
+    {
+      g_autofree char *count = m6_format_count (depth_refused);
+      if (refused->len > 0)
+        g_string_append (refused, " · ");
+      g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s refused at depth 4096",
+                                                    "%s refused at depth 4096", depth_refused), count);
+    }
+  if (label_full > 0)
+    {
+      g_autofree char *count = m6_format_count (label_full);
+      if (refused->len > 0)
+        g_string_append (refused, " · ");
+      g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s refused: label table full",
+                                                    "%s refused: label table full", label_full), count);
+    }
+  gtk_label_set_text (self->refused_label, refused->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->refused_label), refused->len > 0);
 
   const char *memory;
   switch (m6_session_get_heap_source (self->session))
@@ -1902,6 +1933,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, drops_label);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, unbalanced_label);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, rejected_label);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, refused_label);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, memory_label);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
 

@@ -19,9 +19,17 @@ typedef struct
   size_t        size;
 } TestSegment;
 
+/* "/mach6-<uid>-<pid>-<hex>": the random part is found in /dev/shm (the
+ * legacy "/mach6-<uid>-<pid>" if there is none). */
 static inline char *
 test_segment_name (pid_t pid)
 {
+  g_autofree char *prefix = g_strdup_printf ("%s%u-%d-", MACH6_SHM_PREFIX + 1, (unsigned) getuid (), (int) pid);
+  g_autoptr (GDir) dir = g_dir_open ("/dev/shm", 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, prefix))
+      return g_strconcat ("/", name, NULL);
   return g_strdup_printf ("%s%u-%d", MACH6_SHM_PREFIX, (unsigned) getuid (), (int) pid);
 }
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -82,6 +83,11 @@ test_segment_name_and_mode (void)
   struct stat st;
   g_assert_no_errno (stat (path, &st));
   g_assert_true (S_ISREG (st.st_mode));
+  /* "/dev/shm/mach6-<uid>-<pid>-" and 16 random hex digits: a neighbour
+   * cannot take the name first. */
+  g_autofree char *prefix = g_strdup_printf ("/dev/shm/mach6-%u-%d-", (unsigned) getuid (), (int) child.pid);
+  g_assert_true (g_str_has_prefix (path, prefix));
+  g_assert_cmpuint (strlen (path + strlen (prefix)), ==, 16);
   g_assert_cmpint (st.st_mode & 07777, ==, 0600);
   g_assert_cmpint (st.st_uid, ==, getuid ());
   child_finish (&child);
@@ -146,10 +152,11 @@ static void
 test_segment_created_lazily (void)
 {
   TEST_IN_SUBPROCESS ();
-  g_autofree char *path = test_segment_path (getpid ());
-  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_autofree char *legacy = test_segment_path (getpid ());
+  g_assert_false (g_file_test (legacy, G_FILE_TEST_EXISTS));
   mach6_mark ("frame");    /* the first mark of the process creates it */
   mach6_done ();
+  g_autofree char *path = test_segment_path (getpid ());
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
@@ -157,8 +164,8 @@ static void
 test_segment_shutdown_unlinks (void)
 {
   TEST_IN_SUBPROCESS ();
-  g_autofree char *path = test_segment_path (getpid ());
   mach6_label_id ("frame");
+  g_autofree char *path = test_segment_path (getpid ());
   struct stat st;
   g_assert_no_errno (stat (path, &st));
   mach6_shutdown ();
@@ -359,14 +366,15 @@ test_ring_invalid_label_skips_scope (void)
   g_assert_true (test_segment_map (getpid (), &seg));
   test_segment_attach (&seg, 1);
   mach6_mark_id (frame);
-  mach6_mark_id (0);        /* would read as a done */
+  mach6_mark_id (0);        /* would read as a done; 0 = "label table full" */
   mach6_done ();
   mach6_mark_id (999);      /* never handed out */
   mach6_done ();
   mach6_done ();
   g_autoptr (GArray) events = test_segment_drain (&seg, 0);
   g_assert_cmpuint (events->len, ==, 2);
-  g_assert_cmpuint (test_segment_thread (&seg, 0)->drops, ==, 2);
+  g_assert_cmpuint (test_segment_thread (&seg, 0)->drops, ==, 1);
+  g_assert_cmpuint (test_segment_thread (&seg, 0)->label_full, ==, 1);
 }
 
 /* ---------------------------------------------------------------------------
@@ -937,6 +945,123 @@ test_fork_child_gets_own_segment (void)
   g_assert_cmpuint (seg.control->state, ==, MACH6_PROCESS_ALIVE);
 }
 
+/* ---------------------------------------------------------------------------
+ * Saying why there is no segment, once
+ * ------------------------------------------------------------------------- */
+
+static int64_t
+huge_heap (void *data)
+{
+  return *(int64_t *) data;
+}
+
+/* A game that cannot create its segment prints one line, once, however
+ * often it marks (the only line the library ever prints). */
+static void
+test_segment_failure_said_once (void)
+{
+  int fds[2];
+  g_assert_no_errno (pipe (fds));
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      dup2 (fds[1], 2);
+      close (fds[0]);
+      /* A file size limit makes ftruncate fail (EFBIG) instead of killing. */
+      signal (SIGXFSZ, SIG_IGN);
+      struct rlimit rl = { 4096, 4096 };
+      setrlimit (RLIMIT_FSIZE, &rl);
+      for (int i = 0; i < 100; i++)
+        {
+          mach6_mark ("frame");
+          mach6_done ();
+        }
+      mach6_label_id ("x");
+      _exit (mach6_attached () ? 1 : 0);
+    }
+  close (fds[1]);
+  GString *err = g_string_new (NULL);
+  char buf[256];
+  ssize_t n;
+  while ((n = read (fds[0], buf, sizeof buf)) > 0)
+    g_string_append_len (err, buf, n);
+  close (fds[0]);
+  int status;
+  waitpid (pid, &status, 0);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_test_message ("stderr: %s", err->str);
+  g_assert_true (g_str_has_prefix (err->str, "mach6: cannot size the profiling segment /dev/shm/mach6-"));
+  g_assert_true (g_str_has_suffix (err->str, "; this process will not be profiled\n"));
+  g_assert_cmpuint (strchr (err->str, '\n') - err->str + 1, ==, err->len);   /* one line */
+  g_string_free (err, TRUE);
+}
+
+/* A heap callback's garbage is kept within ±MACH6_HEAP_LIMIT, the range
+ * the reader accepts. */
+static void
+test_heap_callback_bounded (void)
+{
+  TEST_IN_SUBPROCESS ();
+  static int64_t value = INT64_MAX;
+  mach6_set_heap_source (huge_heap, &value);
+  g_assert_cmpint (mach6_heap_bytes (), ==, MACH6_HEAP_LIMIT);
+  value = INT64_MIN;
+  g_assert_cmpint (mach6_heap_bytes (), ==, -MACH6_HEAP_LIMIT);
+  value = 12345;
+  g_assert_cmpint (mach6_heap_bytes (), ==, 12345);
+
+  /* Readings given with a mark or done are bounded the same way. */
+  uint32_t frame = mach6_label_id ("frame");
+  TestSegment seg = { 0 };
+  g_assert_true (test_segment_map (getpid (), &seg));
+  test_segment_attach (&seg, 3);
+  mach6_mark_id_heap (frame, INT64_MAX);
+  mach6_done_heap (INT64_MIN);
+  g_autoptr (GArray) events = test_segment_drain (&seg, 0);
+  g_assert_cmpuint (events->len, ==, 2);
+  g_assert_cmpint (g_array_index (events, Mach6Event, 0).heap, ==, MACH6_HEAP_LIMIT);
+  g_assert_cmpint (g_array_index (events, Mach6Event, 1).heap, ==, -MACH6_HEAP_LIMIT);
+}
+
+/* Stray dones and marks beyond the depth limit are counted by reason in
+ * the thread's header while recording; nothing of them is in the ring. */
+static void
+test_refusals_counted_by_reason (void)
+{
+  TEST_IN_SUBPROCESS ();
+  uint32_t frame = mach6_label_id ("frame");
+  uint32_t deep = mach6_label_id ("deep");
+  TestSegment seg = { 0 };
+  g_assert_true (test_segment_map (getpid (), &seg));
+  g_assert_cmpuint (seg.control->depth_max, ==, MACH6_DEPTH_MAX);
+  test_segment_attach (&seg, 7);
+
+  mach6_mark_id (frame);
+  for (guint i = 0; i < MACH6_DEPTH_MAX + 10; i++)
+    mach6_mark_id (deep);
+  for (guint i = 0; i < MACH6_DEPTH_MAX + 10; i++)
+    mach6_done ();
+  mach6_done ();
+  mach6_done ();        /* stray */
+  mach6_done ();        /* stray */
+
+  mach6_done_heap (123);   /* stray, with a given heap reading */
+
+  Mach6ThreadHeader *h = test_segment_thread (&seg, 0);
+  g_assert_cmpuint (h->stray_dones, ==, 3);
+  g_assert_cmpuint (h->depth_refused, ==, 1);
+  g_assert_cmpuint (h->drops, ==, 0);
+  g_autoptr (GArray) events = test_segment_drain (&seg, 0);
+  g_assert_cmpuint (events->len, ==, 2 * MACH6_DEPTH_MAX);
+  g_autofree char *why = test_stream_check (events);
+  g_assert_null (why);
+  guint32 deepest = 0;
+  for (guint i = 0; i < events->len; i++)
+    deepest = MAX (deepest, g_array_index (events, Mach6Event, i).depth);
+  g_assert_cmpuint (deepest, ==, MACH6_DEPTH_MAX - 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -973,6 +1098,9 @@ main (int argc, char **argv)
   g_test_add_func ("/producer/heap/given-by-caller", test_heap_given_by_caller);
   g_test_add_func ("/producer/heap/given-reported", test_heap_given_reported);
   g_test_add_func ("/producer/fork/child-gets-own-segment", test_fork_child_gets_own_segment);
+  g_test_add_func ("/producer/segment/failure-said-once", test_segment_failure_said_once);
+  g_test_add_func ("/producer/heap/callback-bounded", test_heap_callback_bounded);
+  g_test_add_func ("/producer/ring/refusals-counted-by-reason", test_refusals_counted_by_reason);
 
   return g_test_run ();
 }

@@ -7,6 +7,11 @@
  * spin:   frames with a long sleep inside, until stdin reaches EOF, so an
  *   attach lands mid-frame.
  * flood:  nested scopes as fast as possible, to overfill a small ring.
+ * workers: N threads running frames together until stdin closes.
+ * churn:  N short-lived threads one after another, a few frames each.
+ * refusals: frames with a recursion deeper than the depth limit and
+ *   stray done() calls after each frame.
+ * labels: one frame per distinct label, more labels than the table holds.
  *
  * Every mode ends on its own after at most MAX_SECONDS, so a crashed test
  * never leaves it behind.
@@ -16,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -246,6 +252,8 @@ run_flood (guint frames,
   mach6_thread_name ("flood");
   for (guint f = 0; f < frames && !out_of_time (); f++)
     {
+      if (f % 64 == 63 && stdin_closed (0))
+        break;
       heap_now += 64;
       mach6_mark ("frame");
       flood_scope (0, f);
@@ -257,18 +265,137 @@ run_flood (guint frames,
   return 0;
 }
 
+/* --- threads, refusals and labels ------------------------------------- */
+
+static volatile gboolean workers_stop;
+
+static void *
+worker_thread (void *data)
+{
+  char name[32];
+
+  g_snprintf (name, sizeof name, "worker-%u", GPOINTER_TO_UINT (data));
+  mach6_thread_name (name);
+  while (!workers_stop && !out_of_time ())
+    {
+      MACH6_BEGIN ("frame");
+        MACH6_BEGIN ("work");
+        MACH6_END ();
+      MACH6_END ();
+      g_usleep (1000);
+    }
+  return NULL;
+}
+
+static int
+run_workers (guint n)
+{
+  pthread_t *threads = g_new0 (pthread_t, n);
+
+  for (guint i = 0; i < n; i++)
+    pthread_create (&threads[i], NULL, worker_thread, GUINT_TO_POINTER (i));
+  while (!stdin_closed (20) && !out_of_time ())
+    ;
+  workers_stop = TRUE;
+  for (guint i = 0; i < n; i++)
+    pthread_join (threads[i], NULL);
+  g_free (threads);
+  return 0;
+}
+
+static guint churn_frames;
+
+static void *
+churn_thread (void *data)
+{
+  char name[32];
+
+  g_snprintf (name, sizeof name, "churn-%u", GPOINTER_TO_UINT (data));
+  mach6_thread_name (name);
+  for (guint f = 0; f < churn_frames; f++)
+    {
+      MACH6_BEGIN ("frame");
+      MACH6_END ();
+      g_usleep (500);
+    }
+  return NULL;
+}
+
+/* One after another: a slot is free again once the reader has drained it. */
+static int
+run_churn (guint n, guint frames)
+{
+  churn_frames = frames;
+  for (guint i = 0; i < n && !out_of_time (); i++)
+    {
+      pthread_t thread;
+      pthread_create (&thread, NULL, churn_thread, GUINT_TO_POINTER (i));
+      pthread_join (thread, NULL);
+      g_usleep (3000);
+    }
+  return 0;
+}
+
+static void
+recurse (guint depth)
+{
+  if (depth == 0)
+    return;
+  MACH6_BEGIN ("r");
+  recurse (depth - 1);
+  MACH6_END ();
+}
+
+/* Per frame: a recursion @depth deep under "frame", then two stray dones. */
+static int
+run_refusals (guint frames, guint depth)
+{
+  mach6_thread_name ("refusals");
+  for (guint f = 0; f < frames && !out_of_time (); f++)
+    {
+      MACH6_BEGIN ("frame");
+      recurse (depth);
+      MACH6_END ();
+      mach6_done ();
+      mach6_done ();
+      g_usleep (2000);
+    }
+  return 0;
+}
+
+/* One frame per label "label-<i>", paced so that the ring never fills. */
+static int
+run_labels (guint n)
+{
+  mach6_thread_name ("labels");
+  for (guint i = 0; i < n && !out_of_time (); i++)
+    {
+      char label[32];
+      g_snprintf (label, sizeof label, "label-%07u", i);
+      mach6_mark (label);
+      mach6_done ();
+      if (i % 256 == 255)
+        g_usleep (1000);
+    }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
   g_autofree char *mode = NULL;
   g_autofree char *expect = NULL;
+  g_autofree char *comm = NULL;
   int frames = 60;
   int threads = 0;
   int sleep_us = 20000;
+  int depth = 5000;
   gboolean wait_attach = FALSE;
   gboolean linger = FALSE;
   const GOptionEntry entries[] = {
-    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "stream, spin or flood", "MODE" },
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "stream, spin, flood, workers, churn, refusals or labels", "MODE" },
+    { "depth", 0, 0, G_OPTION_ARG_INT, &depth, "refusals: recursion depth", "N" },
+    { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "process name (so that tests running side by side do not find each other by name)", "NAME" },
     { "frames", 0, 0, G_OPTION_ARG_INT, &frames, "frames to run", "N" },
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, "stream: worker threads (0: the main thread)", "N" },
     { "expect", 0, 0, G_OPTION_ARG_FILENAME, &expect, "stream: write the expected payloads here", "FILE" },
@@ -289,6 +416,9 @@ main (int argc, char **argv)
       return 2;
     }
 
+  if (comm != NULL)
+    prctl (PR_SET_NAME, comm);
+
   /* Creates the segment, and makes every heap reading ours. */
   mach6_set_heap_source (read_heap, NULL);
 
@@ -308,6 +438,14 @@ main (int argc, char **argv)
     status = run_spin ((guint) sleep_us);
   else if (g_str_equal (mode, "flood"))
     status = run_flood ((guint) frames, (guint) sleep_us);
+  else if (g_str_equal (mode, "workers"))
+    status = run_workers ((guint) threads);
+  else if (g_str_equal (mode, "churn"))
+    status = run_churn ((guint) threads, (guint) frames);
+  else if (g_str_equal (mode, "refusals"))
+    status = run_refusals ((guint) frames, (guint) depth);
+  else if (g_str_equal (mode, "labels"))
+    status = run_labels ((guint) frames);
   else
     {
       g_printerr ("reader-producer: unknown mode %s\n", mode);

@@ -401,6 +401,73 @@ test_game_exit (Fixture       *f,
   g_assert_cmpuint (ui_node_at (f->window, "frame")->count, ==, frames);
 }
 
+/* --- what the program refused is in the status bar ---------------------- */
+
+static GtkLabel *
+find_label_containing (GtkWidget  *widget,
+                       const char *needle)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget)
+      && strstr (gtk_label_get_text (GTK_LABEL (widget)), needle) != NULL)
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label_containing (child, needle);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static M6SessionWindow *
+session_window_of (GPid game)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data)
+        && m6_session_get_pid (m6_session_window_get_session (l->data)) == game)
+      return l->data;
+  return NULL;
+}
+
+static gboolean
+unslotted_shown (gpointer data)
+{
+  M6SessionWindow *window = session_window_of (GPOINTER_TO_INT (data));
+  return window != NULL && find_label_containing (GTK_WIDGET (window), "3 threads without a slot") != NULL;
+}
+
+/* A game with more threads than slots (MACH6_MAX_THREADS=1, main and three
+ * workers): the status bar says how many threads were not recorded. */
+static void
+test_unslotted_threads_shown (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "MACH6_MAX_THREADS", "1", TRUE);
+  const char *argv[] = { DEMO_GAME, "--fps", "60", "--threads", "3", NULL };
+  GPid game = 0;
+
+  g_spawn_async (NULL, (char **) argv, env,
+                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                 NULL, NULL, &game, &error);
+  g_assert_no_error (error);
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (game));
+  gboolean shown = ui_wait_for (unslotted_shown, GINT_TO_POINTER (game), 10);
+  M6SessionWindow *window = session_window_of (game);
+  if (window != NULL)
+    {
+      M6Session *session = m6_session_window_get_session (window);
+      g_test_message ("threads recorded %u, without a slot %llu", m6_session_get_n_threads (session),
+                      (unsigned long long) m6_session_get_threads_unslotted (session));
+    }
+  ui_stop_game (game, SIGKILL);
+  g_assert_true (shown);
+  if (window != NULL)
+    gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+}
+
 typedef struct
 {
   M6SessionWindow *window;
@@ -690,6 +757,7 @@ main (int   argc,
   g_test_add ("/ui/session/idle-costs-nothing", Fixture, NULL, fixture_setup, test_idle_costs_nothing, fixture_teardown);
   g_test_add ("/ui/session/open-capture", Fixture, NULL, fixture_setup, test_open_capture, fixture_teardown);
   g_test_add ("/ui/session/game-exit", Fixture, NULL, fixture_setup, test_game_exit, fixture_teardown);
+  g_test_add_func ("/ui/session/unslotted-threads-shown", test_unslotted_threads_shown);
 
   status = g_test_run ();
   g_application_release (G_APPLICATION (app));
