@@ -18,6 +18,7 @@
 #include "m6-diff.h"
 #include "m6-export.h"
 #include "m6-json.h"
+#include "m6-ledger.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
 #include "m6-recording.h"
@@ -460,15 +461,17 @@ append_row (GString      *out,
   g_string_append_printf (out, " %8llu %9.3f %9.3f %9.3f %9.3f",
                           (unsigned long long) s.count,
                           s.time_avg * 1e3, s.time_p50 * 1e3, s.time_p90 * 1e3, s.time_max * 1e3);
+  /* The attributable figures (DESIGN §2, the ledger); drift only where it
+   * is one: a child's mem.net includes its gaps. */
   if (!memory)
-    g_string_append_printf (out, " %11s %11s %11s\n", "-", "-", "-");
+    g_string_append_printf (out, " %10s %11s %10s %11s\n", "-", "-", "-", "-");
   else if (node->depth == 1)
-    g_string_append_printf (out, " %11.2f %11.2f %11.3f\n", kb_for_display (s.mem_delta_avg),
-                            kb_for_display (s.mem_net), fabs (s.mem_rate) < 0.0005 ? 0.0 : s.mem_rate);
+    g_string_append_printf (out, " %10.2f %11.3f %10.3f %11.3f\n", kb_for_display (s.mem_delta_avg),
+                            kb_for_display (s.mem_delta_rate), kb_for_display (s.mem_self_rate),
+                            fabs (s.mem_rate) < 0.0005 ? 0.0 : s.mem_rate);
   else
-    /* A drift rate is a top-level figure only (DESIGN §2, the ledger). */
-    g_string_append_printf (out, " %11.2f %11.2f %11s\n", kb_for_display (s.mem_delta_avg),
-                            kb_for_display (s.mem_net), "-");
+    g_string_append_printf (out, " %10.2f %11.3f %10.3f %11s\n", kb_for_display (s.mem_delta_avg),
+                            kb_for_display (s.mem_delta_rate), kb_for_display (s.mem_self_rate), "-");
 }
 
 /* Pre-order walk of a subtree without recursion. */
@@ -526,6 +529,8 @@ heap_source_text (M6HeapSource source)
       return _("the program's allocation hooks");
     case M6_HEAP_SOURCE_SHIM:
       return _("the preload shim (libmach6-heap.so)");
+    case M6_HEAP_SOURCE_SHIM_THREAD:
+      return _("the preload shim per thread (MACH6_HEAP=thread): bytes allocated minus freed by each thread");
     default:
       return _("none: memory is not available");
     }
@@ -594,12 +599,116 @@ print_table (M6Session *session,
 
       guint width = CLAMP (label_width (thread->tree, root), 8, LABEL_COLUMN_MAX);
       append_padded (out, _("SCOPE"), width);
-      g_string_append_printf (out, " %8s %9s %9s %9s %9s %11s %11s %11s\n",
+      g_string_append_printf (out, " %8s %9s %9s %9s %9s %10s %11s %10s %11s\n",
                               _("COUNT"), _("AVG ms"), _("P50 ms"), _("P90 ms"), _("MAX ms"),
-                              _("MEMΔ KB"), _("MEM.NET KB"), _("DRIFT KB/FR"));
+                              _("Δ AVG KB"), _("ALLOC KB/FR"), _("SELF KB/FR"), _("DRIFT KB/FR"));
       append_subtree (out, thread->tree, root, width, memory);
     }
   g_print ("%s", out->str);
+}
+
+/* `report --leaks`: per thread, where the top-level drift is kept, and the
+ * ledger of every scope along the way. A ledger that does not close is a
+ * bug in the accounting, and said so. */
+static gboolean
+print_leaks (M6Session *session,
+             gint       only_thread)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  gboolean all_close = TRUE;
+
+  if (!m6_session_get_memory_available (session))
+    {
+      g_printerr (_("mach6: %s (pid %d) reports no heap readings, so there is no ledger; run it with “mach6 run” or call mach6_set_heap_source()\n"),
+                  m6_session_get_process_name (session), m6_session_get_pid (session));
+      return FALSE;
+    }
+
+  /* Process-wide readings put every thread's bytes into every thread's
+   * scopes: a worker would seem to leak what the main thread keeps. */
+  if (m6_session_get_heap_source (session) != M6_HEAP_SOURCE_SHIM_THREAD
+      && m6_session_get_n_threads (session) > 1 && only_thread < 0)
+    g_string_append (out, _("Heap readings are process-wide: each thread’s drift includes what the other threads keep. Record with MACH6_HEAP=thread to keep them apart.\n\n"));
+
+  /* The main thread (its tid is the pid) first, as in the table. */
+  guint n_threads = m6_session_get_n_threads (session);
+  g_autofree guint *order = g_new (guint, MAX (n_threads, 1));
+  guint n = 0;
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_session_get_thread (session, i)->tid == (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_session_get_thread (session, i)->tid != (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+
+  for (guint k = 0; k < n_threads; k++)
+    {
+      guint i = order[k];
+      M6Thread *thread = m6_session_get_thread (session, i);
+      M6Tree *tree = thread->tree;
+      const M6Node *bad = NULL;
+      M6Leak leak;
+
+      if (only_thread >= 0 && (guint) only_thread != i)
+        continue;
+
+      m6_ledger_find_leak (tree, &leak);
+      g_autofree char *sentence = m6_leak_describe (tree, &leak);
+      g_string_append_printf (out, _("Thread %u “%s” (tid %llu): %llu frames\n"), i, thread->name,
+                              (unsigned long long) thread->tid, (unsigned long long) leak.frames);
+      g_string_append_printf (out, "  %s\n", sentence);
+
+      const M6Node *end = leak.culprit ? leak.culprit : leak.top;
+      g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+      for (const M6Node *a = end; a != NULL && a->depth > 0; a = a->parent)
+        g_ptr_array_insert (chain, 0, (gpointer) a);
+
+      for (guint level = 0; level < chain->len; level++)
+        {
+          g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, g_ptr_array_index (chain, level));
+          g_autofree char *path = m6_ledger_node_path (tree, ledger->node);
+          double frames = ledger->frames ? (double) ledger->frames : 1.0;
+
+          g_string_append_printf (out, "\n  %s\n", path);
+          g_string_append (out, "    ");
+          append_padded (out, ledger->top_level ? _("DRIFT KB/FR (mem.net)") : _("ALLOC KB/FR (ΣD)"), 28);
+          g_string_append_printf (out, " %12.3f\n", (double) ledger->whole / frames / M6_BYTES_PER_KB);
+          for (guint p = 0; p < ledger->parts->len; p++)
+            {
+              const M6LedgerPart *part = &g_array_index (ledger->parts, M6LedgerPart, p);
+              g_autofree char *name = NULL;
+
+              switch (part->kind)
+                {
+                case M6_LEDGER_PART_CHILD:   name = m6_payload_label (tree, part->node); break;
+                case M6_LEDGER_PART_SELF:    name = g_strdup (_("(self)")); break;
+                case M6_LEDGER_PART_BETWEEN: name = g_strdup (_("(between frames)")); break;
+                case M6_LEDGER_PART_OPEN:    name = g_strdup (_("(call still open)")); break;
+                case M6_LEDGER_PART_LOST:    name = g_strdup (_("(calls lost with the stream)")); break;
+                default:                     name = g_strdup ("?"); break;
+                }
+              g_string_append (out, "      ");
+              append_padded (out, name, 26);
+              g_string_append_printf (out, " %12.3f\n", (double) part->bytes / frames / M6_BYTES_PER_KB);
+            }
+          /* Translators: the ledger's residual, which must be 0 */
+          g_string_append (out, "    ");
+          append_padded (out, _("residual"), 28);
+          g_string_append_printf (out, " %12" G_GINT64_FORMAT " %s\n", ledger->residual, _("bytes"));
+        }
+
+      if (!m6_ledger_check_tree (tree, &bad))
+        {
+          g_autofree char *path = m6_ledger_node_path (tree, bad);
+          g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, bad);
+          g_printerr (_("mach6: BUG: the ledger of %s in thread %u does not close: its parts miss the whole by %lld bytes\n"),
+                      path, i, (long long) ledger->residual);
+          all_close = FALSE;
+        }
+      g_string_append_c (out, '\n');
+    }
+  g_print ("%s", out->str);
+  return all_close;
 }
 
 static void
@@ -699,10 +808,12 @@ cmd_report (int    argc,
             char **argv)
 {
   gboolean json = FALSE;
+  gboolean leaks = FALSE;
   gint only_thread = -1;
   double seconds = REPORT_SECONDS;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the payload JSON of every thread"), NULL },
+    { "leaks", 'l', 0, G_OPTION_ARG_NONE, &leaks, N_("Find the leak: where each thread’s drift is kept, with the ledger"), NULL },
     { "thread", 't', 0, G_OPTION_ARG_INT, &only_thread, N_("Only thread N (its index, from 0)"), "N" },
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("For a process: record for S seconds first (default 2)"), "S" },
     { NULL }
@@ -765,7 +876,15 @@ cmd_report (int    argc,
       return EXIT_FAILURE;
     }
 
-  if (json)
+  if (leaks && json)
+    {
+      g_autoptr (JsonNode) root = m6_ledger_session_json (session, only_thread);
+      g_autofree char *text = m6_json_to_string (root, TRUE);
+      g_print ("%s\n", text);
+    }
+  else if (leaks)
+    return print_leaks (session, only_thread) ? EXIT_SUCCESS : EXIT_FAILURE;
+  else if (json)
     print_json (session, only_thread);
   else
     print_table (session, only_thread);

@@ -1,8 +1,8 @@
 /* bench-ui.c — what one live frame of the viewer costs on the main thread:
  * lay out and snapshot the flame graph (its cached render node is dropped,
  * as on every data change) and refresh the stats model, for trees of 100,
- * 1,000 and 10,000 nodes; plus the drift graph, and an empty flame graph as
- * the baseline of the same run. The window is shown (on Xvfb without a
+ * 1,000 and 10,000 nodes; plus the drift graph and the ledger panel, and
+ * an empty flame graph as the baseline of the same run. The window is shown (on Xvfb without a
  * display) so the table binds its visible rows as it would live; the
  * widgets' snapshot() is called directly, so GPU time is not counted.
  * Prints JSON lines; never fails on time. */
@@ -11,6 +11,7 @@
 
 #include "m6-drift-graph.h"
 #include "m6-flame-graph.h"
+#include "m6-ledger-view.h"
 #include "m6-session.h"
 #include "m6-stats-view.h"
 #include "m6-ui.h"
@@ -143,6 +144,8 @@ typedef struct
   double flame_ms;
   double stats_ms;
   double drift_ms;
+  double ledger_ms;
+  double ledger_switch_ms;
   double first_ms;
   guint  n_rects;
 } Result;
@@ -157,18 +160,22 @@ bench_session (M6Session *session,
   GtkWidget *flame = m6_flame_graph_new ();
   GtkWidget *stats = m6_stats_view_new ();
   GtkWidget *drift = m6_drift_graph_new ();
+  GtkWidget *ledger = m6_ledger_view_new ();
   double frame[ITERATIONS], flame_t[ITERATIONS], stats_t[ITERATIONS], drift_t[ITERATIONS];
+  double ledger_t[ITERATIONS], switch_t[ITERATIONS];
   gint64 t0;
 
   gtk_box_append (GTK_BOX (box), flame);
   gtk_box_append (GTK_BOX (box), stats);
   gtk_box_append (GTK_BOX (box), drift);
+  gtk_box_append (GTK_BOX (box), ledger);
   gtk_window_set_child (GTK_WINDOW (window), box);
 
   gtk_widget_set_vexpand (stats, TRUE);
   gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, 1000);
   m6_flame_graph_set_thread (M6_FLAME_GRAPH (flame), session, 0);
   m6_drift_graph_set_thread (M6_DRIFT_GRAPH (drift), session, 0);
+  m6_ledger_view_set_thread (M6_LEDGER_VIEW (ledger), session, 0);
 
   /* The first frame also measures every label once and creates the rows. */
   t0 = g_get_monotonic_time ();
@@ -194,6 +201,13 @@ bench_session (M6Session *session,
       m6_drift_graph_invalidate (M6_DRIFT_GRAPH (drift));
       snapshot_widget (drift);
       gint64 d = g_get_monotonic_time ();
+      /* The ledger of the frame (4 children), as the window refreshes it. */
+      m6_ledger_view_refresh (M6_LEDGER_VIEW (ledger));
+      gint64 e = g_get_monotonic_time ();
+      ledger_t[i] = (e - d) / 1e3;
+      /* Another scope selected: the rows are built again. */
+      m6_ledger_view_set_node (M6_LEDGER_VIEW (ledger), i % 2 ? 1 : 2);
+      switch_t[i] = (g_get_monotonic_time () - e) / 1e3;
 
       flame_t[i] = (b - a) / 1e3;
       stats_t[i] = (c - b) / 1e3;
@@ -205,6 +219,8 @@ bench_session (M6Session *session,
   result->flame_ms = median (flame_t, iterations);
   result->stats_ms = median (stats_t, iterations);
   result->drift_ms = median (drift_t, iterations);
+  result->ledger_ms = median (ledger_t, iterations);
+  result->ledger_switch_ms = median (switch_t, iterations);
   result->n_rects = m6_flame_graph_get_n_rects (M6_FLAME_GRAPH (flame));
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -295,6 +311,10 @@ main (int   argc,
       emit (metric, r.stats_ms, "ms");
       g_snprintf (metric, sizeof metric, "drift_ms_%u", sizes[s]);
       emit (metric, r.drift_ms, "ms");
+      g_snprintf (metric, sizeof metric, "ledger_ms_%u", sizes[s]);
+      emit (metric, r.ledger_ms, "ms");
+      g_snprintf (metric, sizeof metric, "ledger_select_ms_%u", sizes[s]);
+      emit (metric, r.ledger_switch_ms, "ms");
       g_snprintf (metric, sizeof metric, "first_frame_ms_%u", sizes[s]);
       emit (metric, r.first_ms, "ms");
       g_snprintf (metric, sizeof metric, "rects_%u", sizes[s]);

@@ -1136,7 +1136,7 @@ load_record (Loader        *ld,
         if (length != 4)
           return load_fail (ld, error, _("HEAP_SOURCE length %u is not 4"), length);
         guint32 source = get_u32 (p);
-        if (source > M6_HEAP_SOURCE_SHIM)
+        if (source > M6_HEAP_SOURCE_SHIM_THREAD)
           return load_fail (ld, error, _("HEAP_SOURCE %u is not a heap source"), source);
         m6_session_set_heap_source (ld->session, source);
         return TRUE;
@@ -1284,7 +1284,7 @@ load_header (int            fd,
     }
 
   guint32 heap_source = get_u32 (h + 36);
-  if (heap_source > M6_HEAP_SOURCE_SHIM)
+  if (heap_source > M6_HEAP_SOURCE_SHIM_THREAD)
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
                    _("%s: heap source %u in the header is not a heap source"), display, heap_source);

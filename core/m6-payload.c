@@ -55,6 +55,10 @@ m6_node_stats_compute (M6Tree       *tree,
     .mem_rate = frames > 0 ? (double) net / frames / M6_BYTES_PER_KB : 0.0,
     .mem_first = node->opens ? (double) node->h_first / M6_BYTES_PER_KB : 0.0,
     .mem_last = node->opens ? (double) node->h_last / M6_BYTES_PER_KB : 0.0,
+    /* The ledger's attributable figures (DESIGN §2 "The ledger"). */
+    .mem_delta_rate = frames > 0 ? (double) node->mem_sum / frames / M6_BYTES_PER_KB : 0.0,
+    .mem_self_rate = frames > 0 ? (double) node->self_sum / frames / M6_BYTES_PER_KB : 0.0,
+    .mem_self_total = (double) node->self_sum / M6_BYTES_PER_KB,
   };
 }
 
@@ -92,6 +96,9 @@ static const StatsKey stats_keys[] = {
   DKEY ("mem.rate", mem_rate),
   DKEY ("mem.first", mem_first),
   DKEY ("mem.last", mem_last),
+  DKEY ("mem_delta.rate", mem_delta_rate),
+  DKEY ("mem_self.rate", mem_self_rate),
+  DKEY ("mem_self.total", mem_self_total),
 };
 
 #define STATS_DOUBLE(s, k) (*(const double *) ((const char *) (s) + (k)->offset))

@@ -30,6 +30,9 @@ typedef struct
   double  mem_rate;
   double  mem_first;
   double  mem_last;
+  double  mem_delta_rate;   /* ΣD per frame of the thread ("Alloc/frame") */
+  double  mem_self_rate;    /* the self part of ΣD per frame ("Self/frame") */
+  double  mem_self_total;   /* the self part of ΣD */
   guint64 count;
   guint64 inverse_count;
 } M6NodeStats;

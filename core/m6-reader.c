@@ -392,6 +392,8 @@ heap_source_from_abi (guint32 source)
       return M6_HEAP_SOURCE_HOOKS;
     case MACH6_HEAP_SHIM:
       return M6_HEAP_SOURCE_SHIM;
+    case MACH6_HEAP_SHIM_THREAD:
+      return M6_HEAP_SOURCE_SHIM_THREAD;
     default:
       return M6_HEAP_SOURCE_NONE;
     }
@@ -472,7 +474,7 @@ validate_control (const Mach6Control *c,
                    _("segment %s: state %u is not a process state"), shm, c->state);
       return FALSE;
     }
-  if (c->heap_source > MACH6_HEAP_SHIM)
+  if (c->heap_source > MACH6_HEAP_SHIM_THREAD)
     {
       g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
                    _("segment %s: heap_source %u is not a heap source"), shm, c->heap_source);
@@ -1580,7 +1582,7 @@ drain_mapped (M6Reader  *self,
     }
 
   guint32 heap_source = load_relaxed (&self->control->heap_source);
-  if (heap_source > MACH6_HEAP_SHIM)
+  if (heap_source > MACH6_HEAP_SHIM_THREAD)
     return fail_corrupt (self, error, _("heap_source %u is not a heap source"), heap_source);
   m6_session_set_heap_source (self->session, heap_source_from_abi (heap_source));
 

@@ -51,6 +51,7 @@ typedef enum
   M6_HEAP_SOURCE_CALLBACK,
   M6_HEAP_SOURCE_HOOKS,
   M6_HEAP_SOURCE_SHIM,
+  M6_HEAP_SOURCE_SHIM_THREAD,   /* the shim, bytes of the event's own thread */
 } M6HeapSource;
 
 /* A top-level scope closed: the frame lane and the frame drift. The series

@@ -15,6 +15,7 @@ typedef struct
   M6Node *node;
   gint64  t_open;
   gint64  h_open;
+  gint64  child_sum;   /* D of the children closed in this call */
 } OpenScope;
 
 struct _M6Tree
@@ -86,6 +87,7 @@ m6_tree_mark_fast (M6Tree  *self,
   open->node = node;
   open->t_open = t_ns;
   open->h_open = heap;
+  open->child_sum = 0;
   *depth = d + 1;
 
   if (G_LIKELY (node->count > 0))
@@ -110,7 +112,8 @@ m6_tree_done_fast (M6Tree  *self,
                    gint64   heap,
                    gint64  *dt_out)
 {
-  OpenScope *open = &self->stack[--*depth];
+  guint d = --*depth;
+  OpenScope *open = &self->stack[d];
   M6Node *node = open->node;
   gint64 dt = wrap_sub (t_ns, open->t_open);
   gint64 delta = wrap_sub (heap, open->h_open);
@@ -126,6 +129,9 @@ m6_tree_done_fast (M6Tree  *self,
     node->mem_min = delta;
   if (delta > node->mem_max)
     node->mem_max = delta;
+  node->self_sum = wrap_add (node->self_sum, wrap_sub (delta, open->child_sum));
+  if (d > 0)
+    self->stack[d - 1].child_sum = wrap_add (self->stack[d - 1].child_sum, delta);
   node->h_close_prev = heap;
   node->h_last = heap;
   m6_reservoir_add (&node->time_samples, rng, dt);

@@ -278,6 +278,9 @@ m6_tree_abandon_open (M6Tree *self)
       OpenScope *open = &self->stack[--self->depth];
       M6Node *node = open->node;
 
+      /* Its children's D closed inside it stays in their sums: the ledger
+       * shows it as lost, so the parts still add up. */
+      node->lost_child_sum = wrap_add (node->lost_child_sum, open->child_sum);
       node->opens--;
       if (node->count > 0)
         {
@@ -306,6 +309,19 @@ m6_tree_find_child (M6Tree  *self,
     if (child->label == label_id)
       return child;
   return NULL;
+}
+
+gint64
+m6_tree_get_open_child_sum (M6Tree       *self,
+                            const M6Node *node)
+{
+  gint64 sum = 0;
+
+  /* A node is open at most once: recursion opens a chain of nodes. */
+  for (guint i = 0; i < self->depth; i++)
+    if (self->stack[i].node == node)
+      sum = wrap_add (sum, self->stack[i].child_sum);
+  return sum;
 }
 
 M6Node *

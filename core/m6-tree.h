@@ -39,6 +39,11 @@ struct _M6Node
   gint64       h_last;          /* heap at the latest own mark or done */
   gint64       h_close_prev;    /* heap at the latest done */
   guint64      opens;           /* marks seen (count + the open call, if any) */
+  gint64       self_sum;        /* the part of each closed call's D outside any
+                                 * child call (the ledger's "self") */
+  gint64       lost_child_sum;  /* children's D inside calls of this node that
+                                 * never closed (abandoned when a stream lost
+                                 * its sync) */
 
   M6Reservoir  time_samples;
   M6Reservoir  mem_samples;
@@ -91,6 +96,11 @@ void          m6_tree_abandon_open     (M6Tree       *self);
 M6Node       *m6_tree_find_child       (M6Tree       *self,
                                         M6Node       *parent,
                                         guint32       label_id);
+
+/* Children's D closed inside the call of @node still open (0 when it is
+ * not open): counted in their mem_sum, not yet in @node's. */
+gint64        m6_tree_get_open_child_sum (M6Tree      *self,
+                                        const M6Node *node);
 
 /* Find a node by its label path ("frame/physics"); NULL if absent. */
 M6Node       *m6_tree_find_path        (M6Tree       *self,

@@ -752,6 +752,8 @@ static const StatsKey stats_keys[] = {
   DKEY ("inverse_mem.total", inverse_mem_total), DKEY ("inverse_mem.avg", inverse_mem_avg),
   CKEY ("inverse_mem.count", inverse_count), DKEY ("mem.rate", mem_rate),
   DKEY ("mem.first", mem_first), DKEY ("mem.last", mem_last),
+  DKEY ("mem_delta.rate", mem_delta_rate), DKEY ("mem_self.rate", mem_self_rate),
+  DKEY ("mem_self.total", mem_self_total),
 };
 
 static void

@@ -1,5 +1,9 @@
 /* mach6-heap-shim.c — LD_PRELOAD shim that counts the live heap of an
- * unmodified program, for libmach6 to read (mach6_shim_live_bytes).
+ * unmodified program, for libmach6 to read: process-wide
+ * (mach6_shim_live_bytes, the default) or, with MACH6_HEAP=thread, bytes
+ * allocated minus bytes freed by the calling thread
+ * (mach6_shim_thread_bytes), so a worker's allocations stay out of the
+ * main thread's scopes.
  *
  * Every allocation function forwards to the next definition (dlsym
  * RTLD_NEXT, normally glibc's) and adds or subtracts malloc_usable_size() of
@@ -19,6 +23,7 @@
 #define UNLIKELY(x) __builtin_expect (!!(x), 0)
 
 SHIM_API int64_t mach6_shim_live_bytes (void);
+SHIM_API int64_t mach6_shim_thread_bytes (void);
 SHIM_API void *reallocarray (void *ptr, size_t n, size_t size);
 
 static void *(*real_malloc) (size_t);
@@ -34,6 +39,10 @@ static void *(*real_pvalloc) (size_t);
 enum { SHIM_UNRESOLVED = 0, SHIM_RESOLVING = 1, SHIM_READY = 2 };
 static int shim_state;
 static int64_t live_bytes;
+/* Initial-exec: reaching it never calls malloc (a dynamic TLS access may). A
+ * block freed by another thread than the one that allocated it counts
+ * against the freeing thread. */
+static __thread int64_t thread_bytes __attribute__((tls_model ("initial-exec")));
 
 /* dlsym() itself may calloc (its error buffer) while we are still looking
  * up the real functions; those requests, and any from other threads in that
@@ -126,19 +135,31 @@ static inline void
 count_alloc (void *p)
 {
   if (p != NULL)
-    __atomic_fetch_add (&live_bytes, (int64_t) malloc_usable_size (p), __ATOMIC_RELAXED);
+    {
+      int64_t size = (int64_t) malloc_usable_size (p);
+      __atomic_fetch_add (&live_bytes, size, __ATOMIC_RELAXED);
+      thread_bytes += size;
+    }
 }
 
 static inline void
 count_free (void *p)
 {
-  __atomic_fetch_sub (&live_bytes, (int64_t) malloc_usable_size (p), __ATOMIC_RELAXED);
+  int64_t size = (int64_t) malloc_usable_size (p);
+  __atomic_fetch_sub (&live_bytes, size, __ATOMIC_RELAXED);
+  thread_bytes -= size;
 }
 
 int64_t
 mach6_shim_live_bytes (void)
 {
   return __atomic_load_n (&live_bytes, __ATOMIC_RELAXED);
+}
+
+int64_t
+mach6_shim_thread_bytes (void)
+{
+  return thread_bytes;
 }
 
 SHIM_API void *
@@ -201,9 +222,16 @@ realloc (void *p, size_t size)
   int64_t old = (int64_t) malloc_usable_size (p);
   void *q = real_realloc (p, size);
   if (q != NULL)
-    __atomic_fetch_add (&live_bytes, (int64_t) malloc_usable_size (q) - old, __ATOMIC_RELAXED);
+    {
+      int64_t change = (int64_t) malloc_usable_size (q) - old;
+      __atomic_fetch_add (&live_bytes, change, __ATOMIC_RELAXED);
+      thread_bytes += change;
+    }
   else if (size == 0)
-    __atomic_fetch_sub (&live_bytes, old, __ATOMIC_RELAXED);   /* glibc freed it */
+    {
+      __atomic_fetch_sub (&live_bytes, old, __ATOMIC_RELAXED);   /* glibc freed it */
+      thread_bytes -= old;
+    }
   return q;
 }
 

@@ -113,6 +113,7 @@ static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 static int heap_hooks_used;
 static int64_t heap_hook_bytes;
 static ShimLiveBytes heap_shim;
+static int heap_shim_per_thread;        /* MACH6_HEAP=thread: heap_shim reads the thread's bytes */
 static int heap_given_used;             /* a mach6_*_heap call was made */
 
 /* Labels: a private mirror of the shared table (same bytes, same offsets),
@@ -387,7 +388,7 @@ heap_kind_update (void)
   else if (load_relaxed (&heap_hooks_used))
     kind = MACH6_HEAP_HOOKS;
   else if (load_relaxed (&heap_shim) != NULL)
-    kind = MACH6_HEAP_SHIM;
+    kind = load_relaxed (&heap_shim_per_thread) ? MACH6_HEAP_SHIM_THREAD : MACH6_HEAP_SHIM;
   store_relaxed (&heap_kind, kind);
 
   /* Readings given by the caller count as a callback for the viewer. */
@@ -447,6 +448,7 @@ heap_read (void)
     case MACH6_HEAP_HOOKS:
       return load_relaxed (&heap_hook_bytes);
     case MACH6_HEAP_SHIM:
+    case MACH6_HEAP_SHIM_THREAD:
       return load_relaxed (&heap_shim) ();
     case MACH6_HEAP_CALLBACK:
       return heap_read_callback ();
@@ -738,9 +740,20 @@ process_init (void)
 
   clock_init ();
 
-  /* The preload shim, if the host runs under it. */
-  /* Copied, not cast: ISO C has no object-to-function pointer conversion. */
+  /* The preload shim, if the host runs under it: the process's heap (as
+   * the original's gcinfo()), or with MACH6_HEAP=thread each thread's.
+   * Copied, not cast: ISO C has no object-to-function pointer conversion. */
   void *shim_sym = dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes");
+  const char *heap_mode = getenv ("MACH6_HEAP");
+  if (shim_sym != NULL && heap_mode != NULL && strcmp (heap_mode, "thread") == 0)
+    {
+      void *per_thread = dlsym (RTLD_DEFAULT, "mach6_shim_thread_bytes");
+      if (per_thread != NULL)
+        {
+          shim_sym = per_thread;
+          store_relaxed (&heap_shim_per_thread, 1);
+        }
+    }
   ShimLiveBytes shim_fn;
   _Static_assert (sizeof shim_fn == sizeof shim_sym, "function pointer size");
   memcpy (&shim_fn, &shim_sym, sizeof shim_fn);

@@ -183,6 +183,7 @@ enum {
   MACH6_HEAP_CALLBACK = 1,
   MACH6_HEAP_HOOKS    = 2,
   MACH6_HEAP_SHIM     = 3,
+  MACH6_HEAP_SHIM_THREAD = 4,  /* the shim, per thread (MACH6_HEAP=thread) */
 };
 
 enum {

@@ -746,6 +746,7 @@ m6_application_startup (GApplication *app)
     { "app.open('')", { "<Control>o", NULL } },
     { "app.picker", { "<Control>n", NULL } },
     { "win.search", { "<Control>f", NULL } },
+    { "win.find-leak", { "<Control>l", NULL } },
     { "win.screenshot('')", { "<Control><Shift>s", NULL } },
     { "win.export-json('')", { "<Control>e", NULL } },
     { "win.save-capture('')", { "<Control>s", NULL } },

@@ -73,6 +73,34 @@ top_level_of (const M6Node *node)
   return node;
 }
 
+/* Drift/frame of a top-level node (mem.net over the thread's frames, as
+ * the payload's mem.rate) and per minute at the session's frame rate.
+ * FALSE for a child: its mem.net includes its gaps and is not a rate of
+ * anything (DESIGN §2, the ledger). */
+static gboolean
+drift_rate (M6Thread     *thread,
+            const M6Node *node,
+            double       *bytes_per_frame,
+            double       *bytes_per_minute)
+{
+  GArray *frames = thread->frames;
+  guint64 n_frames;
+  double fps = 0;
+
+  if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (thread->tree)) == 0)
+    return FALSE;
+  if (frames->len >= 2)
+    {
+      const M6FrameSample *first = &g_array_index (frames, M6FrameSample, 0);
+      const M6FrameSample *last = &g_array_index (frames, M6FrameSample, frames->len - 1);
+      if (last->t_ns > first->t_ns)
+        fps = (double) (frames->len - 1) / ((double) (last->t_ns - first->t_ns) / 1e9);
+    }
+  *bytes_per_frame = (double) m6_node_mem_net (node) / (double) n_frames;
+  *bytes_per_minute = *bytes_per_frame * fps * 60.0;
+  return TRUE;
+}
+
 /* --- text --------------------------------------------------------------- */
 
 static PangoLayout *
@@ -247,12 +275,15 @@ draw_memory (M6DriftGraph  *self,
 {
   M6Tree *tree = thread->tree;
   g_autofree char *label = node ? m6_payload_label (tree, node) : g_strdup ("—");
-  g_autofree char *title = g_strdup_printf (_("mem.net of %s"), label);
+  g_autofree char *title = node && node->depth > 1
+    ? g_strdup_printf (_("mem.net of %s (includes its gaps)"), label)
+    : g_strdup_printf (_("mem.net of %s"), label);
   int tw, th, title_w;
 
   text_size (self, "0", FALSE, &tw, &th);
   text_size_full (self, title, FALSE, TRUE, &title_w, &th);
-  title_w = MIN (title_w + 2, (int) (w * 0.45));
+  /* Room for the rate on the same line, where there is one. */
+  title_w = MIN (title_w + 2, (int) (w * (node && node->depth > 1 ? 1.0 : 0.45)));
   draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, title_w);
 
   if (!m6_session_get_memory_available (self->session))
@@ -270,14 +301,16 @@ draw_memory (M6DriftGraph  *self,
   n = node ? m6_history_get_points (thread, node, ts, net, n) : 0;
   self->n_points = n;
 
-  /* The leak rate, right-aligned on the title line. */
-  double per_frame = 0, per_second = 0;
-  gboolean have_rate = node && m6_session_leak_rate (thread, node, &per_frame, &per_second);
+  /* The drift rate, right-aligned on the title line: only for a top-level
+   * scope. The fitted line shows how steady it is. */
+  double per_frame = 0, per_minute = 0, per_second = 0;
+  gboolean have_rate = drift_rate (thread, node, &per_frame, &per_minute)
+                       && m6_session_leak_rate (thread, node, NULL, &per_second);
   if (have_rate)
     {
       g_autofree char *pf = m6_format_kb (per_frame / M6_BYTES_PER_KB, TRUE);
-      g_autofree char *pm = m6_format_kb (per_second * 60.0 / M6_BYTES_PER_KB, TRUE);
-      g_autofree char *rate = g_strdup_printf (_("leak rate %s/frame · %s/min"), pf, pm);
+      g_autofree char *pm = m6_format_kb (per_minute / M6_BYTES_PER_KB, TRUE);
+      g_autofree char *rate = g_strdup_printf (_("Drift/frame %s · %s/min"), pf, pm);
       int rate_w, rate_h;
 
       text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
@@ -389,10 +422,11 @@ draw_inverse_lane (M6DriftGraph  *self,
     return;
 
   m6_node_stats_compute (get_thread (self)->tree, top, &stats);
-  g_autofree char *avg = m6_format_kb (stats.inverse_mem_avg, TRUE);
+  guint64 frames = m6_tree_get_n_frames (get_thread (self)->tree);
+  g_autofree char *per_frame = m6_format_kb (frames ? stats.inverse_mem_total / (double) frames : 0.0, TRUE);
   g_autofree char *total = m6_format_kb (stats.inverse_mem_total, TRUE);
-  g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): %s avg, %s total"),
-                                           avg, total);
+  g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): Drift/frame %s, %s total"),
+                                           per_frame, total);
   double h = draw_text (self, painter, line, x, y, 0, &pal->fg, TRUE, FALSE, w);
   draw_text (self, painter,
              _("Only the top-level lane is clean; children’s inverse deltas are noisy."),
@@ -657,8 +691,10 @@ m6_drift_graph_measure (GtkWidget      *widget,
     }
   else
     {
+      /* It expands into whatever is left: the ledger under it asks for
+       * its natural height first. */
       *minimum = 260;
-      *natural = 360;
+      *natural = 260;
     }
 }
 
@@ -759,14 +795,15 @@ m6_drift_graph_get_leak_rate (M6DriftGraph *self,
 {
   M6Thread *thread = get_thread (self);
   const M6Node *node = shown_node (self);
-  double per_frame, per_second;
+  double per_frame, per_minute;
 
-  if (thread == NULL || node == NULL || !m6_session_leak_rate (thread, node, &per_frame, &per_second))
+  if (thread == NULL || node == NULL || !drift_rate (thread, node, &per_frame, &per_minute)
+      || m6_history_get_points (thread, node, NULL, NULL, 0) < 2)
     return FALSE;
   if (kb_per_frame)
     *kb_per_frame = per_frame / M6_BYTES_PER_KB;
   if (kb_per_minute)
-    *kb_per_minute = per_second * 60.0 / M6_BYTES_PER_KB;
+    *kb_per_minute = per_minute / M6_BYTES_PER_KB;
   return TRUE;
 }
 

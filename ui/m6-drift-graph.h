@@ -23,8 +23,9 @@ guint      m6_drift_graph_get_node       (M6DriftGraph *self);
 guint      m6_drift_graph_get_shown_node (M6DriftGraph *self);
 void       m6_drift_graph_invalidate     (M6DriftGraph *self);
 
-/* The least-squares slope of the shown node's mem.net; FALSE with fewer
- * than two history points. */
+/* Drift/frame of the shown node (mem.net over the thread's frames) and per
+ * minute; FALSE for a child scope (its mem.net includes its gaps and is no
+ * leak rate) and with fewer than two history points. */
 gboolean   m6_drift_graph_get_leak_rate  (M6DriftGraph *self,
                                           double       *kb_per_frame,
                                           double       *kb_per_minute);

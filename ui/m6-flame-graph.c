@@ -36,7 +36,7 @@ typedef struct
   guint16 flags;
   float   x;
   float   w;
-  float   rate;   /* mem.net per frame, KB (colour by memory) */
+  float   rate;   /* Self/frame, KB (colour by memory growth) */
 } Rect;
 
 typedef struct
@@ -140,7 +140,7 @@ m6_flame_graph_label_color (const char *label,
   hsl_to_rgba (hue, sat, light, color);
 }
 
-/* mem.net per frame in KB on a fixed log scale, so a colour means the same
+/* Self/frame in KB on a fixed log scale, so a colour means the same
  * in every session: 0.1 KB/frame is a tint, 4 KB/frame clearly red, 100
  * KB/frame and more full red (green the same way for shrinking). */
 static void
@@ -335,13 +335,11 @@ typedef struct
   float         w;
 } WalkItem;
 
-/* Frames seen: the count of the node's top-level ancestor. */
+/* Frames of the thread: its top-level marks (the payload's ".rate"). */
 static double
-frames_of (const M6Node *node)
+frames_of (M6FlameGraph *self)
 {
-  while (node->parent != NULL && node->depth > 1)
-    node = node->parent;
-  return (double) node->count;
+  return (double) m6_tree_get_n_frames (self->tree);
 }
 
 static void
@@ -351,14 +349,17 @@ add_rect (M6FlameGraph *self,
           float         w,
           guint16       flags)
 {
-  double frames = frames_of (node);
+  double frames = frames_of (self);
   Rect rect = {
     .id = node->id,
     .row = (guint16) MIN (node->depth - 1, G_MAXUINT16),
     .flags = flags,
     .x = x,
     .w = w,
-    .rate = frames > 0 ? (float) ((double) m6_node_mem_net (node) / frames / 1024.0) : 0.0f,
+    /* What the scope keeps outside its children: the ledger's self part,
+     * which points at the scope that allocates, where a child's mem.net
+     * would paint every scope that runs while something leaks. */
+    .rate = frames > 0 ? (float) ((double) node->self_sum / frames / 1024.0) : 0.0f,
   };
 
   if (label_matches (self, node))
@@ -793,9 +794,21 @@ query_tooltip_cb (GtkWidget    *widget,
   g_autofree char *count = m6_format_count (stats.count);
   g_autofree char *delta = m6_format_kb (stats.mem_delta_avg, TRUE);
   g_autofree char *net = m6_format_kb (stats.mem_net, TRUE);
-  double frames = frames_of (node);
-  g_autofree char *rate = m6_format_kb (frames > 0 ? stats.mem_net / frames : 0.0, TRUE);
+  g_autofree char *alloc = m6_format_kb (stats.mem_delta_rate, TRUE);
+  g_autofree char *self_rate = m6_format_kb (stats.mem_self_rate, TRUE);
+  double frames = frames_of (self);
+  g_autofree char *drift = m6_format_kb (frames > 0 ? stats.mem_net / frames : 0.0, TRUE);
   g_autofree char *markup = NULL;
+  g_autofree char *memory_line = NULL;
+
+  /* A leak rate only for a top-level scope; a child's mem.net is shown
+   * for what it is. */
+  if (node->depth == 1)
+    memory_line = g_markup_printf_escaped ("%s <tt>%s</tt>    %s <tt>%s</tt>",
+                                           _("Drift/frame"), drift, _("mem.net"), net);
+  else
+    memory_line = g_markup_printf_escaped ("%s <tt>%s</tt>",
+                                           _("mem.net (includes its gaps)"), net);
 
   markup = g_markup_printf_escaped ("<b>%s</b>\n"
                                     "<small>%s%s</small>\n"
@@ -803,14 +816,22 @@ query_tooltip_cb (GtkWidget    *widget,
                                     "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
                                     "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
                                     "%s <tt>%s</tt>\n"
-                                    "%s <tt>%s</tt>    %s <tt>%s</tt>",
+                                    "%s <tt>%s</tt>    %s <tt>%s</tt>\n"
+                                    "%s",
                                     label,
                                     path->str, label,
                                     _("Calls"), count, _("of parent"), share,
                                     _("Time avg"), avg, _("p50"), p50,
                                     _("p90"), p90, _("max"), max,
                                     _("Mem Δ avg"), delta,
-                                    _("mem.net"), net, _("per frame"), rate);
+                                    _("Alloc/frame"), alloc, _("Self/frame"), self_rate,
+                                    "");
+  /* Markup built apart: g_markup_printf_escaped would escape it again. */
+  {
+    g_autofree char *joined = g_strconcat (markup, memory_line, NULL);
+    g_free (markup);
+    markup = g_steal_pointer (&joined);
+  }
   if (self->color_mode == M6_COLOR_MODE_COMPARE)
     {
       const M6NodeChange *change = self->changes != NULL && id < self->changes->len
@@ -1300,6 +1321,22 @@ paint_export (M6Painter *painter,
   m6_painter_push_scale (painter, scale);
   draw_graph (self, painter);
   m6_painter_pop (painter);
+}
+
+gboolean
+m6_flame_graph_get_node_color (M6FlameGraph *self,
+                               guint         node_id,
+                               GdkRGBA      *color)
+{
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), FALSE);
+
+  ensure_layout (self, (float) gtk_widget_get_width (GTK_WIDGET (self)));
+
+  const Rect *rect = rect_for_node (self, node_id);
+  if (rect == NULL || self->tree == NULL)
+    return FALSE;
+  rect_color (self, rect, m6_tree_get_node (self->tree, rect->id), color);
+  return TRUE;
 }
 
 gboolean

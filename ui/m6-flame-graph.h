@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 typedef enum
 {
   M6_COLOR_MODE_LABEL,    /* a stable hue per label */
-  M6_COLOR_MODE_MEMORY,   /* mem.net per call: green shrinks, red grows */
+  M6_COLOR_MODE_MEMORY,   /* Self/frame: green shrinks, red grows */
   M6_COLOR_MODE_COMPARE,  /* against a baseline: red slower, green faster */
 } M6ColorMode;
 
@@ -86,6 +86,11 @@ gboolean     m6_flame_graph_get_node_rect      (M6FlameGraph *self,
 /* The displayed width of @node_id as a share of the whole view, 0 if absent. */
 double       m6_flame_graph_get_node_share     (M6FlameGraph *self,
                                                 guint         node_id);
+
+/* The fill colour of @node_id's box as last laid out; FALSE if absent. */
+gboolean     m6_flame_graph_get_node_color     (M6FlameGraph *self,
+                                                guint         node_id,
+                                                GdkRGBA      *color);
 
 /* Write the graph as shown (zoom, search, colours; no hover or selection)
  * to @path, a .svg, .pdf or .png of @width × @height, atomically. */

@@ -23,6 +23,8 @@
 #include "m6-format.h"
 #include "m6-job-bar.h"
 #include "m6-json.h"
+#include "m6-ledger.h"
+#include "m6-ledger-view.h"
 #include "m6-painter.h"
 #include "m6-payload.h"
 #include "m6-save-task.h"
@@ -55,6 +57,7 @@ struct _M6SessionWindow
   M6FlameGraph         *flame_graph;
   M6StatsView          *stats_view;
   M6DriftGraph         *drift_graph;
+  M6LedgerView         *ledger_view;
   GtkLabel             *state_label;
   GtkLabel             *elapsed_label;
   GtkLabel             *rate_label;
@@ -182,6 +185,7 @@ show_thread (M6SessionWindow *self,
   m6_flame_graph_set_thread (self->flame_graph, self->session, index);
   m6_stats_view_set_thread (self->stats_view, self->session, index);
   m6_drift_graph_set_thread (self->drift_graph, self->session, index);
+  m6_ledger_view_set_thread (self->ledger_view, self->session, index);
   if (self->compare_window != NULL)
     {
       m6_compare_window_set_thread (self->compare_window, index);
@@ -268,6 +272,7 @@ flame_selected_cb (M6FlameGraph    *flame_graph,
   self->syncing++;
   m6_stats_view_set_selected_node (self->stats_view, id);
   m6_drift_graph_set_node (self->drift_graph, id);
+  m6_ledger_view_set_node (self->ledger_view, id);
   self->syncing--;
 }
 
@@ -283,6 +288,7 @@ stats_selected_cb (M6StatsView     *stats_view,
   self->syncing++;
   m6_flame_graph_set_selected_node (self->flame_graph, id);
   m6_drift_graph_set_node (self->drift_graph, id);
+  m6_ledger_view_set_node (self->ledger_view, id);
   self->syncing--;
 }
 
@@ -352,7 +358,7 @@ update_breadcrumbs (M6SessionWindow *self)
 
   const char *hint_text;
   if (m6_flame_graph_get_color_mode (self->flame_graph) == M6_COLOR_MODE_MEMORY)
-    hint_text = _("Colored by mem.net per frame: red grows, green shrinks");
+    hint_text = _("Colored by Self/frame, what a scope keeps outside its children: red grows, green shrinks");
   else if (m6_flame_graph_get_color_mode (self->flame_graph) == M6_COLOR_MODE_COMPARE)
     hint_text = _("Colored against the baseline: red slower, green faster, grey no significant change");
   else if (zoom == 0)
@@ -469,6 +475,7 @@ refresh_views (M6SessionWindow *self,
       self->last_stats_us = now;
       self->stats_serial = self->data_serial;
       m6_stats_view_refresh (self->stats_view);
+      m6_ledger_view_refresh (self->ledger_view);
       if (m6_flame_graph_get_search_text (self->flame_graph) != NULL)
         update_match_label (self);
     }
@@ -702,6 +709,7 @@ update_status (M6SessionWindow *self)
     case M6_HEAP_SOURCE_CALLBACK: memory = _("Memory from the program’s heap callback"); break;
     case M6_HEAP_SOURCE_HOOKS:    memory = _("Memory from the program’s allocator hooks"); break;
     case M6_HEAP_SOURCE_SHIM:     memory = _("Memory from the malloc preload shim"); break;
+    case M6_HEAP_SOURCE_SHIM_THREAD: memory = _("Memory from the malloc preload shim, per thread"); break;
     case M6_HEAP_SOURCE_NONE:
     default:                      memory = _("Memory unavailable: the program has no heap source"); break;
     }
@@ -1654,6 +1662,59 @@ color_mode_change_state (GSimpleAction *action,
   apply_color_mode (self);
 }
 
+/* From the top-level drift down to the scope that keeps the bytes
+ * (m6_ledger_find_leak); selects it everywhere and says why. */
+static void
+find_leak_action (GSimpleAction *action,
+                  GVariant      *parameter,
+                  gpointer       widget)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+  M6Thread *thread = m6_session_get_thread (self->session, self->thread_index);
+  g_autofree char *text = NULL;
+  M6Leak leak;
+
+  if (!m6_session_get_memory_available (self->session))
+    {
+      show_toast (self, _("Memory unavailable: this program reports no heap readings, so there is no leak to find."));
+      return;
+    }
+  if (thread == NULL || m6_tree_get_root (thread->tree)->first_child == NULL)
+    {
+      show_toast (self, _("No frames yet: there is nothing to look at."));
+      return;
+    }
+
+  m6_ledger_find_leak (thread->tree, &leak);
+
+  /* This thread holds still: look in the others, and go where one grows. */
+  for (guint i = 0; leak.kind == M6_LEAK_NONE && i < m6_session_get_n_threads (self->session); i++)
+    {
+      M6Thread *other = m6_session_get_thread (self->session, i);
+      M6Leak found;
+
+      if (i == self->thread_index)
+        continue;
+      m6_ledger_find_leak (other->tree, &found);
+      if (found.kind != M6_LEAK_NONE)
+        {
+          g_action_group_activate_action (G_ACTION_GROUP (self), "thread", g_variant_new_uint32 (i));
+          thread = other;
+          leak = found;
+        }
+    }
+
+  text = m6_leak_describe (thread->tree, &leak);
+  if (leak.kind != M6_LEAK_NONE)
+    {
+      /* The flame graph tells the table, the drift graph and the ledger. */
+      m6_flame_graph_set_selected_node (self->flame_graph, leak.culprit->id);
+      m6_ledger_view_set_node (self->ledger_view, leak.culprit->id);
+    }
+  m6_ledger_view_set_leak_text (self->ledger_view, text);
+  show_toast (self, text);
+}
+
 static void
 zoom_out_action (GSimpleAction *action,
                  GVariant      *parameter,
@@ -1907,6 +1968,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   g_type_ensure (M6_TYPE_FLAME_GRAPH);
   g_type_ensure (M6_TYPE_STATS_VIEW);
   g_type_ensure (M6_TYPE_DRIFT_GRAPH);
+  g_type_ensure (M6_TYPE_LEDGER_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-session-window.ui");
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, toast_overlay);
@@ -1927,6 +1989,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, flame_graph);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, stats_view);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, drift_graph);
+  gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, ledger_view);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, state_label);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, elapsed_label);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, rate_label);
@@ -1956,6 +2019,7 @@ m6_session_window_init (M6SessionWindow *self)
     { "compare", compare_action, "s" },
     { "color-mode", NULL, "s", "'label'", color_mode_change_state },
     { "zoom-out", zoom_out_action },
+    { "find-leak", find_leak_action },
     { "zoom-reset", zoom_reset_action },
     { "thread", thread_action, "u" },
     { "pause", NULL, NULL, "false", pause_change_state },
@@ -2021,10 +2085,11 @@ setup_session (M6SessionWindow *self,
         gtk_window_maximize (GTK_WINDOW (self));
     }
 
-  /* The table gets about 60 % of the width; the drift graph the rest. */
+  /* The table gets about 63 % of the width (its memory columns included);
+   * the drift graph and the ledger the rest. */
   int width, height;
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
-  gtk_paned_set_position (self->bottom_paned, MAX (width * 60 / 100, 420));
+  gtk_paned_set_position (self->bottom_paned, MAX (width * 63 / 100, 420));
   gtk_paned_set_position (self->main_paned, MAX (height * 40 / 100, 200));
 
   sync_thread_names (self);
@@ -2107,6 +2172,12 @@ M6DriftGraph *
 m6_session_window_get_drift_graph (M6SessionWindow *self)
 {
   return self->drift_graph;
+}
+
+M6LedgerView *
+m6_session_window_get_ledger_view (M6SessionWindow *self)
+{
+  return self->ledger_view;
 }
 
 guint

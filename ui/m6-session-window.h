@@ -22,6 +22,7 @@
 #include "m6-export.h"
 #include "m6-flame-graph.h"
 #include "m6-job-bar.h"
+#include "m6-ledger-view.h"
 #include "m6-reader.h"
 #include "m6-recording.h"
 #include "m6-session.h"
@@ -46,6 +47,7 @@ M6Session       *m6_session_window_get_session       (M6SessionWindow *self);
 M6FlameGraph    *m6_session_window_get_flame_graph   (M6SessionWindow *self);
 M6StatsView     *m6_session_window_get_stats_view    (M6SessionWindow *self);
 M6DriftGraph    *m6_session_window_get_drift_graph   (M6SessionWindow *self);
+M6LedgerView    *m6_session_window_get_ledger_view   (M6SessionWindow *self);
 guint            m6_session_window_get_thread        (M6SessionWindow *self);
 void             m6_session_window_set_thread        (M6SessionWindow *self,
                                                       guint            thread_index);

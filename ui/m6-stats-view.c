@@ -24,8 +24,9 @@ typedef enum
   COL_TIME_P90,
   COL_TIME_MAX,
   COL_MEM_DELTA,
-  COL_MEM_NET,
-  COL_MEM_RATE,
+  COL_ALLOC_RATE,
+  COL_SELF_RATE,
+  COL_DRIFT_RATE,
   N_COLUMNS
 } Column;
 
@@ -61,14 +62,6 @@ static GParamSpec *properties[N_PROPS];
 /* --- values ------------------------------------------------------------- */
 
 static double
-frames_of (const M6Node *node)
-{
-  while (node->parent != NULL && node->depth > 1)
-    node = node->parent;
-  return (double) node->count;
-}
-
-static double
 column_value (M6StatsRow *row,
               Column      column)
 {
@@ -82,11 +75,13 @@ column_value (M6StatsRow *row,
     case COL_TIME_P90:  return s->time_p90;
     case COL_TIME_MAX:  return s->time_max;
     case COL_MEM_DELTA: return s->mem_delta_avg;
-    case COL_MEM_NET:   return s->mem_net;
-    case COL_MEM_RATE:
+    case COL_ALLOC_RATE: return s->mem_delta_rate;
+    case COL_SELF_RATE: return s->mem_self_rate;
+    case COL_DRIFT_RATE:
       {
-        double frames = frames_of (m6_stats_row_get_node (row));
-        return frames > 0 ? s->mem_net / frames : 0.0;
+        /* A leak rate only where it is one (DESIGN §2, the ledger): a
+         * child's mem.net includes everything between its calls. */
+        return m6_stats_row_get_node (row)->depth == 1 ? s->mem_rate : 0.0;
       }
     case COL_LABEL:
     case N_COLUMNS:
@@ -110,9 +105,13 @@ column_text (M6StatsRow *row,
     case COL_TIME_P90:
     case COL_TIME_MAX:
       return g_strdup_printf ("%.3f", v * 1e3);
+    case COL_DRIFT_RATE:
+      if (m6_stats_row_get_node (row)->depth != 1)
+        return g_strdup ("");
+      G_GNUC_FALLTHROUGH;
     case COL_MEM_DELTA:
-    case COL_MEM_NET:
-    case COL_MEM_RATE:
+    case COL_ALLOC_RATE:
+    case COL_SELF_RATE:
       /* Zeros would claim there is no drift; there is no reading at all. */
       if (!m6_stats_row_get_memory_available (row))
         return g_strdup ("—");
@@ -573,14 +572,15 @@ m6_stats_view_init (M6StatsView *self)
     int         width;
   } columns[N_COLUMNS] = {
     [COL_LABEL]     = { N_("Scope"), -1 },
-    [COL_COUNT]     = { N_("Calls"), 72 },
-    [COL_TIME_AVG]  = { N_("Avg ms"), 66 },
-    [COL_TIME_P50]  = { N_("p50 ms"), 66 },
-    [COL_TIME_P90]  = { N_("p90 ms"), 66 },
-    [COL_TIME_MAX]  = { N_("Max ms"), 66 },
-    [COL_MEM_DELTA] = { N_("Δ avg KB"), 84 },
-    [COL_MEM_NET]   = { N_("mem.net KB"), 96 },
-    [COL_MEM_RATE]  = { N_("KB/frame"), 80 },
+    [COL_COUNT]     = { N_("Calls"), 56 },
+    [COL_TIME_AVG]  = { N_("Avg ms"), 58 },
+    [COL_TIME_P50]  = { N_("p50 ms"), 58 },
+    [COL_TIME_P90]  = { N_("p90 ms"), 58 },
+    [COL_TIME_MAX]  = { N_("Max ms"), 58 },
+    [COL_MEM_DELTA] = { N_("Δ avg KB"), 72 },
+    [COL_ALLOC_RATE] = { N_("Alloc/frame"), 82 },
+    [COL_SELF_RATE] = { N_("Self/frame"), 76 },
+    [COL_DRIFT_RATE] = { N_("Drift/frame"), 80 },
   };
 
   self->rows = g_ptr_array_new_with_free_func (unref_row);

@@ -13,6 +13,7 @@ static const char *const expected_keys[] = {
   "mem_delta.min", "mem_delta.max", "mem_delta.p10", "mem_delta.p50", "mem_delta.p90",
   "mem_delta.total", "inverse_mem.total", "inverse_mem.avg", "inverse_mem.count",
   "mem.rate", "mem.first", "mem.last",
+  "mem_delta.rate", "mem_self.rate", "mem_self.total",
 };
 
 static JsonNode *

@@ -231,6 +231,92 @@ test_run_without_segment (void)
   g_assert_nonnull (strstr (slow.err, "did not create a mach6 segment within 0.3 s"));
 }
 
+/* `mach6 report --leaks` on the scripted program: a leak four levels deep
+ * beside heavy churn is found, and every ledger on the way closes. */
+static void
+record_leak_deep (const char *path,
+                  const char *leak_bytes)
+{
+  g_auto (CliResult) run = { 0 };
+
+  run_cli (&run, "run", "-o", path, "--", LEAK_DEEP, "--frames", "200", "--leak-bytes", leak_bytes,
+           "--wait-attach", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+}
+
+static void
+test_report_leaks (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "leak.mach6", NULL);
+  g_auto (CliResult) text = { 0 };
+  g_auto (CliResult) json = { 0 };
+  g_autoptr (GError) error = NULL;
+
+  record_leak_deep (path, "4096");
+
+  run_cli (&text, "report", "--leaks", path, NULL);
+  g_assert_cmpint (text.status, ==, 0);
+  if (strstr (text.out, "\n  world › zone › cell › cache: +4.0") == NULL
+      || strstr (text.out, "KB/frame of the frame’s +4.0") == NULL
+      || strstr (text.out, "drift, allocated in the scope itself\n") == NULL)
+    g_error ("report --leaks does not name the deep scope:\n%s", text.out);
+  g_assert_null (strstr (text.out, "BUG"));
+
+  run_cli (&json, "report", "--leaks", "--json", path, NULL);
+  g_assert_cmpint (json.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  json_parser_load_from_data (parser, json.out, -1, &error);
+  g_assert_no_error (error);
+  JsonObject *thread = json_array_get_object_element (
+      json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "threads"), 0);
+  JsonObject *ledger = json_object_get_object_member (thread, "ledger");
+  JsonObject *leak = json_object_get_object_member (ledger, "leak");
+  g_assert_cmpstr (json_object_get_string_member (leak, "kind"), ==, "self");
+  JsonArray *leak_path = json_object_get_array_member (leak, "path");
+  const char *expected[] = { "frame", "world", "zone", "cell", "cache" };
+  g_assert_cmpuint (json_array_get_length (leak_path), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpstr (json_array_get_string_element (leak_path, i), ==, expected[i]);
+  g_assert_true (json_object_get_boolean_member (ledger, "closes"));
+
+  /* The ledger closes exactly at every level of the descent. */
+  JsonArray *ledgers = json_object_get_array_member (ledger, "ledgers");
+  g_assert_cmpuint (json_array_get_length (ledgers), ==, 5);
+  for (guint i = 0; i < 5; i++)
+    {
+      JsonObject *level = json_array_get_object_element (ledgers, i);
+      JsonArray *parts = json_object_get_array_member (level, "parts");
+      gint64 sum = 0;
+
+      for (guint k = 0; k < json_array_get_length (parts); k++)
+        sum += json_object_get_int_member (json_array_get_object_element (parts, k), "bytes");
+      g_assert_cmpint (json_object_get_int_member (level, "residual"), ==, 0);
+      g_assert_cmpint (sum, ==, json_object_get_int_member (level, "whole"));
+    }
+  /* The leaked bytes: at least 4 KB a frame (the allocator rounds up). */
+  double rate = json_object_get_double_member (leak, "rate");
+  g_assert_cmpfloat (rate, >=, 4.0);
+  g_assert_cmpfloat (rate, <, 4.1);
+
+  test_rm_dir (dir);
+}
+
+static void
+test_report_no_drift (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "churn.mach6", NULL);
+  g_auto (CliResult) text = { 0 };
+
+  record_leak_deep (path, "0");
+  run_cli (&text, "report", "--leaks", path, NULL);
+  g_assert_cmpint (text.status, ==, 0);
+  if (strstr (text.out, "No drift: allocations are reclaimed between frames.") == NULL)
+    g_error ("heavy churn without a leak is not “no drift”:\n%s", text.out);
+  test_rm_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -242,6 +328,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/cli/record-then-report", test_record_then_report);
   g_test_add_func ("/reader/cli/run", test_run);
   g_test_add_func ("/reader/cli/run-without-segment", test_run_without_segment);
+  g_test_add_func ("/reader/cli/report-leaks", test_report_leaks);
+  g_test_add_func ("/reader/cli/report-no-drift", test_report_no_drift);
 
   return g_test_run ();
 }

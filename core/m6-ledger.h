@@ -1,0 +1,103 @@
+/* m6-ledger.h — the zero-sum ledger of a scope (DESIGN §2 "The ledger"):
+ * where its bytes went, in parts that add up exactly, and the descent from
+ * a growing top-level scope to the scope that leaks. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "m6-session.h"
+#include "m6-tree.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  M6_LEDGER_PART_CHILD,    /* a child's ΣD */
+  M6_LEDGER_PART_SELF,     /* allocated in the scope itself, outside any child */
+  M6_LEDGER_PART_BETWEEN,  /* top level only: the inverse sum, between frames */
+  M6_LEDGER_PART_OPEN,     /* minus the children's D of the call still open */
+  M6_LEDGER_PART_LOST,     /* minus the children's D of calls that never closed */
+} M6LedgerPartKind;
+
+typedef struct
+{
+  M6LedgerPartKind  kind;
+  const M6Node     *node;    /* the child, for M6_LEDGER_PART_CHILD */
+  gint64            bytes;
+} M6LedgerPart;
+
+/* The ledger of one node over the whole window, integer bytes. The whole
+ * is ΣD (mem_sum); for a top-level node it is its drift h_last - h_first
+ * (= mem.net by the telescoping identity). Parts are the children's ΣD in
+ * first-seen order, then self, then (top level) between frames, then the
+ * open and lost corrections where they are not 0. Self is accumulated by
+ * the tree call by call, not derived from the other parts, so a residual
+ * other than 0 means the accounting is broken somewhere. */
+typedef struct
+{
+  const M6Node *node;
+  gboolean      top_level;
+  gint64        whole;
+  gint64        residual;   /* whole - Σ parts; 0 when it closes */
+  guint64       frames;     /* the thread's top-level marks */
+  GArray       *parts;      /* M6LedgerPart */
+} M6Ledger;
+
+M6Ledger   *m6_ledger_new         (M6Tree         *tree,
+                                   const M6Node   *node);
+void        m6_ledger_free        (M6Ledger       *self);
+gboolean    m6_ledger_closes      (const M6Ledger *self);
+/* The part of @kind (not CHILD), or 0. */
+gint64      m6_ledger_get_part    (const M6Ledger *self,
+                                   M6LedgerPartKind kind);
+
+/* Check every node of @tree; FALSE with the first node that does not
+ * close in @bad (if given). */
+gboolean    m6_ledger_check_tree  (M6Tree         *tree,
+                                   const M6Node  **bad);
+
+/* A top-level drift below this many bytes per frame is not growth: a
+ * one-off allocation spread over a long window, or rounding. */
+#define M6_LEDGER_MIN_DRIFT_PER_FRAME 16.0
+
+typedef enum
+{
+  M6_LEAK_NONE,       /* no top-level scope grows */
+  M6_LEAK_SELF,       /* @culprit's own part carries the growth */
+  M6_LEAK_BETWEEN,    /* the growth happens between frames, in no scope */
+} M6LeakKind;
+
+/* The answer of "find the leak". */
+typedef struct
+{
+  M6LeakKind    kind;
+  const M6Node *top;        /* the top-level scope with the largest drift */
+  const M6Node *culprit;    /* where the descent stopped (the top for BETWEEN) */
+  gint64        top_bytes;  /* the top's drift over the window */
+  gint64        bytes;      /* the culprit's own part (or between frames) */
+  guint64       frames;
+} M6Leak;
+
+/* From the top-level scope whose drift grows most, descend along the part
+ * that carries the growth (the largest positive one) until the scope's own
+ * part is that part. */
+void        m6_ledger_find_leak   (M6Tree         *tree,
+                                   M6Leak         *leak);
+/* "frame › ai › remember": the label path of @node. */
+char       *m6_ledger_node_path   (M6Tree         *tree,
+                                   const M6Node   *node);
+/* One sentence saying where the leak is and why, translated. */
+char       *m6_leak_describe      (M6Tree         *tree,
+                                   const M6Leak   *leak);
+
+/* The JSON of `mach6 report --leaks --json` for one tree (docs/ledger.md):
+ * the leak, and the ledger of every scope along the descent. */
+JsonNode   *m6_ledger_leak_json   (M6Tree         *tree);
+/* For a session: {"process", "pid", "threads": [{"index", "name", "tid",
+ * "frames", "leak", "ledgers"}]}; @only_thread < 0 for every thread. */
+JsonNode   *m6_ledger_session_json (M6Session     *session,
+                                   gint            only_thread);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Ledger, m6_ledger_free)
+
+G_END_DECLS

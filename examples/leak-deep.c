@@ -1,0 +1,172 @@
+/* leak-deep.c — a scripted program for the ledger: it leaks a little in a
+ * scope four levels deep (frame › world › zone › cell › cache) while its
+ * siblings churn large transient buffers, so every scope's mem.net moves
+ * and only the ledger points at the one that keeps memory.
+ *
+ *   leak-deep [--frames N] [--leak-bytes B] [--fps N] [--wait-attach]
+ *
+ * --leak-bytes 0 keeps nothing: heavy churn, no drift. Heap readings come
+ * from the preload shim when it is there (mach6 run), else from the
+ * allocation hooks fed here. */
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE
+#endif
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mach6.h"
+
+static int use_hooks;
+
+static void *
+alloc (size_t size)
+{
+  void *p = malloc (size);
+  if (p != NULL)
+    {
+      memset (p, 0x33, size < 4096 ? size : 4096);
+      if (use_hooks)
+        mach6_heap_alloc (malloc_usable_size (p));
+    }
+  return p;
+}
+
+static void
+release (void *p)
+{
+  if (p != NULL && use_hooks)
+    mach6_heap_free (malloc_usable_size (p));
+  free (p);
+}
+
+typedef struct Kept
+{
+  struct Kept *next;
+} Kept;
+
+static Kept *kept;
+
+static void
+cell (long leak_bytes)
+{
+  MACH6_SCOPE ("cell");
+  {
+    MACH6_SCOPE ("cache");
+    if (leak_bytes > 0)
+      {
+        Kept *k = alloc ((size_t) leak_bytes < sizeof (Kept) ? sizeof (Kept) : (size_t) leak_bytes);
+        if (k != NULL)
+          {
+            k->next = kept;
+            kept = k;
+          }
+      }
+  }
+  {
+    /* A big scratch buffer, freed before the scope closes. */
+    MACH6_SCOPE ("scratch");
+    release (alloc (2u << 20));
+  }
+}
+
+static void
+stream (void **pending)
+{
+  MACH6_SCOPE ("stream");
+  {
+    /* Loaded in one scope, dropped in another: both see big deltas. */
+    MACH6_SCOPE ("load");
+    *pending = alloc (1u << 20);
+  }
+  {
+    MACH6_SCOPE ("decode");
+    release (alloc (3u << 20));
+  }
+  {
+    MACH6_SCOPE ("unload");
+    release (*pending);
+    *pending = NULL;
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  long frames = 300, leak_bytes = 4096, fps = 0;
+  int wait_attach = 0;
+
+  for (int i = 1; i < argc; i++)
+    {
+      char *end = NULL;
+      long *target = NULL;
+
+      if (strcmp (argv[i], "--wait-attach") == 0)
+        {
+          wait_attach = 1;
+          continue;
+        }
+      if (strcmp (argv[i], "--frames") == 0)
+        target = &frames;
+      else if (strcmp (argv[i], "--leak-bytes") == 0)
+        target = &leak_bytes;
+      else if (strcmp (argv[i], "--fps") == 0)
+        target = &fps;
+      if (target == NULL || i + 1 >= argc
+          || (*target = strtol (argv[i + 1], &end, 10), *end != '\0' || *target < 0))
+        {
+          fprintf (stderr, "usage: leak-deep [--frames N] [--leak-bytes B] [--fps N] [--wait-attach]\n");
+          return 2;
+        }
+      i++;
+    }
+
+  use_hooks = dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes") == NULL;
+  mach6_thread_name ("main");
+
+  /* For scripts: record every frame (at most 10 s of waiting). */
+  for (int waited = 0; wait_attach && !mach6_attached () && waited < 10000; waited++)
+    {
+      struct timespec ms = { 0, 1000000L };
+      nanosleep (&ms, NULL);
+    }
+
+  void *pending = NULL;
+  struct timespec next;
+  clock_gettime (CLOCK_MONOTONIC, &next);
+  for (long f = 0; f < frames; f++)
+    {
+      MACH6_BEGIN ("frame");
+      {
+        MACH6_SCOPE ("world");
+        MACH6_SCOPE ("zone");
+        cell (leak_bytes);
+      }
+      stream (&pending);
+      MACH6_END ();
+
+      if (fps > 0)
+        {
+          next.tv_nsec += 1000000000L / fps;
+          while (next.tv_nsec >= 1000000000L)
+            {
+              next.tv_nsec -= 1000000000L;
+              next.tv_sec++;
+            }
+          clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+        }
+    }
+
+  while (kept != NULL)
+    {
+      Kept *k = kept->next;
+      release (kept);
+      kept = k;
+    }
+  return 0;
+}

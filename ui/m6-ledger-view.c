@@ -1,0 +1,537 @@
+/* m6-ledger-view.c — the ledger panel: the whole, a stacked bar and a row
+ * per part, integer bytes underneath and per frame on screen.
+ *
+ * Rows are rebuilt only when the set of parts changes (another scope, a
+ * new child); live updates only set texts, so the panel costs a few label
+ * updates per refresh. The residual is shown every time: 0 is the proof
+ * the parts add up, anything else is a bug and looks like one. */
+#include "m6-ledger-view.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "m6-flame-graph.h"
+#include "m6-format.h"
+#include "m6-payload.h"
+
+enum { COL_SWATCH, COL_NAME, COL_PER_FRAME, COL_TOTAL, COL_SHARE, N_COLS };
+
+struct _M6LedgerView
+{
+  GtkWidget       parent_instance;
+
+  /* template */
+  GtkLabel       *title_label;
+  GtkLabel       *whole_label;
+  GtkDrawingArea *bar_area;
+  GtkGrid        *parts_grid;
+  GtkLabel       *residual_label;
+  GtkLabel       *leak_label;
+
+  M6Session      *session;
+  guint           thread_index;
+  guint           node_id;
+  M6Ledger       *ledger;
+  GArray         *shown_kinds;   /* (kind << 32 | child id) per row, to see a change */
+  GPtrArray      *cells;         /* GtkLabel*, N_COLS - 1 per row (name .. share) */
+  gboolean        dark;
+};
+
+G_DEFINE_FINAL_TYPE (M6LedgerView, m6_ledger_view, GTK_TYPE_WIDGET)
+
+static M6Thread *
+get_thread (M6LedgerView *self)
+{
+  return self->session ? m6_session_get_thread (self->session, self->thread_index) : NULL;
+}
+
+static const M6Node *
+shown_node (M6LedgerView *self)
+{
+  M6Thread *thread = get_thread (self);
+
+  if (thread == NULL)
+    return NULL;
+  if (self->node_id != 0 && self->node_id < m6_tree_get_n_nodes (thread->tree))
+    return m6_tree_get_node (thread->tree, self->node_id);
+  return m6_tree_get_root (thread->tree)->first_child;
+}
+
+static void
+part_color (M6LedgerView       *self,
+            M6Tree             *tree,
+            const M6LedgerPart *part,
+            GdkRGBA            *color)
+{
+  switch (part->kind)
+    {
+    case M6_LEDGER_PART_CHILD:
+      {
+        g_autofree char *label = m6_payload_label (tree, part->node);
+        m6_flame_graph_label_color (label, self->dark, color);
+      }
+      break;
+    case M6_LEDGER_PART_SELF:
+      *color = self->dark ? (GdkRGBA) { 0.62f, 0.62f, 0.66f, 1 } : (GdkRGBA) { 0.45f, 0.45f, 0.50f, 1 };
+      break;
+    case M6_LEDGER_PART_BETWEEN:
+      *color = self->dark ? (GdkRGBA) { 0.47f, 0.68f, 0.93f, 1 } : (GdkRGBA) { 0.11f, 0.44f, 0.85f, 1 };
+      break;
+    case M6_LEDGER_PART_OPEN:
+    case M6_LEDGER_PART_LOST:
+    default:
+      *color = (GdkRGBA) { 0.5f, 0.5f, 0.5f, 0.35f };
+      break;
+    }
+}
+
+static char *
+part_name (M6Tree             *tree,
+           const M6LedgerPart *part)
+{
+  switch (part->kind)
+    {
+    case M6_LEDGER_PART_CHILD:   return m6_payload_label (tree, part->node);
+    case M6_LEDGER_PART_SELF:    return g_strdup (_("Self (outside its children)"));
+    case M6_LEDGER_PART_BETWEEN: return g_strdup (_("Between frames"));
+    case M6_LEDGER_PART_OPEN:    return g_strdup (_("Children of the call still open"));
+    case M6_LEDGER_PART_LOST:    return g_strdup (_("Children of calls lost with the stream"));
+    default:                     return g_strdup ("?");
+    }
+}
+
+/* --- the stacked bar ---------------------------------------------------- */
+
+/* Positive parts stack right of zero, negative ones left of it; the whole
+ * is the tick where they meet after cancelling. */
+static void
+bar_draw (GtkDrawingArea *area,
+          cairo_t        *cr,
+          int             width,
+          int             height,
+          gpointer        user_data)
+{
+  M6LedgerView *self = user_data;
+  M6Thread *thread = get_thread (self);
+  double pos = 0, neg = 0;   /* doubles: extreme parts must not overflow */
+
+  if (self->ledger == NULL || thread == NULL)
+    return;
+
+  for (guint i = 0; i < self->ledger->parts->len; i++)
+    {
+      double b = (double) g_array_index (self->ledger->parts, M6LedgerPart, i).bytes;
+      if (b > 0)
+        pos += b;
+      else
+        neg -= b;
+    }
+  if (pos + neg == 0)
+    {
+      cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.25);
+      cairo_rectangle (cr, 0, height / 2.0 - 1, width, 2);
+      cairo_fill (cr);
+      return;
+    }
+
+  double scale = (double) width / (pos + neg);
+  double zero = neg * scale;
+  double right = zero, left = zero;
+
+  for (guint i = 0; i < self->ledger->parts->len; i++)
+    {
+      const M6LedgerPart *part = &g_array_index (self->ledger->parts, M6LedgerPart, i);
+      double w = fabs ((double) part->bytes) * scale;
+      GdkRGBA color;
+
+      if (part->bytes == 0)
+        continue;
+      part_color (self, thread->tree, part, &color);
+      gdk_cairo_set_source_rgba (cr, &color);
+      if (part->bytes > 0)
+        {
+          cairo_rectangle (cr, right, 0, w, height);
+          right += w;
+        }
+      else
+        {
+          left -= w;
+          cairo_rectangle (cr, left, 0, w, height);
+        }
+      cairo_fill (cr);
+    }
+
+  /* Zero and the whole. */
+  GdkRGBA fg;
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  gdk_cairo_set_source_rgba (cr, &fg);
+  cairo_rectangle (cr, floor (zero) , 0, 1, height);
+  cairo_fill (cr);
+  double whole_x = zero + (double) self->ledger->whole * scale;
+  cairo_rectangle (cr, CLAMP (whole_x - 1.5, 0, width - 3), -1, 3, height + 2);
+  cairo_fill (cr);
+}
+
+/* --- rows --------------------------------------------------------------- */
+
+static void
+swatch_draw (GtkDrawingArea *area,
+             cairo_t        *cr,
+             int             width,
+             int             height,
+             gpointer        user_data)
+{
+  GdkRGBA *color = g_object_get_data (G_OBJECT (area), "m6-color");
+
+  if (color == NULL)
+    return;
+  double size = MIN (width, height);
+  cairo_rectangle (cr, (width - size) / 2, (height - size) / 2, size, size);
+  gdk_cairo_set_source_rgba (cr, color);
+  cairo_fill (cr);
+}
+
+static GtkWidget *
+cell_label (gboolean numeric,
+            gboolean header)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), numeric ? 1.0f : 0.0f);
+  if (numeric)
+    gtk_widget_add_css_class (label, "numeric");
+  if (header)
+    {
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "caption-heading");
+    }
+  else if (!numeric)
+    {
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_widget_set_hexpand (label, TRUE);
+    }
+  return label;
+}
+
+static void
+rebuild_rows (M6LedgerView *self,
+              M6Tree       *tree)
+{
+  GtkWidget *child;
+  static const char *const headers[] = { NULL, N_("Part"), N_("Per frame"), N_("Total"), N_("Share") };
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->parts_grid))) != NULL)
+    gtk_grid_remove (self->parts_grid, child);
+  g_ptr_array_set_size (self->cells, 0);
+  g_array_set_size (self->shown_kinds, 0);
+
+  for (guint c = COL_NAME; c < N_COLS; c++)
+    {
+      GtkWidget *header = cell_label (c != COL_NAME, TRUE);
+      gtk_label_set_text (GTK_LABEL (header), _(headers[c]));
+      gtk_grid_attach (self->parts_grid, header, (int) c, 0, 1, 1);
+    }
+
+  for (guint i = 0; i < self->ledger->parts->len; i++)
+    {
+      const M6LedgerPart *part = &g_array_index (self->ledger->parts, M6LedgerPart, i);
+      GtkWidget *swatch = gtk_drawing_area_new ();
+      GdkRGBA *color = g_new (GdkRGBA, 1);
+      guint64 key = ((guint64) part->kind << 32) | (part->node ? part->node->id : 0);
+
+      g_array_append_val (self->shown_kinds, key);
+      part_color (self, tree, part, color);
+      g_object_set_data_full (G_OBJECT (swatch), "m6-color", color, g_free);
+      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), 10);
+      gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (swatch), 10);
+      gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
+      gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw, NULL, NULL);
+      gtk_grid_attach (self->parts_grid, swatch, COL_SWATCH, (int) i + 1, 1, 1);
+
+      for (guint c = COL_NAME; c < N_COLS; c++)
+        {
+          GtkWidget *label = cell_label (c != COL_NAME, FALSE);
+          gtk_grid_attach (self->parts_grid, label, (int) c, (int) i + 1, 1, 1);
+          g_ptr_array_add (self->cells, label);
+        }
+    }
+}
+
+static gboolean
+rows_match (M6LedgerView *self)
+{
+  if (self->shown_kinds->len != self->ledger->parts->len)
+    return FALSE;
+  for (guint i = 0; i < self->ledger->parts->len; i++)
+    {
+      const M6LedgerPart *part = &g_array_index (self->ledger->parts, M6LedgerPart, i);
+      guint64 key = ((guint64) part->kind << 32) | (part->node ? part->node->id : 0);
+      if (g_array_index (self->shown_kinds, guint64, i) != key)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+set_text (GtkLabel   *label,
+          const char *text)
+{
+  if (g_strcmp0 (gtk_label_get_text (label), text) != 0)
+    gtk_label_set_text (label, text);
+}
+
+static char *
+per_frame_text (gint64  bytes,
+                guint64 frames)
+{
+  return m6_format_kb (frames ? (double) bytes / (double) frames / M6_BYTES_PER_KB : 0.0, TRUE);
+}
+
+static void
+show_nothing (M6LedgerView *self,
+              const char   *why)
+{
+  GtkWidget *child;
+
+  g_clear_pointer (&self->ledger, m6_ledger_free);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->parts_grid))) != NULL)
+    gtk_grid_remove (self->parts_grid, child);
+  g_ptr_array_set_size (self->cells, 0);
+  g_array_set_size (self->shown_kinds, 0);
+  set_text (self->title_label, _("Ledger"));
+  set_text (self->whole_label, why);
+  set_text (self->residual_label, "");
+  gtk_widget_queue_draw (GTK_WIDGET (self->bar_area));
+}
+
+void
+m6_ledger_view_refresh (M6LedgerView *self)
+{
+  M6Thread *thread = get_thread (self);
+  const M6Node *node = shown_node (self);
+
+  g_return_if_fail (M6_IS_LEDGER_VIEW (self));
+
+  if (self->session != NULL && !m6_session_get_memory_available (self->session))
+    {
+      show_nothing (self, _("Memory unavailable: this program reports no heap readings, so there is no ledger."));
+      return;
+    }
+  if (thread == NULL || node == NULL)
+    {
+      show_nothing (self, _("Waiting for the first frame…"));
+      return;
+    }
+
+  M6Tree *tree = thread->tree;
+  g_clear_pointer (&self->ledger, m6_ledger_free);
+  self->ledger = m6_ledger_new (tree, node);
+  if (!rows_match (self))
+    rebuild_rows (self, tree);
+
+  const M6Ledger *ledger = self->ledger;
+  g_autofree char *path = m6_ledger_node_path (tree, node);
+  g_autofree char *title = g_strdup_printf (_("Ledger of %s"), path);
+  g_autofree char *whole = per_frame_text (ledger->whole, ledger->frames);
+  g_autofree char *whole_total = m6_format_kb ((double) ledger->whole / M6_BYTES_PER_KB, TRUE);
+  g_autofree char *frames = m6_format_count (ledger->frames);
+  g_autofree char *whole_text = ledger->top_level
+    /* Translators: Drift/frame +4.01 KB (mem.net +2.35 MB over 600 frames) */
+    ? g_strdup_printf (_("Drift/frame %s (mem.net %s over %s frames) ="), whole, whole_total, frames)
+    /* Translators: Alloc/frame +4.01 KB (ΣD +2.35 MB over 600 frames) */
+    : g_strdup_printf (_("Alloc/frame %s (ΣD %s over %s frames) ="), whole, whole_total, frames);
+
+  set_text (self->title_label, title);
+  set_text (self->whole_label, whole_text);
+
+  for (guint i = 0; i < ledger->parts->len; i++)
+    {
+      const M6LedgerPart *part = &g_array_index (ledger->parts, M6LedgerPart, i);
+      GtkLabel **cells = (GtkLabel **) &g_ptr_array_index (self->cells, i * (N_COLS - 1));
+      g_autofree char *name = part_name (tree, part);
+      g_autofree char *per_frame = per_frame_text (part->bytes, ledger->frames);
+      g_autofree char *total = m6_format_kb ((double) part->bytes / M6_BYTES_PER_KB, TRUE);
+      g_autofree char *share = ledger->whole != 0
+        ? g_strdup_printf ("%.0f %%", 100.0 * (double) part->bytes / (double) ledger->whole)
+        : g_strdup ("—");
+
+      set_text (cells[0], name);
+      set_text (cells[1], per_frame);
+      set_text (cells[2], total);
+      set_text (cells[3], share);
+    }
+
+  g_autofree char *residual = NULL;
+  if (m6_ledger_closes (ledger))
+    residual = g_strdup (_("✓ The parts add up to the whole: residual 0 bytes."));
+  else
+    residual = g_strdup_printf (_("✗ The ledger does not close: the parts miss the whole by %lld bytes. This is a bug in mach6’s accounting; please report it."),
+                                (long long) ledger->residual);
+  set_text (self->residual_label, residual);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->residual_label),
+                              m6_ledger_closes (ledger) ? (const char *[]) { "success", "caption", NULL }
+                                                        : (const char *[]) { "error", "heading", NULL });
+  gtk_widget_queue_draw (GTK_WIDGET (self->bar_area));
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
+m6_ledger_view_css_changed (GtkWidget         *widget,
+                            GtkCssStyleChange *change)
+{
+  M6LedgerView *self = M6_LEDGER_VIEW (widget);
+  GdkRGBA fg;
+
+  GTK_WIDGET_CLASS (m6_ledger_view_parent_class)->css_changed (widget, change);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  gboolean dark = (fg.red + fg.green + fg.blue) / 3 > 0.5;
+  if (dark != self->dark)
+    {
+      self->dark = dark;
+      g_array_set_size (self->shown_kinds, 0);   /* new swatch colours */
+      if (self->ledger != NULL)
+        m6_ledger_view_refresh (self);
+    }
+}
+
+static void
+m6_ledger_view_dispose (GObject *object)
+{
+  M6LedgerView *self = M6_LEDGER_VIEW (object);
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_LEDGER_VIEW);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_pointer (&self->ledger, m6_ledger_free);
+  g_clear_object (&self->session);
+
+  G_OBJECT_CLASS (m6_ledger_view_parent_class)->dispose (object);
+}
+
+static void
+m6_ledger_view_finalize (GObject *object)
+{
+  M6LedgerView *self = M6_LEDGER_VIEW (object);
+
+  g_array_unref (self->shown_kinds);
+  g_ptr_array_unref (self->cells);
+
+  G_OBJECT_CLASS (m6_ledger_view_parent_class)->finalize (object);
+}
+
+static void
+m6_ledger_view_class_init (M6LedgerViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = m6_ledger_view_dispose;
+  object_class->finalize = m6_ledger_view_finalize;
+  widget_class->css_changed = m6_ledger_view_css_changed;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-ledger-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, M6LedgerView, title_label);
+  gtk_widget_class_bind_template_child (widget_class, M6LedgerView, whole_label);
+  gtk_widget_class_bind_template_child (widget_class, M6LedgerView, bar_area);
+  gtk_widget_class_bind_template_child (widget_class, M6LedgerView, parts_grid);
+  gtk_widget_class_bind_template_child (widget_class, M6LedgerView, residual_label);
+  gtk_widget_class_bind_template_child (widget_class, M6LedgerView, leak_label);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "ledgerview");
+}
+
+static void
+m6_ledger_view_init (M6LedgerView *self)
+{
+  self->shown_kinds = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->cells = g_ptr_array_new ();
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_drawing_area_set_draw_func (self->bar_area, bar_draw, self, NULL);
+  show_nothing (self, _("Waiting for the first frame…"));
+}
+
+/* --- API ---------------------------------------------------------------- */
+
+GtkWidget *
+m6_ledger_view_new (void)
+{
+  return g_object_new (M6_TYPE_LEDGER_VIEW, NULL);
+}
+
+void
+m6_ledger_view_set_thread (M6LedgerView *self,
+                           M6Session    *session,
+                           guint         thread_index)
+{
+  g_return_if_fail (M6_IS_LEDGER_VIEW (self));
+
+  g_set_object (&self->session, session);
+  self->thread_index = thread_index;
+  self->node_id = 0;
+  g_array_set_size (self->shown_kinds, 0);
+  m6_ledger_view_set_leak_text (self, NULL);
+  m6_ledger_view_refresh (self);
+}
+
+void
+m6_ledger_view_set_node (M6LedgerView *self,
+                         guint         node_id)
+{
+  g_return_if_fail (M6_IS_LEDGER_VIEW (self));
+
+  if (self->node_id == node_id && self->ledger != NULL)
+    return;
+  self->node_id = node_id;
+  m6_ledger_view_refresh (self);
+}
+
+void
+m6_ledger_view_set_leak_text (M6LedgerView *self,
+                              const char   *text)
+{
+  g_return_if_fail (M6_IS_LEDGER_VIEW (self));
+
+  gtk_label_set_text (self->leak_label, text ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->leak_label), text != NULL);
+}
+
+const M6Ledger *
+m6_ledger_view_get_ledger (M6LedgerView *self)
+{
+  return self->ledger;
+}
+
+guint
+m6_ledger_view_get_n_rows (M6LedgerView *self)
+{
+  return self->cells->len / (N_COLS - 1);
+}
+
+const char *
+m6_ledger_view_get_row_text (M6LedgerView *self,
+                             guint         row,
+                             guint         column)
+{
+  if (row >= m6_ledger_view_get_n_rows (self) || column < COL_NAME || column >= N_COLS)
+    return NULL;
+  return gtk_label_get_text (g_ptr_array_index (self->cells, row * (N_COLS - 1) + column - COL_NAME));
+}
+
+const char *
+m6_ledger_view_get_residual_text (M6LedgerView *self)
+{
+  return gtk_label_get_text (self->residual_label);
+}
+
+const char *
+m6_ledger_view_get_leak_text (M6LedgerView *self)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (self->leak_label)) ? gtk_label_get_text (self->leak_label) : NULL;
+}
