@@ -1,6 +1,9 @@
-/* m6-diff.h — compare two sessions scope by scope: deltas of time and of
- * memory rate, with a Mann–Whitney U test on the time reservoirs saying
- * which changes are significant. */
+/* m6-diff.h — compare runs of a program scope by scope, without crying
+ * wolf: a shift estimate (Hodges–Lehmann) with a confidence interval that
+ * respects the correlation between frames or, with several runs per side,
+ * the variation between runs; a practical threshold no smaller than the
+ * A/A noise the runs show; and false-discovery-rate control across scopes.
+ * The method is described in m6-diff.c and in README.md. */
 #pragma once
 
 #include <json-glib/json-glib.h>
@@ -10,54 +13,170 @@
 
 G_BEGIN_DECLS
 
-/* Below this p-value (two-sided) a change counts as significant. */
-#define M6_DIFF_ALPHA 0.01
-/* With fewer samples on either side the test is not run. */
-#define M6_DIFF_MIN_SAMPLES 8
+/* Defaults of M6DiffOptions. */
+#define M6_DIFF_THRESHOLD   0.05   /* practical threshold: ±5 % */
+#define M6_DIFF_FDR         0.05   /* Benjamini–Hochberg level */
+#define M6_DIFF_CONFIDENCE  0.95   /* of the intervals shown */
+/* A scope needs this many frames in a run to be tested in that run. */
+#define M6_DIFF_MIN_FRAMES  32
+/* Frames per block to start with (the blocks method doubles it while
+ * consecutive blocks stay correlated). */
+#define M6_DIFF_BLOCK_FRAMES 4
+/* Longer runs get longer blocks, not more of them. */
+#define M6_DIFF_MAX_BLOCKS   128
+/* Resolution: a change smaller than this per frame (ns) is not attributed
+ * to the program. Every call carries the profiler's own cost, and on the
+ * shared machines measured, the cache state of a process makes scopes of
+ * about a microsecond differ by ±40 % from one A/A run to the next. */
+#define M6_DIFF_RESOLUTION_NS 500.0
+/* A change of top-level drift smaller than this (KB per frame) is not
+ * looked for in the tree. */
+#define M6_DIFF_LEAK_KB     0.5
 
 typedef struct
 {
-  char        *path;          /* "frame/physics" */
-  char        *label;
-  guint        depth;
-  gboolean     in_a;
-  gboolean     in_b;
-  M6NodeStats  a;             /* zeros where absent */
-  M6NodeStats  b;
-  double       time_avg_change;   /* relative: +0.30 = 30 % slower */
-  double       time_p50_change;
-  double       time_p90_change;
-  double       mem_rate_delta;    /* mem.rate (KB per frame), B - A */
-  double       u;                 /* Mann–Whitney U of B's time samples */
-  double       p_value;           /* 1.0 when not tested */
-  gboolean     tested;
-  gboolean     significant;
+  double threshold;    /* relative, > 0: 0.05 = changes within ±5 % are "the same" */
+  double fdr;          /* false discovery rate over the scopes tested */
+  double resolution;   /* ns per frame: smaller changes are not attributed */
+  double confidence;   /* of the intervals, (0.5, 1) */
+  gint   thread;       /* compare only this thread of B's first run; -1 = all */
+  gboolean paired;     /* A's i-th run was recorded beside B's i-th run */
+} M6DiffOptions;
+
+void m6_diff_options_init (M6DiffOptions *options);
+
+typedef enum
+{
+  M6_DIFF_SAME,        /* tested: no change beyond the threshold was found */
+  M6_DIFF_SLOWER,
+  M6_DIFF_FASTER,
+  M6_DIFF_UNTESTED,    /* in both, but too few frames */
+  M6_DIFF_ONLY_A,
+  M6_DIFF_ONLY_B,
+} M6DiffVerdict;
+
+typedef enum
+{
+  M6_DIFF_METHOD_NONE,
+  M6_DIFF_METHOD_BLOCKS,   /* one run per side: blocks of consecutive frames */
+  M6_DIFF_METHOD_RUNS,     /* replicates: the run is the unit */
+  M6_DIFF_METHOD_PAIRED,   /* paired replicates: the pair's change is the unit */
+} M6DiffMethod;
+
+typedef struct
+{
+  char          *path;          /* "frame/physics" */
+  char          *label;
+  guint          depth;
+  gboolean       in_a;
+  gboolean       in_b;
+  M6NodeStats    a;             /* payload stats in the first run of each side; zeros where absent */
+  M6NodeStats    b;
+  guint64        count_a;       /* calls, over every run of the side */
+  guint64        count_b;
+  guint64        frames_a;      /* frames the scope ran in, over every run */
+  guint64        frames_b;
+  double         time_avg_change;   /* descriptive, relative: +0.30 = B's average 30 % higher */
+  double         time_p50_change;
+  double         time_p90_change;
+
+  /* The time per frame (in the frames the scope ran in). */
+  double         time_a;        /* typical (median) seconds per frame, A */
+  double         time_b;
+  M6DiffMethod   method;
+  guint          block_frames;  /* frames per block (blocks method) */
+  guint          runs_a;        /* runs the scope was tested in */
+  guint          runs_b;
+  gboolean       tested;
+  double         shift;         /* Hodges–Lehmann, relative: +0.20 = B 20 % slower */
+  double         shift_lo;      /* confidence interval of @shift */
+  double         shift_hi;
+  double         noise;         /* A/A noise the runs show for this scope, relative */
+  double         threshold;     /* the threshold used: max (setting, noise) */
+  double         p_value;       /* H0: |shift| <= threshold; 1.0 when not tested */
+  double         p_adjusted;    /* Benjamini–Hochberg over the scopes tested */
+  gboolean       significant;
+  M6DiffVerdict  verdict;
+
+  /* Memory that can be attributed, KB per frame of the thread (means over runs). */
+  double         alloc_rate_a;  /* mem_delta.rate: ΣD per frame */
+  double         alloc_rate_b;
+  double         self_rate_a;   /* mem_self.rate: the part of ΣD outside children */
+  double         self_rate_b;
+  gboolean       top_level;
+  double         drift_rate_a;  /* mem.rate: top-level only */
+  double         drift_rate_b;
+  gboolean       leak;          /* the top-level drift change is located here */
+  double         leak_rate;     /* B - A of the top-level drift, KB per frame */
 } M6DiffRow;
 
 void        m6_diff_row_free       (M6DiffRow *row);
 
-/* Two-sided Mann–Whitney U test with tie correction (normal
- * approximation with continuity correction). Returns the p-value. */
-double      m6_mann_whitney        (const gint64 *x,
-                                    gsize         n_x,
-                                    const gint64 *y,
-                                    gsize         n_y,
-                                    double       *u_out);
+/* One capture, with the per-frame time series of every scope that the
+ * comparison needs (the session keeps only reservoirs). */
+typedef struct _M6DiffRun M6DiffRun;
 
-/* Rows for every node path of either tree: A's order first, then the
- * paths only B has. */
-GPtrArray  *m6_diff_trees          (M6Tree       *a,
-                                    M6Tree       *b);
+M6DiffRun  *m6_diff_run_load        (const char  *path,
+                                     GError     **error);
+void        m6_diff_run_free        (M6DiffRun   *run);
+M6Session  *m6_diff_run_get_session (M6DiffRun   *run);
+const char *m6_diff_run_get_path    (M6DiffRun   *run);
 
-/* Threads are matched by name, then by index. Returns a JSON document:
- * { "a": ..., "b": ..., "threads": [ { "name", "rows": [...] } ] }. */
-JsonNode   *m6_diff_sessions_json  (M6Session    *a,
-                                    M6Session    *b,
-                                    const char   *name_a,
-                                    const char   *name_b);
-M6Thread   *m6_diff_match_thread   (M6Session    *other,
-                                    M6Thread     *thread);
+typedef struct
+{
+  char      *name;
+  guint      index;   /* in B's first run */
+  GPtrArray *rows;    /* M6DiffRow: A's tree order first, then paths only B has */
+} M6DiffThread;
+
+typedef struct
+{
+  M6DiffOptions  options;
+  GPtrArray     *threads;        /* M6DiffThread */
+  guint          runs_a;
+  guint          runs_b;
+  guint          n_rows;
+  guint          n_tested;
+  guint          n_significant;
+  guint          n_leaks;
+} M6Diff;
+
+/* Compare the runs of side A with those of side B (at least one each).
+ * Threads are matched by name, then by index. */
+M6Diff     *m6_diff_compute         (M6DiffRun           **a,
+                                     guint                 n_a,
+                                     M6DiffRun           **b,
+                                     guint                 n_b,
+                                     const M6DiffOptions  *options);
+void        m6_diff_free            (M6Diff              *diff);
+
+/* The `mach6 diff --json` document (docs/diff-json.md). */
+JsonNode   *m6_diff_to_json         (M6Diff              *diff,
+                                     M6DiffRun           **a,
+                                     guint                 n_a,
+                                     M6DiffRun           **b,
+                                     guint                 n_b);
+
+const char *m6_diff_verdict_name    (M6DiffVerdict        verdict);
+
+M6Thread   *m6_diff_match_thread    (M6Session           *other,
+                                     M6Thread            *thread);
+
+/* Statistics, exposed for the tests. */
+double      m6_diff_hodges_lehmann  (const double        *x,
+                                     gsize                n_x,
+                                     const double        *y,
+                                     gsize                n_y);
+/* Benjamini–Hochberg: @p (n values) becomes the adjusted p-values. */
+void        m6_diff_bh_adjust       (double              *p,
+                                     gsize                n);
+double      m6_diff_normal_quantile (double               p);
+/* P(T <= t) for Student's t with @df degrees of freedom. */
+double      m6_diff_t_cdf           (double               t,
+                                     double               df);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6DiffRow, m6_diff_row_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6DiffRun, m6_diff_run_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Diff, m6_diff_free)
 
 G_END_DECLS

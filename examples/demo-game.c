@@ -1,6 +1,8 @@
 /* demo-game.c — a small frame loop instrumented with libmach6, to look at
  * with the mach6 viewer: frame → physics / render / ai with real allocation
- * work, optional worker threads and an optional per-frame leak.
+ * work, optional worker threads, an optional per-frame leak and an optional
+ * slowdown of one named scope (--slow draw:20), a known change for
+ * `mach6 diff` to find.
  *
  * The heap reading comes from libmach6-heap.so when it is preloaded;
  * otherwise the game feeds mach6_heap_alloc/free from its own allocations.
@@ -21,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+# include <x86intrin.h>
+#endif
 
 #include "mach6.h"
 
@@ -46,6 +51,59 @@ game_free (void *p)
     mach6_heap_free (malloc_usable_size (p));
   free (p);
 }
+
+/* ---------------------------------------------------------------------------
+ * --slow SCOPE:PCT: every call of SCOPE spins at its end until it has taken
+ * PCT % longer than its work did. Proportional to each call's own duration,
+ * so the change is PCT % of the scope's time whatever the machine's speed.
+ * ------------------------------------------------------------------------- */
+
+static const char *slow_label;
+static double slow_factor;
+
+/* A cheap clock for the spin: the TSC where there is one (ticks, but only
+ * ratios of ticks are used), else CLOCK_MONOTONIC. */
+static uint64_t
+now_ticks (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc ();
+#else
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+#endif
+}
+
+typedef struct
+{
+  uint64_t t0;   /* 0 when this scope is not the slowed one */
+} SlowGuard;
+
+static SlowGuard
+slow_begin (const char *label)
+{
+  SlowGuard guard = { 0 };
+  if (slow_label != NULL && strcmp (label, slow_label) == 0)
+    guard.t0 = now_ticks ();
+  return guard;
+}
+
+static void
+slow_end (SlowGuard *guard)
+{
+  if (guard->t0 == 0)
+    return;
+  uint64_t work = now_ticks () - guard->t0;
+  uint64_t until = guard->t0 + work + (uint64_t) ((double) work * slow_factor);
+  while (now_ticks () < until)
+    ;
+}
+
+/* After MACH6_SCOPE: cleanups run in reverse order, so the spin happens
+ * inside the scope, before its done. */
+#define SLOW_SCOPE(label) \
+  __attribute__ ((cleanup (slow_end))) SlowGuard MACH6__CAT (slow_guard_, __LINE__) = slow_begin (label)
 
 /* ---------------------------------------------------------------------------
  * The game
@@ -90,6 +148,7 @@ static void
 physics (Game *g)
 {
   MACH6_SCOPE ("physics");
+  SLOW_SCOPE ("physics");
   Body *bodies = game_alloc (N_BODIES * sizeof *bodies);
   if (bodies == NULL)
     return;
@@ -106,6 +165,7 @@ physics (Game *g)
   int n_pairs = 0;
   {
     MACH6_SCOPE ("broadphase");
+    SLOW_SCOPE ("broadphase");
     qsort (bodies, N_BODIES, sizeof *bodies, compare_x);
     pairs = game_alloc (N_BODIES * 8 * sizeof *pairs);
     for (int i = 0; pairs != NULL && i < N_BODIES; i++)
@@ -118,6 +178,7 @@ physics (Game *g)
   }
   {
     MACH6_SCOPE ("narrowphase");
+    SLOW_SCOPE ("narrowphase");
     for (int k = 0; k < n_pairs; k++)
       {
         Body *a = &bodies[pairs[2 * k]], *b = &bodies[pairs[2 * k + 1]];
@@ -144,11 +205,13 @@ static void
 render (Game *g)
 {
   MACH6_SCOPE ("render");
+  SLOW_SCOPE ("render");
   enum { W = 160, H = 120 };
   uint32_t *visible;
   int n_visible = 0;
   {
     MACH6_SCOPE ("cull");
+    SLOW_SCOPE ("cull");
     visible = game_alloc (N_BODIES * sizeof *visible);
     for (int i = 0; visible != NULL && i < N_BODIES; i++)
       if (next_random (&g->seed) % 3 != 0)
@@ -156,6 +219,7 @@ render (Game *g)
   }
   {
     MACH6_SCOPE ("draw");
+    SLOW_SCOPE ("draw");
     uint32_t *framebuffer = game_alloc (W * H * sizeof *framebuffer);
     if (framebuffer != NULL)
       {
@@ -180,11 +244,13 @@ ai (Game *g)
 {
   static const char *const behaviours[] = { "patrol", "chase", "flee", "idle" };
   MACH6_SCOPE ("ai");
+  SLOW_SCOPE ("ai");
 
   /* A label made at run time: which behaviour dominates this frame. */
   char label[32];
   snprintf (label, sizeof label, "ai:%s", behaviours[(g->frame / 120) % 4]);
   mach6_mark (label);
+  SlowGuard behaviour = slow_begin (label);
   char *scratch = game_alloc (16 * 1024);
   if (scratch != NULL)
     {
@@ -193,11 +259,13 @@ ai (Game *g)
       g->checksum += (float) scratch[1024];
     }
   game_free (scratch);
+  slow_end (&behaviour);
   mach6_done ();
 
   if (g->leak_bytes > 0)
     {
       MACH6_SCOPE ("remember");
+      SLOW_SCOPE ("remember");
       Leak *leak = game_alloc (g->leak_bytes < sizeof (Leak) ? sizeof (Leak) : g->leak_bytes);
       if (leak != NULL)
         {
@@ -293,6 +361,8 @@ usage (FILE *out)
            "  --frames N     run N frames, 0 = until killed (default 0)\n"
            "  --leak-kb N    ai leaks N KB every frame (default 0)\n"
            "  --threads N    N worker threads with their own scopes (default 0)\n"
+           "  --slow S:PCT   every call of scope S (of the main thread) takes PCT %% longer\n"
+           "                 (for example --slow draw:20)\n"
            "  --help         show this help\n"
            "\n"
            "Attach with the mach6 viewer or CLI while it runs. For the heap of the\n"
@@ -310,6 +380,20 @@ parse_count (const char *arg, long max, long *out)
   return 1;
 }
 
+/* "draw:20" → slow_label "draw", slow_factor 0.20. */
+static int
+parse_slow (char *arg)
+{
+  char *colon = strrchr (arg, ':');
+  long pct;
+  if (colon == NULL || colon == arg || !parse_count (colon + 1, 10000, &pct))
+    return 0;
+  *colon = '\0';
+  slow_label = arg;
+  slow_factor = (double) pct / 100.0;
+  return 1;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -319,6 +403,7 @@ main (int argc, char **argv)
     { "frames", required_argument, NULL, 'n' },
     { "leak-kb", required_argument, NULL, 'l' },
     { "threads", required_argument, NULL, 't' },
+    { "slow", required_argument, NULL, 's' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -332,6 +417,7 @@ main (int argc, char **argv)
         case 'n': ok = parse_count (optarg, 1L << 40, &frames); break;
         case 'l': ok = parse_count (optarg, 1L << 20, &leak_kb); break;
         case 't': ok = parse_count (optarg, 64, &threads); break;
+        case 's': ok = parse_slow (optarg); break;
         case 'h': usage (stdout); return 0;
         default: usage (stderr); return 2;
         }
@@ -357,6 +443,13 @@ main (int argc, char **argv)
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
 
+  /* Fixed malloc thresholds: left to itself, glibc decides per process
+   * whether to give the heap's top back after each frame, and a process
+   * that does pays page faults in every frame: two runs of the same game
+   * would differ by tens of percent in some scopes. */
+  mallopt (M_TRIM_THRESHOLD, 64 << 20);
+  mallopt (M_MMAP_THRESHOLD, 16 << 20);
+
   /* The shim counts every allocation; the hooks would take priority over
    * it and see only ours, so use them only when there is no shim. */
   use_hooks = dlsym (RTLD_DEFAULT, "mach6_shim_live_bytes") == NULL;
@@ -381,9 +474,11 @@ main (int argc, char **argv)
        game.frame++)
     {
       MACH6_BEGIN ("frame");
+      SlowGuard frame = slow_begin ("frame");
       physics (&game);
       render (&game);
       ai (&game);
+      slow_end (&frame);
       MACH6_END ();
 
       timespec_add_ns (&next, period_ns);

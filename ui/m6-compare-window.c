@@ -1,30 +1,34 @@
 /* m6-compare-window.c — the comparison table.
  *
- * Rows are keyed by scope path and updated in place when the session goes
- * on (the window that owns the comparison calls refresh about once a
- * second), so selection and scrolling survive. A is the baseline capture,
- * B this session: a positive change means B is slower. */
+ * A is one or more baseline captures, B this session and any captures
+ * added to it; m6_diff_compute() says what changed (see m6-diff.c for the
+ * method). Rows are keyed by scope path and updated in place when the
+ * session goes on (the window that owns the comparison calls refresh about
+ * once a second), so selection and scrolling survive. A positive shift
+ * means B is slower. */
 #include "m6-compare-window.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
 
+#include "m6-application.h"
 #include "m6-flame-graph.h"
-#include "m6-reservoir.h"
 
 typedef enum
 {
   COL_SCOPE,
-  COL_COUNT_A,
-  COL_COUNT_B,
-  COL_AVG_A,
-  COL_AVG_CHANGE,
-  COL_P50_CHANGE,
-  COL_P90_CHANGE,
-  COL_MEM_RATE,
-  COL_P_VALUE,
+  COL_FRAMES_A,
+  COL_FRAMES_B,
+  COL_TIME_A,
+  COL_SHIFT,
+  COL_INTERVAL,
+  COL_THRESHOLD,
+  COL_P_ADJUSTED,
   COL_SIGNIFICANT,
+  COL_ALLOC,
+  COL_SELF,
+  COL_DRIFT,
   N_COLUMNS
 } Column;
 
@@ -39,10 +43,15 @@ struct _M6CompareWindow
   GtkColumnView      *column_view;
 
   M6Session          *session;
-  M6Session          *baseline;
   char               *session_name;
-  char               *baseline_path;
+  char               *session_file;  /* where B's own events can be read */
+  M6DiffRun          *session_run;   /* B's own run, loaded from it */
+  gint64              session_run_us;  /* when, and how long it took */
+  gint64              session_run_cost_us;
+  GPtrArray          *runs_a;        /* M6DiffRun */
+  GPtrArray          *runs_b;        /* M6DiffRun: captures added to B */
   guint               thread_index;
+  M6DiffOptions       options;
 
   GListStore         *store;         /* M6CompareRow, tree order */
   GHashTable         *by_path;       /* path -> M6CompareRow (the store holds it) */
@@ -53,8 +62,10 @@ struct _M6CompareWindow
   GArray             *changes;       /* M6NodeChange by node id of B; new each refresh */
   GtkSorter          *sorters[N_COLUMNS];
   guint               n_significant;
+  guint               n_tested;
   guint               n_refreshes;
   char               *selected_path;
+  char               *last_error;
 };
 
 G_DEFINE_FINAL_TYPE (M6CompareWindow, m6_compare_window, ADW_TYPE_WINDOW)
@@ -62,10 +73,18 @@ G_DEFINE_FINAL_TYPE (M6CompareWindow, m6_compare_window, ADW_TYPE_WINDOW)
 enum {
   PROP_0,
   PROP_SELECTED_PATH,
+  PROP_PAIRED,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  REFRESHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* --- values ------------------------------------------------------------- */
 
@@ -75,16 +94,10 @@ in_both (const M6DiffRow *d)
   return d->in_a && d->in_b;
 }
 
-/* Which way a significant change goes, as the test found it: B's samples
- * ranking above A's (U above its mean) is slower. The averages may say
- * otherwise when a few outliers pull them. */
 static gboolean
 is_slower (const M6DiffRow *d)
 {
-  double n_a = MIN (d->a.count, M6_RESERVOIR_SLOTS);
-  double n_b = MIN (d->b.count, M6_RESERVOIR_SLOTS);
-
-  return d->u > n_a * n_b / 2.0;
+  return d->verdict == M6_DIFF_SLOWER;
 }
 
 static double
@@ -93,19 +106,21 @@ column_value (const M6DiffRow *d,
 {
   switch (column)
     {
-    case COL_COUNT_A:     return (double) d->a.count;
-    case COL_COUNT_B:     return (double) d->b.count;
-    case COL_AVG_A:       return d->a.time_avg;
-    case COL_AVG_CHANGE:  return in_both (d) ? d->time_avg_change : -INFINITY;
-    case COL_P50_CHANGE:  return in_both (d) ? d->time_p50_change : -INFINITY;
-    case COL_P90_CHANGE:  return in_both (d) ? d->time_p90_change : -INFINITY;
-    case COL_MEM_RATE:    return in_both (d) ? d->mem_rate_delta : -INFINITY;
-    case COL_P_VALUE:     return d->tested ? d->p_value : 2.0;
+    case COL_FRAMES_A:    return (double) d->frames_a;
+    case COL_FRAMES_B:    return (double) d->frames_b;
+    case COL_TIME_A:      return d->time_a;
+    case COL_SHIFT:       return d->tested ? d->shift : -INFINITY;
+    case COL_INTERVAL:    return d->tested ? d->shift_lo : -INFINITY;
+    case COL_THRESHOLD:   return d->tested ? d->threshold : -INFINITY;
+    case COL_P_ADJUSTED:  return d->tested ? d->p_adjusted : 2.0;
+    case COL_ALLOC:       return d->alloc_rate_b - d->alloc_rate_a;
+    case COL_SELF:        return d->self_rate_b - d->self_rate_a;
+    case COL_DRIFT:       return d->top_level ? d->drift_rate_b - d->drift_rate_a : -INFINITY;
     case COL_SIGNIFICANT:
-      /* Slower first, then faster, then the rest. */
-      if (!d->significant)
-        return 0;
-      return is_slower (d) ? 2 : 1;
+      /* Slower first, then faster, then leaks, then the rest. */
+      if (d->significant)
+        return is_slower (d) ? 3 : 2;
+      return d->leak ? 1 : 0;
     case COL_SCOPE:
     case N_COLUMNS:
     default:
@@ -114,14 +129,19 @@ column_value (const M6DiffRow *d,
 }
 
 static char *
-change_text (const M6DiffRow *d,
-             double           change)
+percent_text (double value)
 {
-  if (!in_both (d))
-    return g_strdup ("—");
-  if (fabs (change) < 0.0005)
+  if (fabs (value) < 0.0005)
     return g_strdup ("0.0 %");
-  return g_strdup_printf ("%+.1f %%", change * 100.0);
+  return g_strdup_printf ("%+.1f %%", value * 100.0);
+}
+
+static char *
+kb_text (double value)
+{
+  if (fabs (value) < 0.005)
+    return g_strdup ("0.00");
+  return g_strdup_printf ("%+.2f", value);
 }
 
 static char *
@@ -132,37 +152,44 @@ column_text (const M6DiffRow *d,
     {
     case COL_SCOPE:
       return g_strdup (d->path);
-    case COL_COUNT_A:
-      return d->in_a ? g_strdup_printf ("%" G_GUINT64_FORMAT, d->a.count) : g_strdup ("—");
-    case COL_COUNT_B:
-      return d->in_b ? g_strdup_printf ("%" G_GUINT64_FORMAT, d->b.count) : g_strdup ("—");
-    case COL_AVG_A:
-      return d->in_a ? g_strdup_printf ("%.3f", d->a.time_avg * 1e3) : g_strdup ("—");
-    case COL_AVG_CHANGE:
-      return change_text (d, d->time_avg_change);
-    case COL_P50_CHANGE:
-      return change_text (d, d->time_p50_change);
-    case COL_P90_CHANGE:
-      return change_text (d, d->time_p90_change);
-    case COL_MEM_RATE:
-      if (!in_both (d))
-        return g_strdup ("—");
-      if (fabs (d->mem_rate_delta) < 0.005)
-        return g_strdup ("0.00");
-      return g_strdup_printf ("%+.2f", d->mem_rate_delta);
-    case COL_P_VALUE:
+    case COL_FRAMES_A:
+      return d->in_a ? g_strdup_printf ("%" G_GUINT64_FORMAT, d->frames_a) : g_strdup ("—");
+    case COL_FRAMES_B:
+      return d->in_b ? g_strdup_printf ("%" G_GUINT64_FORMAT, d->frames_b) : g_strdup ("—");
+    case COL_TIME_A:
+      return d->tested ? g_strdup_printf ("%.3f", d->time_a * 1e3) : g_strdup ("—");
+    case COL_SHIFT:
+      return d->tested ? percent_text (d->shift) : g_strdup ("—");
+    case COL_INTERVAL:
       if (!d->tested)
         return g_strdup ("—");
-      if (d->p_value < 0.0001)
+      return g_strdup_printf ("%+.1f … %+.1f %%", d->shift_lo * 100.0, d->shift_hi * 100.0);
+    case COL_THRESHOLD:
+      return d->tested ? g_strdup_printf ("±%.1f %%", d->threshold * 100.0) : g_strdup ("—");
+    case COL_P_ADJUSTED:
+      if (!d->tested)
+        return g_strdup ("—");
+      if (d->p_adjusted < 0.0001)
         return g_strdup ("< 0.0001");
-      return g_strdup_printf ("%.4f", d->p_value);
+      return g_strdup_printf ("%.4f", d->p_adjusted);
+    /* A side without the scope counts as 0 KB per frame. */
+    case COL_ALLOC:
+      return kb_text (d->alloc_rate_b - d->alloc_rate_a);
+    case COL_SELF:
+      return kb_text (d->self_rate_b - d->self_rate_a);
+    case COL_DRIFT:
+      return d->top_level ? kb_text (d->drift_rate_b - d->drift_rate_a) : g_strdup ("");
     case COL_SIGNIFICANT:
+      if (d->leak)
+        /* Translators: the verdict of the scope found to carry a change of the frame's
+         * drift; the amount is in its Self/frame cell */
+        return g_strdup (d->leak_rate > 0 ? _("▲ leak here") : _("▼ less kept here"));
       if (!d->in_a)
         return g_strdup (_("only in B"));
       if (!d->in_b)
         return g_strdup (_("only in A"));
       if (!d->tested)
-        return g_strdup (_("too few samples"));
+        return g_strdup (_("too few frames"));
       if (!d->significant)
         return g_strdup (_("no"));
       return g_strdup (is_slower (d) ? _("▲ slower") : _("▼ faster"));
@@ -173,40 +200,67 @@ column_text (const M6DiffRow *d,
 }
 
 /* The colour class of a cell: a significant change is red when slower and
- * green when faster, on the cells whose change goes that way. */
+ * green when faster; a located leak is red in its memory cells. */
 static const char *
 column_class (const M6DiffRow *d,
               Column           column)
 {
-  gboolean slower;
-  double change;
-
+  if (d->leak && (column == COL_SELF || column == COL_SIGNIFICANT))
+    return d->leak_rate > 0 ? "compare-slower" : "compare-faster";
   if (!d->significant)
     return NULL;
-  slower = is_slower (d);
   switch (column)
     {
-    case COL_AVG_CHANGE: change = d->time_avg_change; break;
-    case COL_P50_CHANGE: change = d->time_p50_change; break;
-    case COL_P90_CHANGE: change = d->time_p90_change; break;
+    case COL_SHIFT:
+    case COL_INTERVAL:
     case COL_SIGNIFICANT:
-      return slower ? "compare-slower" : "compare-faster";
+      return is_slower (d) ? "compare-slower" : "compare-faster";
     case COL_SCOPE:
       return "compare-significant";
-    case COL_COUNT_A:
-    case COL_COUNT_B:
-    case COL_AVG_A:
-    case COL_MEM_RATE:
-    case COL_P_VALUE:
+    case COL_FRAMES_A:
+    case COL_FRAMES_B:
+    case COL_TIME_A:
+    case COL_THRESHOLD:
+    case COL_P_ADJUSTED:
+    case COL_ALLOC:
+    case COL_SELF:
+    case COL_DRIFT:
     case N_COLUMNS:
     default:
       return NULL;
     }
-  if (slower && change > 0.0005)
-    return "compare-slower";
-  if (!slower && change < -0.0005)
-    return "compare-faster";
-  return NULL;
+}
+
+static const char *
+column_tooltip (Column column)
+{
+  switch (column)
+    {
+    case COL_FRAMES_A:
+    case COL_FRAMES_B:
+      return _("Frames the scope ran in, over every run of the side");
+    case COL_TIME_A:
+      return _("A's typical time of the scope per frame (the median), in ms");
+    case COL_SHIFT:
+      return _("Hodges–Lehmann estimate of B's shift against A, as a share of A's time");
+    case COL_INTERVAL:
+      return _("Confidence interval of the shift: over blocks of consecutive frames with one run per side, over runs with several");
+    case COL_THRESHOLD:
+      return _("The smallest change that counts: the larger of the threshold setting, the A/A noise the runs show and the resolution");
+    case COL_P_ADJUSTED:
+      return _("p-value of a change beyond the threshold, adjusted for the number of scopes tested (Benjamini–Hochberg)");
+    case COL_ALLOC:
+      return _("Change of Alloc/frame: what the scope and its children allocate per frame, KB");
+    case COL_SELF:
+      return _("Change of Self/frame: what the scope itself allocates per frame, outside its children, KB");
+    case COL_DRIFT:
+      return _("Change of Drift/frame of a top-level scope (mem.net per frame), KB");
+    case COL_SCOPE:
+    case COL_SIGNIFICANT:
+    case N_COLUMNS:
+    default:
+      return NULL;
+    }
 }
 
 /* --- cells -------------------------------------------------------------- */
@@ -235,6 +289,8 @@ cell_update (CellBinding *binding)
     gtk_widget_add_css_class (widget, klass);
   if (binding->column == COL_SCOPE)
     gtk_widget_set_tooltip_text (widget, d->path);
+  else
+    gtk_widget_set_tooltip_text (widget, column_tooltip (binding->column));
 }
 
 static void
@@ -254,20 +310,27 @@ setup_cb (GtkSignalListItemFactory *factory,
 
   gtk_inscription_set_xalign (GTK_INSCRIPTION (text), column == COL_SCOPE || column == COL_SIGNIFICANT ? 0.0f : 1.0f);
   if (column == COL_SIGNIFICANT)
-    gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 15);
+    gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 11);
+  else if (column == COL_INTERVAL)
+    {
+      gtk_widget_add_css_class (text, "numeric");
+      /* Room for "-12.3 … +45.6 %". */
+      gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 15);
+      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 16);
+    }
   else if (column == COL_SCOPE)
     {
       /* The leaf matters most: ellipsize the path from the start. */
       gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_START);
       gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 18);
-      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 30);
+      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 24);
     }
   else
     {
       gtk_widget_add_css_class (text, "numeric");
       /* Room for "+192.7 %" and "< 0.0001". */
-      gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 8);
-      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 9);
+      gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 7);
+      gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 8);
     }
   gtk_list_item_set_child (item, text);
 }
@@ -331,8 +394,17 @@ add_column (M6CompareWindow *self,
   self->sorters[column] = GTK_SORTER (gtk_custom_sorter_new (compare_rows, GUINT_TO_POINTER (column), NULL));
   gtk_column_view_column_set_sorter (col, self->sorters[column]);
   gtk_column_view_column_set_resizable (col, TRUE);
+  /* Fixed widths for the numbers, so that every column fits a 1260-pixel
+   * window and the scope column takes what is left. */
+  static const int widths[N_COLUMNS] = {
+    [COL_FRAMES_A] = 76, [COL_FRAMES_B] = 76, [COL_TIME_A] = 92, [COL_SHIFT] = 86,
+    [COL_INTERVAL] = 156, [COL_THRESHOLD] = 84, [COL_P_ADJUSTED] = 76, [COL_SIGNIFICANT] = 116,
+    [COL_ALLOC] = 100, [COL_SELF] = 96, [COL_DRIFT] = 100,
+  };
   if (column == COL_SCOPE)
     gtk_column_view_column_set_expand (col, TRUE);
+  else
+    gtk_column_view_column_set_fixed_width (col, widths[column]);
   gtk_column_view_append_column (self->column_view, col);
   g_object_unref (col);
 }
@@ -383,6 +455,7 @@ clear_rows (M6CompareWindow *self)
   g_clear_pointer (&self->changes, g_array_unref);
   self->changes = g_array_new (FALSE, TRUE, sizeof (M6NodeChange));
   self->n_significant = 0;
+  self->n_tested = 0;
 }
 
 static M6ChangeKind
@@ -396,7 +469,7 @@ change_kind (const M6DiffRow *d)
 }
 
 /* Node id of B's tree -> its comparison, through the same "a/b/c" paths
- * m6_diff_trees() gives its rows. Parents have smaller ids than their
+ * m6_diff_compute() gives its rows. Parents have smaller ids than their
  * children, so one pass in id order builds every path. */
 static void
 update_changes (M6CompareWindow *self,
@@ -426,7 +499,7 @@ update_changes (M6CompareWindow *self,
           M6NodeChange *change = &g_array_index (self->changes, M6NodeChange, id);
           change->kind = change_kind (d);
           change->time_avg = (float) d->time_avg_change;
-          change->time_p50 = (float) d->time_p50_change;
+          change->time_p50 = (float) d->shift;
         }
     }
 }
@@ -434,21 +507,92 @@ update_changes (M6CompareWindow *self,
 static void
 update_summary (M6CompareWindow *self,
                 guint            n_rows,
-                gboolean         have_threads)
+                const char      *problem)
 {
   g_autofree char *text = NULL;
+  g_autofree char *counts = NULL;
+  guint runs_a = self->runs_a->len, runs_b = self->runs_b->len + 1;
 
-  if (!have_threads)
-    text = g_strdup (_("The baseline has no thread to compare this one with."));
+  if (problem != NULL)
+    {
+      gtk_label_set_text (self->summary_label, problem);
+      return;
+    }
+  counts = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "%u of %u scope tested changed significantly",
+                                         "%u of %u scopes tested changed significantly",
+                                         self->n_tested),
+                            self->n_significant, self->n_tested);
+  /* Translators: %s is "N of M scopes tested changed significantly"; then the threshold, the FDR level, the rows */
+  text = g_strdup_printf (_("%s: the %.0f %% interval of the shift lies beyond ±%.0f %% and beyond the A/A noise "
+                            "the runs show, with a false discovery rate of %.0f %% over the scopes tested "
+                            "(Benjamini–Hochberg); %u scopes in all. Shifts are B against A: positive means B is slower."),
+                          counts, self->options.confidence * 100, self->options.threshold * 100,
+                          self->options.fdr * 100, n_rows);
+  if (runs_a == 1 && runs_b == 1)
+    {
+      g_autofree char *more = g_strconcat (text, " ", _("One run per side: the verdict covers these two runs only; "
+                                                        "add captures of repeated runs to each side to compare the programs."), NULL);
+      g_free (text);
+      text = g_steal_pointer (&more);
+    }
+  else if (self->options.paired && runs_a == runs_b)
+    {
+      /* Translators: the number of pairs of runs */
+      g_autofree char *runs = g_strdup_printf (_("%u pairs of runs: the change within each pair is one sample."), runs_a);
+      g_autofree char *more = g_strconcat (text, " ", runs, NULL);
+      g_free (text);
+      text = g_steal_pointer (&more);
+    }
   else
-    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                         "%u of %u scope changed significantly (Mann–Whitney U test on the time samples, p < %.2g). "
-                                         "Changes are B against A: positive means B is slower.",
-                                         "%u of %u scopes changed significantly (Mann–Whitney U test on the time samples, p < %.2g). "
-                                         "Changes are B against A: positive means B is slower.",
-                                         n_rows),
-                            self->n_significant, n_rows, M6_DIFF_ALPHA);
+    {
+      /* Translators: the number of runs of A and of B */
+      g_autofree char *runs = g_strdup_printf (_("%u runs against %u: each run is one sample."), runs_a, runs_b);
+      g_autofree char *more = g_strconcat (text, " ", runs, NULL);
+      g_free (text);
+      text = g_steal_pointer (&more);
+    }
   gtk_label_set_text (self->summary_label, text);
+}
+
+/* B's own run: its events, read again from its capture file. A live
+ * session's recording grows, so it is read again when it is due; the
+ * interval grows with the cost of reading, to keep the window responsive. */
+gboolean
+m6_compare_window_get_session_due (M6CompareWindow *self)
+{
+  g_return_val_if_fail (M6_IS_COMPARE_WINDOW (self), FALSE);
+
+  if (self->session_run == NULL)
+    return TRUE;
+  if (m6_session_get_ended (self->session))
+    return FALSE;
+  return g_get_monotonic_time () - self->session_run_us >= MAX (G_USEC_PER_SEC, 20 * self->session_run_cost_us);
+}
+
+static gboolean
+update_session_run (M6CompareWindow *self)
+{
+  gint64 now = g_get_monotonic_time ();
+  g_autoptr (GError) error = NULL;
+
+  if (self->session_file == NULL)
+    return self->session_run != NULL;
+  if (!m6_compare_window_get_session_due (self))
+    return TRUE;
+
+  M6DiffRun *run = m6_diff_run_load (self->session_file, &error);
+  if (run == NULL)
+    {
+      g_free (self->last_error);
+      self->last_error = g_strdup (error->message);
+      return self->session_run != NULL;
+    }
+  g_clear_pointer (&self->session_run, m6_diff_run_free);
+  self->session_run = run;
+  self->session_run_us = g_get_monotonic_time ();
+  self->session_run_cost_us = self->session_run_us - now;
+  return TRUE;
 }
 
 void
@@ -456,29 +600,53 @@ m6_compare_window_refresh (M6CompareWindow *self)
 {
   g_return_if_fail (M6_IS_COMPARE_WINDOW (self));
 
-  M6Thread *tb = m6_session_get_thread (self->session, self->thread_index);
-  M6Thread *ta = tb ? m6_diff_match_thread (self->baseline, tb) : NULL;
-
   self->n_refreshes++;
-  if (ta == NULL || tb == NULL)
+  if (!update_session_run (self))
     {
       clear_rows (self);
-      update_summary (self, 0, FALSE);
+      update_summary (self, 0, self->last_error ? self->last_error
+                                                : _("This session has no recording to compare yet."));
       return;
     }
 
-  g_autoptr (GPtrArray) rows = m6_diff_trees (ta->tree, tb->tree);
+  M6Session *run_session = m6_diff_run_get_session (self->session_run);
+  M6Thread *tb = m6_session_get_thread (self->session, self->thread_index);
+  M6Thread *tb_run = tb ? m6_diff_match_thread (run_session, tb) : NULL;
+  M6Thread *ta = tb ? m6_diff_match_thread (m6_diff_run_get_session (g_ptr_array_index (self->runs_a, 0)), tb) : NULL;
+
+  if (ta == NULL || tb_run == NULL)
+    {
+      clear_rows (self);
+      update_summary (self, 0, _("The baseline has no thread to compare this one with."));
+      return;
+    }
+
+  g_autoptr (GPtrArray) b = g_ptr_array_new ();
+  g_ptr_array_add (b, self->session_run);
+  for (guint i = 0; i < self->runs_b->len; i++)
+    g_ptr_array_add (b, g_ptr_array_index (self->runs_b, i));
+  self->options.thread = (gint) tb_run->index;
+  g_autoptr (M6Diff) diff = m6_diff_compute ((M6DiffRun **) self->runs_a->pdata, self->runs_a->len,
+                                             (M6DiffRun **) b->pdata, b->len, &self->options);
+  M6DiffThread *dt = diff->threads->len > 0 ? g_ptr_array_index (diff->threads, 0) : NULL;
   g_autoptr (GPtrArray) added = g_ptr_array_new_with_free_func (g_object_unref);
 
-  /* The rows are handed over one by one; the array must not free them. */
-  g_ptr_array_set_free_func (rows, NULL);
-  self->n_significant = 0;
-  for (guint i = 0; i < rows->len; i++)
+  self->n_significant = diff->n_significant;
+  self->n_tested = diff->n_tested;
+  if (dt == NULL)
     {
-      M6DiffRow *d = g_ptr_array_index (rows, i);
+      clear_rows (self);
+      update_summary (self, 0, _("The baseline has no thread to compare this one with."));
+      return;
+    }
+
+  /* The rows are handed over one by one; the array must not free them. */
+  g_ptr_array_set_free_func (dt->rows, NULL);
+  for (guint i = 0; i < dt->rows->len; i++)
+    {
+      M6DiffRow *d = g_ptr_array_index (dt->rows, i);
       M6CompareRow *row = g_hash_table_lookup (self->by_path, d->path);
 
-      self->n_significant += d->significant;
       if (row != NULL)
         m6_compare_row_set_diff (row, d);
       else
@@ -498,7 +666,96 @@ m6_compare_window_refresh (M6CompareWindow *self)
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
 
   update_changes (self, tb->tree);
-  update_summary (self, rows->len, TRUE);
+  update_summary (self, dt->rows->len, NULL);
+  g_signal_emit (self, signals[REFRESHED], 0);
+}
+
+/* --- adding runs -------------------------------------------------------- */
+
+static void update_subtitle (M6CompareWindow *self);
+
+static void
+show_error (M6CompareWindow *self,
+            const char      *message)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  g_free (self->last_error);
+  self->last_error = g_strdup (message);
+  if (app != NULL)
+    m6_application_show_error (M6_APPLICATION (app), _("Could Not Add the Capture"), message);
+}
+
+gboolean
+m6_compare_window_add_capture (M6CompareWindow  *self,
+                               gboolean          to_baseline,
+                               const char       *path,
+                               GError          **error)
+{
+  g_return_val_if_fail (M6_IS_COMPARE_WINDOW (self), FALSE);
+
+  M6DiffRun *run = m6_diff_run_load (path, error);
+  if (run == NULL)
+    return FALSE;
+  g_ptr_array_add (to_baseline ? self->runs_a : self->runs_b, run);
+  update_subtitle (self);
+  m6_compare_window_refresh (self);
+  return TRUE;
+}
+
+static void
+add_run_response_cb (GtkNativeDialog *dialog,
+                     int              response,
+                     M6CompareWindow *self)
+{
+  gboolean to_baseline = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "m6-to-baseline"));
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (dialog));
+      for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+        {
+          g_autoptr (GFile) file = g_list_model_get_item (files, i);
+          g_autofree char *path = g_file_get_path (file);
+          g_autoptr (GError) error = NULL;
+          if (path != NULL && !m6_compare_window_add_capture (self, to_baseline, path, &error))
+            show_error (self, error->message);
+        }
+    }
+  g_object_unref (self);
+  g_object_unref (dialog);
+}
+
+/* compare.add-a(s) / compare.add-b(s): a capture path, or "" to choose. */
+static void
+add_run_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  M6CompareWindow *self = M6_COMPARE_WINDOW (widget);
+  gboolean to_baseline = g_str_equal (action_name, "compare.add-a");
+  const char *path = g_variant_get_string (parameter, NULL);
+
+  if (*path != '\0')
+    {
+      g_autoptr (GError) error = NULL;
+      if (!m6_compare_window_add_capture (self, to_baseline, path, &error))
+        show_error (self, error->message);
+      return;
+    }
+
+  GtkFileChooserNative *chooser =
+    gtk_file_chooser_native_new (to_baseline ? _("Add Runs to the Baseline (A)") : _("Add Runs to This Side (B)"),
+                                 GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Add"), _("_Cancel"));
+  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
+  gtk_file_filter_set_name (filter, _("mach6 captures"));
+  gtk_file_filter_add_suffix (filter, "mach6");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (chooser), TRUE);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_object_set_data (G_OBJECT (chooser), "m6-to-baseline", GINT_TO_POINTER (to_baseline));
+  g_signal_connect (chooser, "response", G_CALLBACK (add_run_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
 /* --- GObject ------------------------------------------------------------ */
@@ -513,7 +770,9 @@ m6_compare_window_dispose (GObject *object)
   g_clear_pointer (&self->by_path, g_hash_table_unref);
   g_clear_object (&self->store);
   g_clear_object (&self->session);
-  g_clear_object (&self->baseline);
+  g_clear_pointer (&self->session_run, m6_diff_run_free);
+  g_clear_pointer (&self->runs_a, g_ptr_array_unref);
+  g_clear_pointer (&self->runs_b, g_ptr_array_unref);
   for (guint c = 0; c < N_COLUMNS; c++)
     g_clear_object (&self->sorters[c]);
 
@@ -527,8 +786,9 @@ m6_compare_window_finalize (GObject *object)
 
   g_clear_pointer (&self->changes, g_array_unref);
   g_free (self->session_name);
-  g_free (self->baseline_path);
+  g_free (self->session_file);
   g_free (self->selected_path);
+  g_free (self->last_error);
 
   G_OBJECT_CLASS (m6_compare_window_parent_class)->finalize (object);
 }
@@ -546,6 +806,32 @@ m6_compare_window_get_property (GObject    *object,
     case PROP_SELECTED_PATH:
       g_value_set_string (value, self->selected_path);
       break;
+    case PROP_PAIRED:
+      g_value_set_boolean (value, self->options.paired);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_compare_window_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  M6CompareWindow *self = M6_COMPARE_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PAIRED:
+      if (self->options.paired == g_value_get_boolean (value))
+        return;
+      self->options.paired = g_value_get_boolean (value);
+      g_object_notify_by_pspec (object, pspec);
+      if (self->runs_a->len > 0)
+        m6_compare_window_refresh (self);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -560,17 +846,31 @@ m6_compare_window_class_init (M6CompareWindowClass *klass)
   object_class->dispose = m6_compare_window_dispose;
   object_class->finalize = m6_compare_window_finalize;
   object_class->get_property = m6_compare_window_get_property;
+  object_class->set_property = m6_compare_window_set_property;
 
   properties[PROP_SELECTED_PATH] =
     g_param_spec_string ("selected-path", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* A's i-th run was recorded beside B's i-th (B's first is this session):
+   * compare pair by pair. Used only when both sides have as many runs. */
+  properties[PROP_PAIRED] =
+    g_param_spec_boolean ("paired", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  gtk_widget_class_install_property_action (widget_class, "compare.paired", "paired");
+
+  /* New verdicts (and a new m6_compare_window_get_changes() array): after
+   * every refresh, also those the window makes itself (runs added). */
+  signals[REFRESHED] = g_signal_new ("refreshed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-compare-window.ui");
   gtk_widget_class_bind_template_child (widget_class, M6CompareWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, M6CompareWindow, significant_button);
   gtk_widget_class_bind_template_child (widget_class, M6CompareWindow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, M6CompareWindow, column_view);
+  gtk_widget_class_install_action (widget_class, "compare.add-a", "s", add_run_action);
+  gtk_widget_class_install_action (widget_class, "compare.add-b", "s", add_run_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
@@ -583,18 +883,23 @@ m6_compare_window_init (M6CompareWindow *self)
   self->store = g_list_store_new (M6_TYPE_COMPARE_ROW);
   self->by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->changes = g_array_new (FALSE, TRUE, sizeof (M6NodeChange));
+  self->runs_a = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_diff_run_free);
+  self->runs_b = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_diff_run_free);
+  m6_diff_options_init (&self->options);
 
   /* Translators: the columns of the comparison table; A is the baseline, B this session */
   add_column (self, COL_SCOPE, _("Scope"));
-  add_column (self, COL_COUNT_A, _("Count A"));
-  add_column (self, COL_COUNT_B, _("Count B"));
-  add_column (self, COL_AVG_A, _("Avg A ms"));
-  add_column (self, COL_AVG_CHANGE, _("Avg Δ"));
-  add_column (self, COL_P50_CHANGE, _("p50 Δ"));
-  add_column (self, COL_P90_CHANGE, _("p90 Δ"));
-  add_column (self, COL_MEM_RATE, _("Mem rate Δ KB"));
-  add_column (self, COL_P_VALUE, _("p"));
+  add_column (self, COL_FRAMES_A, _("Frames A"));
+  add_column (self, COL_FRAMES_B, _("Frames B"));
+  add_column (self, COL_TIME_A, _("A ms/frame"));
+  add_column (self, COL_SHIFT, _("Shift"));
+  add_column (self, COL_INTERVAL, _("Interval"));
+  add_column (self, COL_THRESHOLD, _("Threshold"));
+  add_column (self, COL_P_ADJUSTED, _("p adj."));
   add_column (self, COL_SIGNIFICANT, _("Significant"));
+  add_column (self, COL_ALLOC, _("Alloc/frame Δ"));
+  add_column (self, COL_SELF, _("Self/frame Δ"));
+  add_column (self, COL_DRIFT, _("Drift/frame Δ"));
 
   self->filter = gtk_custom_filter_new (filter_significant, self, NULL);
   self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (self->store)),
@@ -609,31 +914,60 @@ m6_compare_window_init (M6CompareWindow *self)
   g_signal_connect (self->significant_button, "toggled", G_CALLBACK (significant_toggled_cb), self);
 }
 
+static void
+update_subtitle (M6CompareWindow *self)
+{
+  M6DiffRun *first = g_ptr_array_index (self->runs_a, 0);
+  g_autofree char *base = g_filename_display_basename (m6_diff_run_get_path (first));
+  g_autofree char *a = self->runs_a->len > 1
+    ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s and %u more", "%s and %u more", self->runs_a->len - 1),
+                       base, self->runs_a->len - 1)
+    : g_strdup (base);
+  g_autofree char *b = self->runs_b->len > 0
+    ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s and %u more", "%s and %u more", self->runs_b->len),
+                       self->session_name, self->runs_b->len)
+    : g_strdup (self->session_name);
+  /* Translators: the comparison's subtitle: A is the baseline capture, B this session */
+  g_autofree char *subtitle = g_strdup_printf (_("A: %s · B: %s"), a, b);
+
+  adw_window_title_set_subtitle (self->window_title, subtitle);
+  gtk_window_set_title (GTK_WINDOW (self), subtitle);
+}
+
 M6CompareWindow *
 m6_compare_window_new (GtkApplication *app,
                        M6Session      *session,
                        const char     *session_name,
+                       const char     *session_file,
                        guint           thread_index,
-                       M6Session      *baseline,
-                       const char     *baseline_path)
+                       M6DiffRun      *baseline)
 {
   M6CompareWindow *self = g_object_new (M6_TYPE_COMPARE_WINDOW, "application", app, NULL);
-  g_autofree char *base = g_filename_display_basename (baseline_path);
-  g_autofree char *subtitle = NULL;
 
   self->session = g_object_ref (session);
-  self->baseline = g_object_ref (baseline);
   self->session_name = g_strdup (session_name);
-  self->baseline_path = g_strdup (baseline_path);
+  self->session_file = g_strdup (session_file);
   self->thread_index = thread_index;
-
-  /* Translators: the comparison's subtitle: A is the baseline capture, B this session */
-  subtitle = g_strdup_printf (_("A: %s · B: %s"), base, session_name);
-  adw_window_title_set_subtitle (self->window_title, subtitle);
-  gtk_window_set_title (GTK_WINDOW (self), subtitle);
+  g_ptr_array_add (self->runs_a, baseline);
+  update_subtitle (self);
 
   m6_compare_window_refresh (self);
   return self;
+}
+
+void
+m6_compare_window_set_session_file (M6CompareWindow *self,
+                                    const char      *path)
+{
+  g_return_if_fail (M6_IS_COMPARE_WINDOW (self));
+
+  /* No file (a copy failed): keep comparing what was read last. */
+  if (path == NULL || g_strcmp0 (self->session_file, path) == 0)
+    return;
+  g_free (self->session_file);
+  self->session_file = g_strdup (path);
+  self->session_run_us = 0;
+  g_clear_pointer (&self->session_run, m6_diff_run_free);
 }
 
 void
@@ -658,13 +992,32 @@ m6_compare_window_get_n_refreshes (M6CompareWindow *self)
 M6Session *
 m6_compare_window_get_baseline (M6CompareWindow *self)
 {
-  return self->baseline;
+  return m6_diff_run_get_session (g_ptr_array_index (self->runs_a, 0));
 }
 
 const char *
 m6_compare_window_get_baseline_path (M6CompareWindow *self)
 {
-  return self->baseline_path;
+  return m6_diff_run_get_path (g_ptr_array_index (self->runs_a, 0));
+}
+
+guint
+m6_compare_window_get_n_runs (M6CompareWindow *self,
+                              gboolean         baseline)
+{
+  return baseline ? self->runs_a->len : self->runs_b->len + 1;
+}
+
+guint
+m6_compare_window_get_n_tested (M6CompareWindow *self)
+{
+  return self->n_tested;
+}
+
+const char *
+m6_compare_window_get_summary (M6CompareWindow *self)
+{
+  return gtk_label_get_text (self->summary_label);
 }
 
 GListModel *

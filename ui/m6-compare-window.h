@@ -1,11 +1,13 @@
-/* m6-compare-window.h — a session (B) against a baseline capture (A),
- * scope by scope: counts, time avg and the change of avg, p50, p90 and
- * memory rate, with the Mann–Whitney significance of m6_diff_trees(). */
+/* m6-compare-window.h — a session (B) against baseline captures (A),
+ * scope by scope: the shift of time per frame with its interval and
+ * verdict (m6_diff_compute()), and the change of memory per frame. Each
+ * side takes more captures of repeated runs. */
 #pragma once
 
 #include <adwaita.h>
 
 #include "m6-compare-row.h"
+#include "m6-diff.h"
 #include "m6-session.h"
 
 G_BEGIN_DECLS
@@ -13,14 +15,32 @@ G_BEGIN_DECLS
 #define M6_TYPE_COMPARE_WINDOW (m6_compare_window_get_type ())
 G_DECLARE_FINAL_TYPE (M6CompareWindow, m6_compare_window, M6, COMPARE_WINDOW, AdwWindow)
 
-/* Compare thread @thread_index of @session (named @session_name) with the
- * matching thread of @baseline, loaded from @baseline_path. */
+/* Compare thread @thread_index of @session (named @session_name, its
+ * events readable from the capture @session_file) with the matching
+ * thread of @baseline (taken). */
 M6CompareWindow *m6_compare_window_new                (GtkApplication  *app,
                                                        M6Session       *session,
                                                        const char      *session_name,
+                                                       const char      *session_file,
                                                        guint            thread_index,
-                                                       M6Session       *baseline,
-                                                       const char      *baseline_path);
+                                                       M6DiffRun       *baseline);
+/* The capture @session's events can be read from (a live session's
+ * recording so far); read again when due. */
+void             m6_compare_window_set_session_file   (M6CompareWindow *self,
+                                                       const char      *path);
+/* Whether the session's events are due to be read again (a live
+ * session's copy costs time: it is made only when due). */
+gboolean         m6_compare_window_get_session_due    (M6CompareWindow *self);
+/* Add the capture of another run to A (@to_baseline) or to B. Also the
+ * actions compare.add-a(s) and compare.add-b(s) ("" opens a chooser). */
+gboolean         m6_compare_window_add_capture        (M6CompareWindow *self,
+                                                       gboolean         to_baseline,
+                                                       const char      *path,
+                                                       GError         **error);
+guint            m6_compare_window_get_n_runs         (M6CompareWindow *self,
+                                                       gboolean         baseline);
+guint            m6_compare_window_get_n_tested       (M6CompareWindow *self);
+const char      *m6_compare_window_get_summary        (M6CompareWindow *self);
 void             m6_compare_window_set_thread         (M6CompareWindow *self,
                                                        guint            thread_index);
 /* Compare again with the sessions' current data (a live B grows). */

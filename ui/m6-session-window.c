@@ -74,6 +74,7 @@ struct _M6SessionWindow
   char                 *capture_path;    /* the file a loaded session came from */
   M6EventLog           *event_log;       /* a loaded capture's raw events, or NULL */
   M6CompareWindow      *compare_window;  /* the comparison with a baseline, or NULL */
+  char                 *compare_copy;    /* a live recording copied for it to read */
   gboolean              compare_colors;  /* the flame graph shows the comparison */
   guint64               compare_serial;
   gint64                last_compare_us;
@@ -1358,11 +1359,33 @@ save_with (M6SessionWindow *self,
 
 /* --- compare ------------------------------------------------------------ */
 
+/* Where the comparison reads this session's events: its capture file, or
+ * for a live session a copy of the recording so far (made on the main
+ * thread, only when the comparison is due: its cost is in that interval). */
+static const char *
+compare_session_file (M6SessionWindow *self)
+{
+  if (self->recording == NULL)
+    return self->capture_path;
+  if (self->compare_copy == NULL)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("mach6-compare-XXXXXX", NULL);
+      if (dir == NULL)
+        return NULL;
+      self->compare_copy = g_build_filename (dir, "live.mach6", NULL);
+    }
+  if (!m6_recording_save_copy (self->recording, self->compare_copy, NULL, NULL, NULL, NULL))
+    return NULL;
+  return self->compare_copy;
+}
+
 static void
 refresh_compare (M6SessionWindow *self)
 {
   if (self->compare_window == NULL)
     return;
+  if (m6_compare_window_get_session_due (self->compare_window))
+    m6_compare_window_set_session_file (self->compare_window, compare_session_file (self));
   m6_compare_window_refresh (self->compare_window);
   m6_flame_graph_set_changes (self->flame_graph, m6_compare_window_get_changes (self->compare_window));
   self->compare_serial = self->data_serial;
@@ -1398,6 +1421,13 @@ compare_selected_cb (M6CompareWindow *compare,
 }
 
 static void
+compare_refreshed_cb (M6CompareWindow *compare,
+                      M6SessionWindow *self)
+{
+  m6_flame_graph_set_changes (self->flame_graph, m6_compare_window_get_changes (compare));
+}
+
+static void
 compare_destroyed_cb (M6CompareWindow *compare,
                       M6SessionWindow *self)
 {
@@ -1430,7 +1460,7 @@ start_compare (M6SessionWindow *self,
 {
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
   g_autoptr (GError) error = NULL;
-  g_autoptr (M6Session) baseline = m6_capture_load (path, &error);
+  M6DiffRun *baseline = m6_diff_run_load (path, &error);
 
   if (baseline == NULL)
     {
@@ -1448,9 +1478,11 @@ start_compare (M6SessionWindow *self,
     gtk_window_destroy (GTK_WINDOW (self->compare_window));
 
   g_autofree char *title = session_title (self);
-  self->compare_window = m6_compare_window_new (app, self->session, title, self->thread_index, baseline, path);
+  self->compare_window = m6_compare_window_new (app, self->session, title, compare_session_file (self),
+                                                self->thread_index, baseline);
   g_signal_connect_object (self->compare_window, "destroy", G_CALLBACK (compare_destroyed_cb), self, 0);
   g_signal_connect_object (self->compare_window, "notify::selected-path", G_CALLBACK (compare_selected_cb), self, 0);
+  g_signal_connect_object (self->compare_window, "refreshed", G_CALLBACK (compare_refreshed_cb), self, 0);
   if (app != NULL)
     m6_application_add_recent (M6_APPLICATION (app), path);
 
@@ -1947,6 +1979,13 @@ m6_session_window_finalize (GObject *object)
   M6SessionWindow *self = M6_SESSION_WINDOW (object);
 
   g_free (self->capture_path);
+  if (self->compare_copy != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (self->compare_copy);
+      g_unlink (self->compare_copy);
+      g_rmdir (dir);
+      g_free (self->compare_copy);
+    }
   g_free (self->last_written);
   g_free (self->last_message);
 

@@ -120,8 +120,11 @@ static void
 test_diff (Fixture       *fx,
            gconstpointer  data)
 {
-  M6Tree *tree = m6_session_get_thread (fx->session, 0)->tree;
-  g_autoptr (GPtrArray) rows = m6_diff_trees (tree, tree);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (M6DiffRun) run = m6_diff_run_load (fx->capture, &error);
+  g_assert_no_error (error);
+  g_autoptr (M6Diff) diff = m6_diff_compute (&run, 1, &run, 1, NULL);
+  GPtrArray *rows = ((M6DiffThread *) g_ptr_array_index (diff->threads, 0))->rows;
   guint64 nodes = big_tree_n_nodes (fx->shape, fx->n);
 
   g_assert_cmpuint (rows->len, ==, nodes);

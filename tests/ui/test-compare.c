@@ -1,0 +1,305 @@
+/* test-compare.c — the viewer's Compare window on real recordings of the
+ * demo game: an A/A pair comes out clean and says what a single pair
+ * covers, runs added to each side make the run the unit, and
+ * --slow draw:20 turns draw (and only what holds it) red. Screenshots go
+ * to $M6_SCREENSHOT_DIR when it is set, so a person can look at them. */
+#include <adwaita.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <sched.h>
+#include <string.h>
+
+#include "m6-application.h"
+#include "m6-compare-window.h"
+#include "m6-flame-graph.h"
+#include "m6-screenshot.h"
+#include "m6-session-window.h"
+#include "m6-ui.h"
+#include "ui-test-util.h"
+
+static M6Application *app;
+static char *tmpdir;
+
+/* Side by side on one CPU, as tests/compare records (see there why). */
+static void
+pin_to_one_cpu (void)
+{
+  cpu_set_t set;
+
+  if (sched_getaffinity (0, sizeof set, &set) != 0)
+    return;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+    if (CPU_ISSET (cpu, &set))
+      {
+        CPU_ZERO (&set);
+        CPU_SET (cpu, &set);
+        sched_setaffinity (0, sizeof set, &set);
+        return;
+      }
+}
+
+static GSubprocess *
+start_recording (const char *output,
+                 const char *fps,
+                 const char *slow)
+{
+  g_autoptr (GError) error = NULL;
+  /* @slow is "SCOPE:PCT" for --slow, or a whole option such as "--leak-kb=4". */
+  gboolean option = slow != NULL && g_str_has_prefix (slow, "--");
+  const char *argv[] = { MACH6_CLI, "run", "-o", output, "--", DEMO_GAME, "--frames", "300", "--fps", fps,
+                         slow == NULL ? NULL : option ? slow : "--slow", option ? NULL : slow, NULL };
+  GSubprocess *proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+
+  if (proc == NULL)
+    g_error ("could not start %s: %s", MACH6_CLI, error->message);
+  return proc;
+}
+
+static void
+record_pair (const char *a,
+             const char *slow_a,
+             const char *b,
+             const char *slow_b)
+{
+  g_autoptr (GSubprocess) pa = start_recording (a, "500", slow_a);
+  g_autoptr (GSubprocess) pb = start_recording (b, "509", slow_b);
+  g_autoptr (GError) error = NULL;
+
+  if (!g_subprocess_wait_check (pa, NULL, &error) || !g_subprocess_wait_check (pb, NULL, &error))
+    g_error ("mach6 run failed: %s", error->message);
+}
+
+static M6SessionWindow *
+open_capture (const char *path)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data))
+      return l->data;
+  g_error ("opening %s made no session window", path);
+}
+
+static const M6DiffRow *
+compare_row (M6CompareWindow *compare,
+             const char      *path)
+{
+  M6CompareRow *row = m6_compare_window_find (compare, path);
+
+  if (row == NULL)
+    g_error ("the comparison has no row for %s", path);
+  return m6_compare_row_get_diff (row);
+}
+
+static void
+screenshot (GtkWidget  *widget,
+            const char *name)
+{
+  const char *dir = g_getenv ("M6_SCREENSHOT_DIR");
+  g_autofree char *path = g_build_filename (dir ? dir : tmpdir, name, NULL);
+  g_autoptr (GError) error = NULL;
+
+  ui_spin (0.5);
+  if (!m6_widget_save_png (widget, path, &error))
+    g_error ("could not save %s: %s", path, error->message);
+  g_test_message ("screenshot: %s", path);
+  if (dir == NULL)
+    g_unlink (path);
+}
+
+static void
+test_aa_pair (void)
+{
+  g_autofree char *a = g_build_filename (tmpdir, "aa-a.mach6", NULL);
+  g_autofree char *b = g_build_filename (tmpdir, "aa-b.mach6", NULL);
+  g_autofree char *a2 = g_build_filename (tmpdir, "aa-a2.mach6", NULL);
+  g_autofree char *b2 = g_build_filename (tmpdir, "aa-b2.mach6", NULL);
+
+  record_pair (a, NULL, b, NULL);
+  M6SessionWindow *window = open_capture (b);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (a));
+  M6CompareWindow *compare = m6_session_window_get_compare_window (window);
+  g_assert_nonnull (compare);
+
+  g_test_message ("A/A: %u of %u flagged", m6_compare_window_get_n_significant (compare),
+                  m6_compare_window_get_n_tested (compare));
+  g_assert_cmpuint (m6_compare_window_get_n_tested (compare), >=, 10);
+  g_assert_cmpuint (m6_compare_window_get_n_significant (compare), <=, 1);
+  g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "these two runs only"));
+  g_assert_cmpint (compare_row (compare, "frame")->method, ==, M6_DIFF_METHOD_BLOCKS);
+  screenshot (GTK_WIDGET (compare), "compare-aa.png");
+
+  /* Another run on each side: now the run is the unit. */
+  record_pair (a2, NULL, b2, NULL);
+  gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-a", "s", a2);
+  gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-b", "s", b2);
+  g_assert_cmpuint (m6_compare_window_get_n_runs (compare, TRUE), ==, 2);
+  g_assert_cmpuint (m6_compare_window_get_n_runs (compare, FALSE), ==, 2);
+  g_assert_cmpint (compare_row (compare, "frame")->method, ==, M6_DIFF_METHOD_RUNS);
+  g_assert_cmpuint (compare_row (compare, "frame")->runs_a, ==, 2);
+  g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "2 runs against 2"));
+  g_assert_null (strstr (m6_compare_window_get_summary (compare), "these two runs only"));
+  g_assert_cmpuint (m6_compare_window_get_n_significant (compare), <=, 1);
+  screenshot (GTK_WIDGET (compare), "compare-aa-runs.png");
+
+  /* A file that is not a capture: a sentence naming it, nothing added. */
+  g_autofree char *junk = g_build_filename (tmpdir, "junk.mach6", NULL);
+  g_assert_true (g_file_set_contents (junk, "no capture", -1, NULL));
+  gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-b", "s", junk);
+  g_assert_nonnull (strstr (m6_application_get_last_error (app), "junk.mach6"));
+  g_assert_cmpuint (m6_compare_window_get_n_runs (compare, FALSE), ==, 2);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.2);
+}
+
+#define SLOW_PAIRS 12
+
+/* --slow draw:20: one pair first (its verdict covers that pair), then
+ * twelve pairs compared pair by pair, where draw must come out slower. */
+static void
+test_slow_draw (void)
+{
+  g_autoptr (GPtrArray) a = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) b = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < SLOW_PAIRS; i++)
+    {
+      char *pa = g_strdup_printf ("%s/slow-%u-a.mach6", tmpdir, i);
+      char *pb = g_strdup_printf ("%s/slow-%u-b.mach6", tmpdir, i);
+      record_pair (pa, "draw:0", pb, "draw:20");
+      g_ptr_array_add (a, pa);
+      g_ptr_array_add (b, pb);
+    }
+
+  M6SessionWindow *window = open_capture (g_ptr_array_index (b, 0));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (g_ptr_array_index (a, 0)));
+  M6CompareWindow *compare = m6_session_window_get_compare_window (window);
+  g_assert_nonnull (compare);
+
+  const M6DiffRow *draw = compare_row (compare, "frame/render/draw");
+  g_test_message ("one pair: draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100,
+                  draw->shift_lo * 100, draw->shift_hi * 100, draw->threshold * 100);
+  g_assert_cmpint (draw->verdict, !=, M6_DIFF_FASTER);
+  g_assert_false (compare_row (compare, "frame/render/cull")->significant);
+  screenshot (GTK_WIDGET (compare), "compare-slow-draw.png");
+
+  for (guint i = 1; i < SLOW_PAIRS; i++)
+    {
+      gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-a", "s", g_ptr_array_index (a, i));
+      gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-b", "s", g_ptr_array_index (b, i));
+    }
+  gtk_widget_activate_action (GTK_WIDGET (compare), "compare.paired", NULL);
+  gboolean paired = FALSE;
+  g_object_get (compare, "paired", &paired, NULL);
+  g_assert_true (paired);
+  g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "12 pairs of runs"));
+
+  draw = compare_row (compare, "frame/render/draw");
+  g_test_message ("12 pairs: draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100,
+                  draw->shift_lo * 100, draw->shift_hi * 100, draw->threshold * 100);
+  g_assert_cmpint (draw->method, ==, M6_DIFF_METHOD_PAIRED);
+  g_assert_cmpint (draw->verdict, ==, M6_DIFF_SLOWER);
+  g_assert_false (compare_row (compare, "frame/render/cull")->significant);
+
+  /* The flame graph is coloured by the verdicts: draw red, cull grey. */
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  GArray *changes = m6_flame_graph_get_changes (flame);
+  g_assert_nonnull (changes);
+  /* The verdicts of the runs added were passed on to the flame graph at once. */
+  g_assert_true (changes == m6_compare_window_get_changes (compare));
+  g_assert_cmpint (g_array_index (changes, M6NodeChange, ui_node_at (window, "frame/render/draw")->id).kind, ==, M6_CHANGE_SLOWER);
+  g_assert_cmpint (g_array_index (changes, M6NodeChange, ui_node_at (window, "frame/render/cull")->id).kind, ==, M6_CHANGE_SAME);
+
+  screenshot (GTK_WIDGET (compare), "compare-slow-draw-paired.png");
+  screenshot (GTK_WIDGET (window), "compare-slow-draw-session.png");
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.2);
+}
+
+/* A 4 KB-per-frame leak: the window names ai/remember, and only it. */
+static void
+test_leak (void)
+{
+  g_autofree char *a = g_build_filename (tmpdir, "leak-a.mach6", NULL);
+  g_autofree char *b = g_build_filename (tmpdir, "leak-b.mach6", NULL);
+
+  record_pair (a, NULL, b, "--leak-kb=4");
+  M6SessionWindow *window = open_capture (b);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (a));
+  M6CompareWindow *compare = m6_session_window_get_compare_window (window);
+  GListModel *rows = m6_compare_window_get_model (compare);
+  guint leaks = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr (M6CompareRow) row = g_list_model_get_item (rows, i);
+      const M6DiffRow *d = m6_compare_row_get_diff (row);
+      if (d->leak)
+        {
+          leaks++;
+          g_assert_cmpstr (d->path, ==, "frame/ai/remember");
+          g_assert_cmpfloat (d->leak_rate, >, 3.5);
+        }
+    }
+  g_assert_cmpuint (leaks, ==, 1);
+  screenshot (GTK_WIDGET (compare), "compare-leak.png");
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.2);
+}
+
+static void
+remove_tree (const char *root)
+{
+  g_autoptr (GDir) dir = g_dir_open (root, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (root, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (path);
+      else
+        g_unlink (path);
+    }
+  g_rmdir (root);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cache = g_dir_make_tmp ("mach6-compare-cache-XXXXXX", NULL);
+  g_autofree char *data = g_dir_make_tmp ("mach6-compare-data-XXXXXX", NULL);
+
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  g_test_init (&argc, &argv, NULL);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+
+  if (!gtk_init_check ())
+    {
+      g_test_skip ("no display: run under xvfb-run (make test does)");
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+
+  tmpdir = g_dir_make_tmp ("mach6-ui-compare-XXXXXX", NULL);
+  pin_to_one_cpu ();
+  m6_ui_init ();
+  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  g_application_hold (G_APPLICATION (app));
+
+  g_test_add_func ("/ui/compare/aa-pair", test_aa_pair);
+  g_test_add_func ("/ui/compare/slow-draw", test_slow_draw);
+  g_test_add_func ("/ui/compare/leak", test_leak);
+
+  int status = g_test_run ();
+  remove_tree (tmpdir);
+  remove_tree (cache);
+  remove_tree (data);
+  return status;
+}
