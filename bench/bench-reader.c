@@ -7,11 +7,16 @@
  * attaches to our own pid as it would to a game's. On one core: the
  * producer fills a large ring and stops, then the reader drains it all,
  * timed by its thread's CPU clock, so other load on the machine does not
- * count (its effect on caches still does).
+ * count (its effect on caches and on memory bandwidth still does). The
+ * baseline, in the same run: memcpy of the same ring bytes, as cold, on
+ * every other fill (those fills' drains are not timed).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +116,56 @@ read_heap (void *data)
   return __atomic_load_n (&heap, __ATOMIC_RELAXED);
 }
 
+/* Our own segment, read-only, for the baseline: the bench thread's ring. */
+typedef struct
+{
+  void                    *base;
+  gsize                    size;
+  const Mach6ThreadHeader *header;
+  const Mach6Event        *ring;
+  guint64                  capacity;
+} OwnRing;
+
+static gboolean
+own_ring_map (OwnRing *own)
+{
+  g_autofree char *name = m6_reader_shm_name (getpid ());
+  int fd = shm_open (name, O_RDONLY, 0);
+  struct stat st;
+
+  if (fd < 0 || fstat (fd, &st) != 0)
+    return FALSE;
+  own->size = (gsize) st.st_size;
+  own->base = mmap (NULL, own->size, PROT_READ, MAP_SHARED, fd, 0);
+  close (fd);
+  if (own->base == MAP_FAILED)
+    return FALSE;
+
+  const Mach6Control *c = own->base;
+  if (__atomic_load_n (&c->thread_count, __ATOMIC_ACQUIRE) < 1)
+    return FALSE;
+  own->header = (const Mach6ThreadHeader *) ((const guint8 *) own->base + c->threads_offset);
+  own->ring = (const Mach6Event *) (own->header + 1);
+  own->capacity = c->ring_capacity;
+  return TRUE;
+}
+
+/* memcpy the unread span of the ring into @dest; returns the events. */
+static gsize
+own_ring_copy (OwnRing    *own,
+               Mach6Event *dest)
+{
+  guint64 wp = __atomic_load_n (&own->header->write_pos, __ATOMIC_ACQUIRE);
+  guint64 rp = __atomic_load_n (&own->header->read_pos, __ATOMIC_ACQUIRE);
+  guint64 n = wp - rp, slot = rp & (own->capacity - 1);
+  guint64 first = MIN (n, own->capacity - slot);
+
+  memcpy (dest, own->ring + slot, first * sizeof (Mach6Event));
+  if (first < n)
+    memcpy (dest + first, own->ring, (n - first) * sizeof (Mach6Event));
+  return (gsize) n;
+}
+
 static void
 bench_drain (gboolean record)
 {
@@ -121,6 +176,13 @@ bench_drain (gboolean record)
   M6CaptureWriter *writer = NULL;
   pthread_t thread;
   gint64 in_drain = 0, in_process = 0, events = 0;
+  gint64 in_copy = 0, copied = 0, all_events = 0;
+  OwnRing own = { NULL };
+  g_autofree Mach6Event *copy = g_new (Mach6Event, (gsize) FILL_FRAMES * 22);
+  gboolean have_own = FALSE;
+
+  /* Fault the destination in: the drain's buffers are warm too. */
+  memset (copy, 0, (gsize) FILL_FRAMES * 22 * sizeof (Mach6Event));
 
   if (reader == NULL)
     {
@@ -143,12 +205,20 @@ bench_drain (gboolean record)
   g_atomic_int_set (&filled_round, 0);
   pthread_create (&thread, NULL, produce, NULL);
   gint64 start = now_ns ();
-  for (gint round = 1; now_ns () - start < RUN_NS || round <= 2; round++)
+  for (gint round = 1; now_ns () - start < RUN_NS || round <= 4; round++)
     {
       /* Fill (not timed), then drain everything (timed). */
       g_atomic_int_set (&fill_round, round);
       while (g_atomic_int_get (&filled_round) != round)
         g_usleep (200);
+      /* Odd fills: the baseline, then an untimed drain. */
+      gboolean baseline = (round & 1) && (have_own || (have_own = own_ring_map (&own)));
+      if (baseline)
+        {
+          gint64 t0 = cpu_ns ();
+          copied += (gint64) own_ring_copy (&own, copy);
+          in_copy += cpu_ns () - t0;
+        }
       gint64 p0 = process_cpu_ns ();
       for (;;)
         {
@@ -159,8 +229,12 @@ bench_drain (gboolean record)
               fprintf (stderr, "bench-reader: %s\n", error->message);
               exit (1);
             }
-          in_drain += cpu_ns () - t0;
-          events += (gint64) n;
+          all_events += (gint64) n;
+          if (!baseline)
+            {
+              in_drain += cpu_ns () - t0;
+              events += (gint64) n;
+            }
           if (n == 0)
             break;
         }
@@ -168,8 +242,11 @@ bench_drain (gboolean record)
        * thread writing behind it (the producer sleeps meanwhile). */
       if (writer != NULL)
         m6_capture_writer_wait_io (writer);
-      in_process += process_cpu_ns () - p0;
+      if (!baseline)
+        in_process += process_cpu_ns () - p0;
     }
+  if (have_own)
+    munmap (own.base, own.size);
   g_atomic_int_set (&stop, 1);
   pthread_join (thread, NULL);
 
@@ -195,8 +272,16 @@ bench_drain (gboolean record)
     emit (metric, in_drain ? (double) events / ((double) in_drain / 1e9) : 0.0, "events/s");
     g_snprintf (metric, sizeof metric, "drain%s_drops", suffix);
     emit (metric, (double) m6_session_get_drops (session), "scopes");
+    if (copied > 0)
+      {
+        double copy_ns = (double) in_copy / (double) copied;
+        g_snprintf (metric, sizeof metric, "drain%s_memcpy_baseline_ns_per_event", suffix);
+        emit (metric, copy_ns, "ns");
+        g_snprintf (metric, sizeof metric, "drain%s_vs_memcpy", suffix);
+        emit (metric, events && copy_ns > 0 ? (double) in_drain / (double) events / copy_ns : 0.0, "x");
+      }
     if (record)
-      emit ("capture_bytes_per_event", events ? (double) size / (double) events : 0.0, "bytes");
+      emit ("capture_bytes_per_event", all_events ? (double) size / (double) all_events : 0.0, "bytes");
   }
   fflush (stdout);
   m6_reader_free (reader);

@@ -30,6 +30,7 @@
 #define END_SIZE           40u
 #define FLUSH_BYTES        (256u * 1024u)
 #define END_FLAG_ENDED     1u
+#define PAD_MAX            7u
 
 G_DEFINE_QUARK (m6-capture-error-quark, m6_capture_error)
 
@@ -140,6 +141,7 @@ record_type_name (guint32 type)
     case M6_CAPTURE_RECORD_END:          return "END";
     case M6_CAPTURE_RECORD_REFUSALS:     return "REFUSALS";
     case M6_CAPTURE_RECORD_UNSLOTTED:    return "UNSLOTTED";
+    case M6_CAPTURE_RECORD_PAD:          return "PAD";
     default:                             return NULL;
     }
 }
@@ -250,6 +252,7 @@ struct _M6CaptureWriter
   GArray     *threads;      /* WrittenThread, by index */
   guint32     heap_source;
   guint64     threads_unslotted;
+  gsize       events_start; /* the EVENTS record the session fills in place */
   gulong      changed_id;
   GError     *error;        /* sticky */
   gboolean    done;         /* finished or aborted */
@@ -554,58 +557,85 @@ writer_sync (M6CaptureWriter *self)
     }
 }
 
-static void
-on_events (M6Session     *session,
-           M6Thread      *thread,
-           const M6Event *events,
-           gsize          n_events,
-           gpointer       user_data)
+/* The session's sink: room for @n_events events of @thread in an EVENTS
+ * record of the buffer. The reader copies the ring's events straight in
+ * and converts them in place, the session ingests them from there, and
+ * commit seals the record: the capture costs no copy of its own, only the
+ * CRC (M6Event is the record's layout on little-endian machines). */
+static M6Event *
+writer_reserve (M6Session *session,
+                M6Thread  *thread,
+                gsize      n_events,
+                gpointer   user_data)
 {
   M6CaptureWriter *self = user_data;
 
-  if (self->error != NULL || self->done)
-    return;
+  G_STATIC_ASSERT (sizeof (M6Event) == EVENT_SIZE);
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, heap) == 8);
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, label) == 16);
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, depth) == 20);
+  G_STATIC_ASSERT (EVENTS_PER_RECORD >= M6_SESSION_RESERVE_MAX);
+
+  if (self->error != NULL || self->done || n_events > EVENTS_PER_RECORD)
+    return NULL;
 
   writer_sync (self);
+  if (self->error != NULL)
+    return NULL;
 
-  while (n_events > 0 && self->error == NULL)
+  /* The events start 20 bytes into the record: a PAD record first puts
+   * them on an 8-byte boundary (the buffer's base is malloc's). */
+  if (((self->buf->len + RECORD_HEADER_SIZE + 8) & 7) != 0)
     {
-      guint32 n = (guint32) MIN (n_events, (gsize) EVENTS_PER_RECORD);
-      gsize start = record_begin (self, M6_CAPTURE_RECORD_EVENTS);
-
-      put_u32 (self->buf, thread->index);
-      put_u32 (self->buf, n);
-      gsize at = self->buf->len;
-      g_byte_array_set_size (self->buf, (guint) (at + (gsize) n * EVENT_SIZE));
-      guint8 *p = self->buf->data + at;
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-      /* M6Event is the record's layout already: one copy. */
-      G_STATIC_ASSERT (sizeof (M6Event) == EVENT_SIZE);
-      G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, heap) == 8);
-      G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, label) == 16);
-      G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, depth) == 20);
-      memcpy (p, events, (gsize) n * EVENT_SIZE);
-      if (FALSE)
-#endif
-      for (guint32 i = 0; i < n; i++, p += EVENT_SIZE)
-        {
-          guint64 t = GUINT64_TO_LE ((guint64) events[i].t_ns);
-          guint64 heap = GUINT64_TO_LE ((guint64) events[i].heap);
-          guint32 label = GUINT32_TO_LE (events[i].label);
-          guint32 depth = GUINT32_TO_LE (events[i].depth);
-          memcpy (p, &t, 8);
-          memcpy (p + 8, &heap, 8);
-          memcpy (p + 16, &label, 4);
-          memcpy (p + 20, &depth, 4);
-        }
+      static const guint8 zeros[PAD_MAX] = { 0 };
+      guint pad = (guint) ((8 - (self->buf->len & 7)) & 7);
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_PAD);
+      g_byte_array_append (self->buf, zeros, pad);
       record_end (self, start);
-      self->n_events += n;
-      events += n;
-      n_events -= n;
-
-      if (self->buf->len >= FLUSH_BYTES)
-        writer_flush (self);
     }
+
+  self->events_start = record_begin (self, M6_CAPTURE_RECORD_EVENTS);
+  put_u32 (self->buf, thread->index);
+  put_u32 (self->buf, (guint32) n_events);
+  gsize at = self->buf->len;
+  g_byte_array_set_size (self->buf, (guint) (at + n_events * EVENT_SIZE));
+  g_assert (((guintptr) (self->buf->data + at) & 7) == 0);
+  return (M6Event *) (gpointer) (self->buf->data + at);
+}
+
+static void
+writer_commit (M6Session     *session,
+               M6Thread      *thread,
+               const M6Event *events,
+               gsize          n_events,
+               gpointer       user_data)
+{
+  M6CaptureWriter *self = user_data;
+  gsize start = self->events_start;
+  guint32 count = GUINT32_TO_LE ((guint32) n_events);
+
+  /* The session may have ingested fewer than were reserved. */
+  memcpy (self->buf->data + start + RECORD_HEADER_SIZE + 4, &count, 4);
+  g_byte_array_set_size (self->buf, (guint) (start + RECORD_HEADER_SIZE + 8 + n_events * EVENT_SIZE));
+#if G_BYTE_ORDER != G_LITTLE_ENDIAN
+  guint8 *p = self->buf->data + start + RECORD_HEADER_SIZE + 8;
+  for (gsize i = 0; i < n_events; i++, p += EVENT_SIZE)
+    {
+      guint64 t = GUINT64_TO_LE ((guint64) events[i].t_ns);
+      guint64 heap = GUINT64_TO_LE ((guint64) events[i].heap);
+      guint32 label = GUINT32_TO_LE (events[i].label);
+      guint32 depth = GUINT32_TO_LE (events[i].depth);
+      memcpy (p, &t, 8);
+      memcpy (p + 8, &heap, 8);
+      memcpy (p + 16, &label, 4);
+      memcpy (p + 20, &depth, 4);
+    }
+#endif
+  record_end (self, start);
+  self->n_events += n_events;
+
+  if (self->buf->len >= FLUSH_BYTES)
+    writer_flush (self);
 }
 
 static void
@@ -624,7 +654,7 @@ writer_detach (M6CaptureWriter *self)
   if (self->done)
     return;
   self->done = TRUE;
-  m6_session_set_recorder (self->session, NULL, NULL);
+  m6_session_set_sink (self->session, NULL, NULL, NULL);
   g_clear_signal_handler (&self->changed_id, self->session);
 }
 
@@ -706,7 +736,7 @@ m6_capture_writer_new (const char  *path,
       return NULL;
     }
 
-  m6_session_set_recorder (session, on_events, self);
+  m6_session_set_sink (session, writer_reserve, writer_commit, self);
   self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_changed), self);
   return self;
 }
@@ -1140,6 +1170,11 @@ load_record (Loader        *ld,
         return TRUE;
       }
 
+    case M6_CAPTURE_RECORD_PAD:
+      if (length > PAD_MAX)
+        return load_fail (ld, error, _("PAD length %u is more than %u"), length, PAD_MAX);
+      return TRUE;
+
     case M6_CAPTURE_RECORD_END:
       {
         if (length != END_SIZE)
@@ -1231,7 +1266,7 @@ load_header (int            fd,
   guint32 header_size = get_u32 (h + 12);
   guint32 crc = get_u32 (h + M6_CAPTURE_HEADER_SIZE - 4);
 
-  if (version != M6_CAPTURE_VERSION)
+  if (version < 1 || version > M6_CAPTURE_VERSION)
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_VERSION,
                    _("%s: capture format version %u is not the version this program reads (%u)"),

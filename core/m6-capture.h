@@ -8,7 +8,11 @@
  *     u32 heap source, char process name[64], reserved, u32 CRC-32 of the
  *     bytes before it;
  *   records: u32 type, u32 payload length, u32 CRC-32 of type, length and
- *     payload; then the payload. The last record is END. */
+ *     payload; then the payload. The last record is END.
+ * Version 2 (the writer's) adds PAD records before EVENTS records, so that
+ * the writer's buffer holds the events 8-byte aligned and the live reader
+ * can fill and the session read them in place; version 1 files (no PAD)
+ * load as before. */
 #pragma once
 
 #include <gio/gio.h>
@@ -30,7 +34,8 @@ typedef enum
 
 GQuark            m6_capture_error_quark       (void);
 
-#define M6_CAPTURE_VERSION       1u
+/* Version 2 added PAD records; version 1 files load as before. */
+#define M6_CAPTURE_VERSION       2u
 #define M6_CAPTURE_HEADER_SIZE   128u
 #define M6_CAPTURE_RECORD_MAX    (1u << 20)   /* payload bytes */
 
@@ -46,6 +51,7 @@ typedef enum
   M6_CAPTURE_RECORD_END = 8,           /* u64 records, u64 events, u32 threads, u32 labels, u32 flags, u32 0, i64 duration */
   M6_CAPTURE_RECORD_REFUSALS = 9,      /* u32 index, u64 stray dones, u64 depth refused, u64 label table full */
   M6_CAPTURE_RECORD_UNSLOTTED = 10,    /* u64 threads that found no slot */
+  M6_CAPTURE_RECORD_PAD = 11,          /* 0 to 7 zero bytes, skipped: it puts the next EVENTS record's events on an 8-byte boundary of the writer's buffer (version 2) */
 } M6CaptureRecordType;
 
 /* What a load found besides the session. */

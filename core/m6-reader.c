@@ -117,8 +117,7 @@ struct _M6Reader
   M6Session    *session;
   GError       *broken;          /* sticky: the segment is corrupt */
 
-  Mach6Event    raw[BATCH_EVENTS];
-  M6Event       events[BATCH_EVENTS];
+  M6Event       events[BATCH_EVENTS];   /* when no capture's buffer takes them */
 };
 
 /* --- helpers ------------------------------------------------------------ */
@@ -1176,18 +1175,6 @@ tick_to_ns (const Mach6Clock *k,
   return (M6UInt128) (ns + TIME_LIMIT_NS) <= (M6UInt128) TIME_LIMIT_NS * 2;
 }
 
-static guint32
-map_label (M6Reader *self,
-           guint32   label)
-{
-  if (label == 0)
-    return M6_EVENT_DONE;
-  if (label <= self->label_map->len)
-    return g_array_index (self->label_map, guint32, label - 1);
-  /* Unknown: the session rejects it and counts it. */
-  return G_MAXUINT32;
-}
-
 /* Drain up to @budget events of one ring. */
 static gboolean
 drain_thread (M6Reader      *self,
@@ -1218,20 +1205,50 @@ drain_thread (M6Reader      *self,
                          index, U (wp), U (available), U (rp), U (capacity));
 
   gsize to_drain = (gsize) MIN (available, (guint64) budget);
-  gboolean labels_synced = FALSE;
   MulDiv md;
 
+  if (to_drain == 0)
+    return TRUE;
+
+  /* The producer publishes a label before the first event that uses it,
+   * and that event before write_pos: after the acquire above, one look at
+   * the table covers every event up to wp. A label beyond it is bad. */
+  if (!sync_labels (self, error))
+    return FALSE;
+
+  const guint32 *label_map = (const guint32 *) (gpointer) self->label_map->data;
+  guint32 n_labels = self->label_map->len;
   mul_div_init (&md, self->clock.ns1 - self->clock.ns0, self->clock.tick1 - self->clock.tick0);
+
+  /* The common case in 64 bits: with at most a nanosecond per tick, a
+   * tick at most 2^61 after tick0 and an offset ns0 - origin within ±2^61
+   * cannot leave ±2^62, where tick_to_ns() would neither cap nor clamp;
+   * anything else takes tick_to_ns(). */
+  M6Int128 base128 = (M6Int128) self->clock.ns0 - (M6Int128) self->origin_ns;
+  gboolean fast = md.num <= md.den
+                  && base128 > -((M6Int128) 1 << 61) && base128 < ((M6Int128) 1 << 61);
+  gint64 base = fast ? (gint64) base128 : 0;
+  /* The monotonic clock: a tick is a nanosecond. */
+  gboolean identity = md.num == md.den;
+  guint64 tick0 = self->clock.tick0;
+  gint64 last_t = rt->last_t_ns;
 
   while (to_drain > 0)
     {
       gsize n = MIN (to_drain, (gsize) BATCH_EVENTS);
       guint64 slot = rp & mask;
       gsize first = (gsize) MIN ((guint64) n, capacity - slot);
+      /* Straight into the capture's buffer when a capture is recorded
+       * (the session's sink), else into our own. */
+      M6Event *events = m6_session_reserve_events (self->session, rt->thread, n);
 
-      memcpy (self->raw, rt->ring + slot, first * sizeof (Mach6Event));
+      if (events == NULL)
+        events = self->events;
+      G_STATIC_ASSERT (sizeof (M6Event) == sizeof (Mach6Event));
+      G_STATIC_ASSERT (BATCH_EVENTS <= M6_SESSION_RESERVE_MAX);
+      memcpy (events, rt->ring + slot, first * sizeof (Mach6Event));
       if (first < n)
-        memcpy (self->raw + first, rt->ring, (n - first) * sizeof (Mach6Event));
+        memcpy (events + first, rt->ring, (n - first) * sizeof (Mach6Event));
       /* The slots are copied out: hand them back to the producer. A dead
        * producer's segment is only read (a second post-mortem sees the same). */
       rp += n;
@@ -1239,40 +1256,41 @@ drain_thread (M6Reader      *self,
       if (!self->post_mortem)
         store_release (&h->read_pos, rp);
 
+      /* Convert in place: from here on only the private copy is read. */
       for (gsize i = 0; i < n; i++)
         {
-          const Mach6Event *raw = &self->raw[i];
-          M6Event *ev = &self->events[i];
+          Mach6Event raw;
           gint64 t;
-          gboolean t_ok = tick_to_ns (&self->clock, &md, self->origin_ns, raw->tick, &t);
+          gboolean t_ok = TRUE;
 
-          /* A label is published before the first event that uses it,
-           * maybe after our last look at the table. */
-          if (raw->label > self->label_map->len && !labels_synced)
-            {
-              labels_synced = TRUE;
-              if (!sync_labels (self, error))
-                return FALSE;
-            }
+          memcpy (&raw, &events[i], sizeof raw);
+          guint64 since = raw.tick - tick0;
+          if (G_LIKELY (fast && since < ((guint64) 1 << 61)))
+            t = base + (gint64) (identity ? since : (guint64) mul_div (&md, since));
+          else
+            t_ok = tick_to_ns (&self->clock, &md, self->origin_ns, raw.tick, &t);
           /* A refreshed calibration may map a tick a little earlier. */
-          t = MAX (t, rt->last_t_ns);
-          ev->label = map_label (self, raw->label);
-          gboolean heap_ok = (guint64) raw->heap + (guint64) MACH6_HEAP_LIMIT <= 2 * (guint64) MACH6_HEAP_LIMIT;
+          t = MAX (t, last_t);
+          /* Unknown ids: the session rejects them and counts them. */
+          events[i].label = raw.label == 0 ? M6_EVENT_DONE
+                          : raw.label <= n_labels ? label_map[raw.label - 1] : G_MAXUINT32;
+          gboolean heap_ok = (guint64) raw.heap + (guint64) MACH6_HEAP_LIMIT <= 2 * (guint64) MACH6_HEAP_LIMIT;
           if (G_UNLIKELY (!(t_ok & heap_ok)))
             {
               /* Out of range: a depth no event can have makes the session
                * reject it, count it and resynchronise at the next frame. */
-              ev->t_ns = rt->last_t_ns;
-              ev->heap = 0;
-              ev->depth = G_MAXUINT32;
+              events[i].t_ns = last_t;
+              events[i].heap = 0;
+              events[i].depth = G_MAXUINT32;
               continue;
             }
-          rt->last_t_ns = t;
-          ev->t_ns = t;
-          ev->heap = raw->heap;
-          ev->depth = raw->depth;
+          last_t = t;
+          events[i].t_ns = t;
+          events[i].heap = raw.heap;
+          events[i].depth = raw.depth;
         }
-      m6_session_ingest (self->session, rt->thread, self->events, n);
+      rt->last_t_ns = last_t;
+      m6_session_ingest (self->session, rt->thread, events, n);
       *n_out += n;
       to_drain -= n;
     }

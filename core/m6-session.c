@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "m6-reservoir.h"
+#include "m6-tree-private.h"
 
 #define HISTORY_FIRST_INTERVAL_NS G_GINT64_CONSTANT (16000000)
 
@@ -47,6 +48,12 @@ struct _M6Session
 
   M6SessionEventsFunc  recorder;
   gpointer             recorder_data;
+
+  M6SessionReserveFunc sink_reserve;
+  M6SessionCommitFunc  sink_commit;
+  gpointer             sink_data;
+  M6Event             *reserved;      /* handed out by the sink, not ingested yet */
+  gsize                n_reserved;
 };
 
 G_DEFINE_FINAL_TYPE (M6Session, m6_session, G_TYPE_OBJECT)
@@ -575,14 +582,39 @@ frames_add (M6Thread *thread,
 
 /* --- ingest ------------------------------------------------------------- */
 
-static inline void
-reject (M6Thread *thread)
+/* Lose the sync: the open scopes are abandoned (their marks undone), and
+ * the stream resumes at the next top-level mark, so a bad event never
+ * unbalances the tree. Returns the tree's new depth, 0. */
+static guint
+reject (M6Thread *thread,
+        guint     depth)
 {
-  /* Lose the sync: open scopes are forgotten, and the stream resumes at the
-   * next top-level mark, so a bad event never unbalances the tree. */
   thread->rejected++;
   thread->synced = FALSE;
+  thread->tree->depth = depth;
   m6_tree_abandon_open (thread->tree);
+  return thread->tree->depth;
+}
+
+/* Events filled elsewhere go to the sink by a copy, in reservable pieces. */
+static void
+sink_copy (M6Session     *self,
+           M6Thread      *thread,
+           const M6Event *events,
+           gsize          n_events)
+{
+  while (n_events > 0)
+    {
+      gsize n = MIN (n_events, (gsize) M6_SESSION_RESERVE_MAX);
+      M6Event *room = self->sink_reserve (self, thread, n, self->sink_data);
+
+      if (room == NULL)
+        return;
+      memcpy (room, events, n * sizeof (M6Event));
+      self->sink_commit (self, thread, room, n, self->sink_data);
+      events += n;
+      n_events -= n;
+    }
 }
 
 gsize
@@ -596,18 +628,35 @@ m6_session_ingest (M6Session     *self,
   guint32 n_labels = m6_labels_count (self->labels);
   gsize accepted = 0;
 
+  gboolean sealed = FALSE;
+
   if (self->recorder != NULL && n_events > 0)
     self->recorder (self, thread, events, n_events, self->recorder_data);
+  if (self->sink_commit != NULL && n_events > 0)
+    {
+      if (events == self->reserved && n_events <= self->n_reserved)
+        sealed = TRUE;
+      else
+        sink_copy (self, thread, events, n_events);
+    }
+  self->reserved = NULL;
+
+  /* The tree's open depth, the reservoirs' generator and the latest time
+   * live in locals for the batch (registers), written back at the end and
+   * around the rare calls that read them. */
+  guint depth = tree->depth;
+  M6Rng rng = tree->rng;
+  gint64 last_t = thread->last_t_ns;
+  gint64 next_sample = history->next_t;
 
   for (gsize i = 0; i < n_events; i++)
     {
       const M6Event *ev = &events[i];
-      gint64 t = MAX (ev->t_ns, thread->last_t_ns);
-      guint depth = m6_tree_get_depth (tree);
+      gint64 t = MAX (ev->t_ns, last_t);
 
       if (G_UNLIKELY (!m6_event_in_range (ev)))
         {
-          reject (thread);
+          depth = reject (thread, depth);
           continue;
         }
       if (G_UNLIKELY (!thread->synced))
@@ -618,23 +667,28 @@ m6_session_ingest (M6Session     *self,
               continue;
             }
           thread->synced = TRUE;
+          tree->depth = depth;
           m6_tree_abandon_open (tree);
-          depth = 0;
+          depth = tree->depth;
         }
 
-      if (G_UNLIKELY (t >= history->next_t))
-        history_sample (history, tree, t);
+      if (G_UNLIKELY (t >= next_sample))
+        {
+          tree->depth = depth;
+          history_sample (history, tree, t);
+          next_sample = history->next_t;
+        }
 
-      thread->last_t_ns = t;
+      last_t = t;
 
       if (ev->label != M6_EVENT_DONE)
         {
           if (G_UNLIKELY (ev->label >= n_labels || ev->depth != depth || depth >= M6_MAX_DEPTH))
             {
-              reject (thread);
+              depth = reject (thread, depth);
               continue;
             }
-          m6_tree_mark (tree, ev->label, t, ev->heap);
+          m6_tree_mark_fast (tree, &depth, ev->label, t, ev->heap);
         }
       else
         {
@@ -642,17 +696,23 @@ m6_session_ingest (M6Session     *self,
 
           if (G_UNLIKELY (depth == 0 || ev->depth != depth - 1))
             {
-              reject (thread);
+              depth = reject (thread, depth);
               continue;
             }
-          M6Node *node = m6_tree_done (tree, t, ev->heap, &dt);
+          M6Node *node = m6_tree_done_fast (tree, &depth, &rng, t, ev->heap, &dt);
           if (node->depth == 1)
             frames_add (thread, t, dt, ev->heap, node->id);
         }
       accepted++;
     }
 
+  tree->depth = depth;
+  tree->rng = rng;
+  tree->n_events += accepted;
+  thread->last_t_ns = last_t;
   thread->n_events += accepted;
+  if (sealed)
+    self->sink_commit (self, thread, events, n_events, self->sink_data);
   return accepted;
 }
 
@@ -696,6 +756,33 @@ m6_session_set_recorder (M6Session           *self,
 {
   self->recorder = func;
   self->recorder_data = user_data;
+}
+
+void
+m6_session_set_sink (M6Session           *self,
+                     M6SessionReserveFunc reserve,
+                     M6SessionCommitFunc  commit,
+                     gpointer             user_data)
+{
+  g_return_if_fail ((reserve == NULL) == (commit == NULL));
+
+  self->sink_reserve = reserve;
+  self->sink_commit = commit;
+  self->sink_data = user_data;
+  self->reserved = NULL;
+}
+
+M6Event *
+m6_session_reserve_events (M6Session *self,
+                           M6Thread  *thread,
+                           gsize      n_events)
+{
+  self->reserved = NULL;
+  if (self->sink_reserve == NULL || n_events == 0 || n_events > M6_SESSION_RESERVE_MAX)
+    return NULL;
+  self->reserved = self->sink_reserve (self, thread, n_events, self->sink_data);
+  self->n_reserved = self->reserved != NULL ? n_events : 0;
+  return self->reserved;
 }
 
 void

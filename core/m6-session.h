@@ -198,6 +198,32 @@ void          m6_session_set_recorder        (M6Session          *self,
                                               M6SessionEventsFunc func,
                                               gpointer            user_data);
 
+/* The capture writer's zero-copy path. A driver that fills events in
+ * place asks for room with m6_session_reserve_events() (the sink's buffer,
+ * or NULL: then it uses its own), writes the events there and hands them
+ * to m6_session_ingest(); the sink's @commit then seals what the session
+ * ingested (a record's CRC) without copying it. @reserve may be given at
+ * most M6_SESSION_RESERVE_MAX events, and returns memory aligned for
+ * M6Event. A session has one sink; set both NULL to remove it. */
+#define M6_SESSION_RESERVE_MAX 8192u
+
+typedef M6Event *(*M6SessionReserveFunc) (M6Session     *self,
+                                          M6Thread      *thread,
+                                          gsize          n_events,
+                                          gpointer       user_data);
+typedef void     (*M6SessionCommitFunc)  (M6Session     *self,
+                                          M6Thread      *thread,
+                                          const M6Event *events,
+                                          gsize          n_events,
+                                          gpointer       user_data);
+void          m6_session_set_sink            (M6Session           *self,
+                                              M6SessionReserveFunc reserve,
+                                              M6SessionCommitFunc  commit,
+                                              gpointer             user_data);
+M6Event      *m6_session_reserve_events      (M6Session    *self,
+                                              M6Thread     *thread,
+                                              gsize         n_events);
+
 /* Tell listeners that data changed ("changed" signal); the driver (reader
  * poll or replay) calls it once per batch, not per event. */
 void          m6_session_notify_changed      (M6Session    *self);

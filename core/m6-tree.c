@@ -1,41 +1,17 @@
 /* m6-tree.c — the scope tree and its mark/done accounting (DESIGN §2).
  *
- * The hot path is m6_tree_mark()/m6_tree_done(): in the steady state they
+ * The hot path is m6_tree_mark()/m6_tree_done(), inline in
+ * m6-tree-private.h for the session's ingest loop: in the steady state they
  * find the child through a per-parent hint (no hashing of strings, no
  * allocation), push or pop the open stack and update integer sums. Nodes
  * live in fixed chunks so their addresses never move. */
 #include "m6-tree.h"
+#include "m6-tree-private.h"
 
 #include <string.h>
 
-#define CHUNK_SHIFT 8
-#define CHUNK_SIZE  (1u << CHUNK_SHIFT)
 /* Parents with more children than this are indexed in a hash table. */
 #define WIDE_PARENT 8
-
-typedef struct
-{
-  M6Node *node;
-  gint64  t_open;
-  gint64  h_open;
-  gint64  child_sum;   /* D of the children closed in this call */
-} OpenScope;
-
-struct _M6Tree
-{
-  M6Labels   *labels;
-  M6Node    **chunks;
-  guint       n_chunks;
-  guint       n_nodes;
-  OpenScope  *stack;
-  guint       depth;
-  guint       stack_alloc;
-  guint64     unbalanced;
-  guint64     n_events;
-  guint64     n_frames;       /* top-level marks */
-  M6Rng       rng;
-  GHashTable *wide_children;  /* (parent id << 32 | label) -> M6Node* */
-};
 
 static M6Node *
 alloc_node (M6Tree *self)
@@ -200,8 +176,8 @@ index_child (M6Tree *self,
   g_hash_table_insert (self->wide_children, key, child);
 }
 
-G_NO_INLINE static M6Node *
-find_or_add_child (M6Tree  *self,
+M6Node *
+m6_tree_find_or_add_child (M6Tree  *self,
                    M6Node  *parent,
                    guint32  label)
 {
@@ -251,26 +227,8 @@ find_or_add_child (M6Tree  *self,
   return child;
 }
 
-/* Differences and sums in two's complement without undefined behaviour:
- * the session bounds times and heap readings so that real values never
- * wrap, but the tree must stay sound on any input (extreme readings from a
- * hostile producer, a fuzzer). Exact whenever the true result fits. */
-static inline gint64
-wrap_sub (gint64 a,
-          gint64 b)
-{
-  return (gint64) ((guint64) a - (guint64) b);
-}
-
-static inline gint64
-wrap_add (gint64 a,
-          gint64 b)
-{
-  return (gint64) ((guint64) a + (guint64) b);
-}
-
-G_NO_INLINE static void
-grow_stack (M6Tree *self)
+void
+m6_tree_grow_stack (M6Tree *self)
 {
   self->stack_alloc = self->stack_alloc ? self->stack_alloc * 2 : 32;
   self->stack = g_renew (OpenScope, self->stack, self->stack_alloc);
@@ -282,38 +240,7 @@ m6_tree_mark (M6Tree  *self,
               gint64   t_ns,
               gint64   heap)
 {
-  M6Node *parent = self->depth ? self->stack[self->depth - 1].node : self->chunks[0];
-  M6Node *node = parent->hint;
-
-  self->n_events++;
-  self->n_frames += self->depth == 0;
-
-  if (G_UNLIKELY (node == NULL || node->label != label_id))
-    {
-      node = find_or_add_child (self, parent, label_id);
-      parent->hint = node;
-    }
-
-  if (G_UNLIKELY (self->depth == self->stack_alloc))
-    grow_stack (self);
-
-  OpenScope *open = &self->stack[self->depth++];
-  open->node = node;
-  open->t_open = t_ns;
-  open->h_open = heap;
-  open->child_sum = 0;
-
-  if (G_LIKELY (node->count > 0))
-    {
-      node->inverse_sum = wrap_add (node->inverse_sum, wrap_sub (heap, node->h_close_prev));
-      node->inverse_count++;
-    }
-  else if (node->opens == 0)
-    node->h_first = heap;
-
-  node->opens++;
-  node->h_last = heap;
-  return node;
+  return m6_tree_mark_inline (self, label_id, t_ns, heap);
 }
 
 M6Node *
@@ -331,39 +258,10 @@ m6_tree_done (M6Tree *self,
               gint64  heap,
               gint64 *dt_out)
 {
-  self->n_events++;
+  gint64 dt;
+  M6Node *node = m6_tree_done_inline (self, t_ns, heap, &dt);
 
-  if (G_UNLIKELY (self->depth == 0))
-    {
-      self->unbalanced++;
-      return NULL;
-    }
-
-  OpenScope *open = &self->stack[--self->depth];
-  M6Node *node = open->node;
-  gint64 dt = wrap_sub (t_ns, open->t_open);
-  gint64 delta = wrap_sub (heap, open->h_open);
-
-  node->count++;
-  node->time_sum = wrap_add (node->time_sum, dt);
-  if (dt < node->time_min)
-    node->time_min = dt;
-  if (dt > node->time_max)
-    node->time_max = dt;
-  node->mem_sum = wrap_add (node->mem_sum, delta);
-  if (delta < node->mem_min)
-    node->mem_min = delta;
-  if (delta > node->mem_max)
-    node->mem_max = delta;
-  node->self_sum = wrap_add (node->self_sum, wrap_sub (delta, open->child_sum));
-  if (self->depth > 0)
-    self->stack[self->depth - 1].child_sum = wrap_add (self->stack[self->depth - 1].child_sum, delta);
-  node->h_close_prev = heap;
-  node->h_last = heap;
-  m6_reservoir_add (&node->time_samples, &self->rng, dt);
-  m6_reservoir_add (&node->mem_samples, &self->rng, delta);
-
-  if (dt_out != NULL)
+  if (node != NULL && dt_out != NULL)
     *dt_out = dt;
   return node;
 }

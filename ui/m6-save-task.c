@@ -21,6 +21,7 @@ typedef struct
   M6ExportOptions  options;
   char            *dest;
   M6Session       *session;       /* trees only */
+  GBytes          *bytes;         /* a live session's export, serialised */
 } SaveTask;
 
 static void
@@ -33,6 +34,7 @@ save_task_free (gpointer data)
   g_free (save->capture_path);
   g_free (save->dest);
   g_clear_object (&save->session);
+  g_clear_pointer (&save->bytes, g_bytes_unref);
   g_free (save);
 }
 
@@ -88,6 +90,17 @@ file_progress (goffset  current,
   m6_job_bar_progress ((guint64) current, (guint64) total, bar);
 }
 
+static gboolean
+write_bytes (GOutputStream  *out,
+             gpointer        bytes,
+             GError        **error)
+{
+  gsize length;
+  const void *data = g_bytes_get_data (bytes, &length);
+
+  return g_output_stream_write_all (out, data, length, NULL, NULL, error);
+}
+
 static void
 save_task_thread (GTask        *task,
                   gpointer      source,
@@ -98,7 +111,9 @@ save_task_thread (GTask        *task,
   GError *error = NULL;
   gboolean ok;
 
-  if (save->session != NULL)
+  if (save->bytes != NULL)
+    ok = m6_write_atomically (save->dest, write_bytes, save->bytes, &error);
+  else if (save->session != NULL)
     {
       ok = m6_export_session (save->session, NULL, save->format, &save->options, save->dest, &error);
       /* It cannot stop half-way; a cancel takes back what it wrote. */
@@ -168,6 +183,24 @@ m6_save_task_run_trees (M6JobBar             *bar,
   save->session = g_object_ref (session);
   save->format = format;
   save->options.interval_s = 1.0;
+  save->dest = g_strdup (dest);
+  g_task_set_task_data (task, save, save_task_free);
+  g_task_run_in_thread (task, save_task_thread);
+}
+
+void
+m6_save_task_run_bytes (M6JobBar             *bar,
+                        GCancellable         *cancellable,
+                        GBytes               *bytes,
+                        const char           *dest,
+                        GAsyncReadyCallback   callback,
+                        gpointer              user_data)
+{
+  SaveTask *save = g_new0 (SaveTask, 1);
+  g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  save->bar = g_object_ref (bar);
+  save->bytes = g_bytes_ref (bytes);
   save->dest = g_strdup (dest);
   g_task_set_task_data (task, save, save_task_free);
   g_task_run_in_thread (task, save_task_thread);

@@ -39,6 +39,15 @@ void      m6_save_task_run_trees (M6JobBar              *bar,
                                   const char            *dest,
                                   GAsyncReadyCallback    callback,
                                   gpointer               user_data);
+/* Write @bytes (a live session's export, serialised on the main thread
+ * under the recording's lock, where it costs a few ms and no I/O) to
+ * @dest atomically. */
+void      m6_save_task_run_bytes (M6JobBar              *bar,
+                                  GCancellable          *cancellable,
+                                  GBytes                *bytes,
+                                  const char            *dest,
+                                  GAsyncReadyCallback    callback,
+                                  gpointer               user_data);
 gboolean  m6_save_task_finish  (GAsyncResult           *result,
                                 GError                **error);
 

@@ -1242,6 +1242,34 @@ save_on_thread (M6SessionWindow *self,
   M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
   guint64 size = 0;
 
+  /* A live session's trees: serialised here (the main thread holds the
+   * lock; no I/O), written on the thread. */
+  if (self->recording != NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays))
+      && !m6_job_bar_get_busy (self->job_bar))
+    {
+      g_autoptr (GOutputStream) out = g_memory_output_stream_new_resizable ();
+      g_autoptr (GBytes) bytes = NULL;
+      gboolean ok = job->kind == SAVED_JSON || job->format == M6_EXPORT_JSON
+                    ? m6_export_write_json (self->session, -1, out, NULL)
+                    : m6_export_session_to_stream (self->session, NULL, job->format, &options, out, NULL);
+
+      if (!ok || !g_output_stream_close (out, NULL, NULL))
+        return FALSE;   /* in place, which says why */
+      bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
+
+      SaveDone *done = g_new0 (SaveDone, 1);
+      g_autofree char *shown = display_path (path);
+      g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
+
+      done->self = g_object_ref (self);
+      done->bar = g_object_ref (self->job_bar);
+      done->job = *job;
+      done->path = g_strdup (path);
+      m6_save_task_run_bytes (self->job_bar, m6_job_bar_begin (self->job_bar, title), bytes, path,
+                              save_done_cb, done);
+      return TRUE;
+    }
+
   /* A loaded session's trees (json, csv, folded) on a thread too once
    * they are large: nothing ingests into it, so the thread and the window
    * can both read it. A live one's are read in place, under its lock. */

@@ -1,6 +1,7 @@
 /* test-session.c — the validated ingest path, the frame series, the
  * mem.net history and the leak-rate fit. */
 #include <glib.h>
+#include <string.h>
 
 #include "m6-payload.h"
 #include "m6-session.h"
@@ -287,6 +288,91 @@ test_replay_same_payload (void)
   g_free (texts[1]);
 }
 
+/* A sink that keeps what it is given, as the capture writer does. */
+typedef struct
+{
+  M6Event  room[64];
+  gsize    n_reserved;
+  GArray  *committed;    /* M6Event */
+  guint    n_in_place;   /* commits of the room handed out, not a copy */
+  guint    n_commits;
+} Sink;
+
+static M6Event *
+sink_reserve (M6Session *session,
+              M6Thread  *thread,
+              gsize      n_events,
+              gpointer   user_data)
+{
+  Sink *sink = user_data;
+
+  g_assert_cmpuint (n_events, <=, G_N_ELEMENTS (sink->room));
+  sink->n_reserved = n_events;
+  return sink->room;
+}
+
+static void
+sink_commit (M6Session     *session,
+             M6Thread      *thread,
+             const M6Event *events,
+             gsize          n_events,
+             gpointer       user_data)
+{
+  Sink *sink = user_data;
+
+  g_assert_true (events == sink->room);
+  g_assert_cmpuint (n_events, <=, sink->n_reserved);
+  g_array_append_vals (sink->committed, events, (guint) n_events);
+  sink->n_commits++;
+}
+
+/* Events filled in the sink's room are sealed in place, after the ingest
+ * (and a shorter ingest seals fewer); events from elsewhere are copied in
+ * first. Either way the sink sees every event given, once. */
+static void
+test_sink_in_place (Fixture       *fx,
+                    gconstpointer  data)
+{
+  Sink sink = { .committed = g_array_new (FALSE, FALSE, sizeof (M6Event)) };
+  M6Event frame[] = {
+    ev (100, 10, fx->frame, 0),
+    ev (200, 30, fx->physics, 1),
+    ev (300, 50, M6_EVENT_DONE, 1),
+    ev (400, 70, M6_EVENT_DONE, 0),
+  };
+
+  m6_session_set_sink (fx->session, sink_reserve, sink_commit, &sink);
+
+  M6Event *room = m6_session_reserve_events (fx->session, fx->thread, 4);
+  g_assert_true (room == sink.room);
+  memcpy (room, frame, sizeof frame);
+  g_assert_cmpuint (sink.committed->len, ==, 0);
+  g_assert_cmpuint (m6_session_ingest (fx->session, fx->thread, room, 4), ==, 4);
+  g_assert_cmpuint (sink.committed->len, ==, 4);
+
+  /* Reserved 4, filled 2. */
+  room = m6_session_reserve_events (fx->session, fx->thread, 4);
+  memcpy (room, frame, 2 * sizeof (M6Event));
+  room[0].t_ns = room[1].t_ns = 500;
+  m6_session_ingest (fx->session, fx->thread, room, 2);
+  g_assert_cmpuint (sink.committed->len, ==, 6);
+
+  /* From the caller's own array: copied. */
+  frame[0].t_ns = 600;
+  m6_session_ingest (fx->session, fx->thread, frame, G_N_ELEMENTS (frame));
+  g_assert_cmpuint (sink.committed->len, ==, 10);
+  g_assert_cmpuint (sink.n_commits, ==, 3);
+  g_assert_cmpint (g_array_index (sink.committed, M6Event, 4).t_ns, ==, 500);
+  g_assert_cmpint (g_array_index (sink.committed, M6Event, 6).t_ns, ==, 600);
+
+  /* Too many to reserve: the caller uses its own memory. */
+  g_assert_null (m6_session_reserve_events (fx->session, fx->thread, M6_SESSION_RESERVE_MAX + 1));
+
+  m6_session_set_sink (fx->session, NULL, NULL, NULL);
+  g_assert_null (m6_session_reserve_events (fx->session, fx->thread, 4));
+  g_array_unref (sink.committed);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -300,6 +386,7 @@ main (int   argc,
   ADD ("/core/session/leak-rate", test_leak_rate);
   ADD ("/core/session/no-leak-no-rate", test_no_leak_no_rate);
   ADD ("/core/session/frame-lane", test_frame_lane);
+  ADD ("/core/session/sink-in-place", test_sink_in_place);
   ADD ("/core/session/out-of-range-rejected", test_out_of_range_rejected);
   ADD ("/core/session/identity-under-rejects", test_identity_under_rejects);
 #undef ADD

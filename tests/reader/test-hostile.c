@@ -1047,6 +1047,94 @@ test_capture_bit_flips (void)
   g_rmdir (dir);
 }
 
+static guint32
+crc_bitwise (const guint8 *p,
+             gsize         n)
+{
+  guint32 crc = ~0u;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      crc ^= p[i];
+      for (int k = 0; k < 8; k++)
+        crc = (crc & 1) ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+    }
+  return ~crc;
+}
+
+static void
+put_le32 (guint8  *p,
+          guint32  v)
+{
+  v = GUINT32_TO_LE (v);
+  memcpy (p, &v, 4);
+}
+
+static guint32
+get_le32 (const guint8 *p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return GUINT32_FROM_LE (v);
+}
+
+/* A version 1 file (before PAD records) still loads, to the same session:
+ * the recorded file, its PAD records taken out and its counts fixed, is
+ * exactly what version 1 wrote. */
+static void
+test_capture_version1 (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("mach6-capture-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "small.mach6", NULL);
+  g_autofree guint8 *data = NULL;
+  g_autoptr (GError) error = NULL;
+  gsize length, at = M6_CAPTURE_HEADER_SIZE;
+  guint pads = 0;
+
+  g_autoptr (M6Session) recorded = build_recorded_session (path, 40, 11);
+  g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
+  g_assert_cmpuint (get_le32 (data + 8), ==, 2);
+
+  g_autoptr (GByteArray) v1 = g_byte_array_new ();
+  g_byte_array_append (v1, data, M6_CAPTURE_HEADER_SIZE);
+  while (at < length)
+    {
+      guint32 type = get_le32 (data + at);
+      guint32 size = 12 + get_le32 (data + at + 4);
+
+      if (type == M6_CAPTURE_RECORD_PAD)
+        pads++;
+      else
+        {
+          gsize start = v1->len;
+          g_byte_array_append (v1, data + at, size);
+          if (type == M6_CAPTURE_RECORD_END)
+            {
+              /* u64 records before it: fewer by the PADs. */
+              guint8 *end = v1->data + start;
+              put_le32 (end + 12, get_le32 (end + 12) - pads);
+              g_autofree guint8 *whole = g_malloc (8 + size - 12);
+              memcpy (whole, end, 8);
+              memcpy (whole + 8, end + 12, size - 12);
+              put_le32 (end + 8, crc_bitwise (whole, 8 + size - 12));
+            }
+        }
+      at += size;
+    }
+  g_test_message ("%u PAD records taken out", pads);
+  g_assert_cmpuint (pads, >, 0);
+  v1->data[8] = 1;
+  put_le32 (v1->data + M6_CAPTURE_HEADER_SIZE - 4, crc_bitwise (v1->data, M6_CAPTURE_HEADER_SIZE - 4));
+
+  g_autofree char *p = write_temp (dir, v1->data, v1->len);
+  g_autoptr (M6Session) loaded = m6_capture_load (p, &error);
+  g_assert_no_error (error);
+  assert_sessions_equal (recorded, loaded);
+  g_unlink (p);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_capture_bad_files (void)
 {
@@ -1090,7 +1178,7 @@ test_capture_bad_files (void)
   /* A newer version. */
   {
     g_autofree guint8 *copy = g_memdup2 (data, length);
-    copy[8] = 2;
+    copy[8] = M6_CAPTURE_VERSION + 1;
     g_autofree char *p = write_temp (dir, copy, length);
     g_assert_null (m6_capture_load (p, &error));
     g_assert_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_VERSION);
@@ -1155,6 +1243,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/capture/truncated", test_capture_truncated);
   g_test_add_func ("/reader/capture/bit-flips", test_capture_bit_flips);
   g_test_add_func ("/reader/capture/bad-files", test_capture_bad_files);
+  g_test_add_func ("/reader/capture/version1", test_capture_version1);
 
   return g_test_run ();
 }

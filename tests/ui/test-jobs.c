@@ -290,6 +290,41 @@ test_save_behind_job_bar (void)
   g_unlink (copy);
 }
 
+/* A live session's exports from its trees go behind the job bar however
+ * small: serialised in place (the point the user asked for), written on
+ * the job thread, so the main loop writes no file. */
+static void
+test_live_exports_behind_job_bar (void)
+{
+  GPid game = ui_start_game ("0", NULL);
+
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 1);
+  M6JobBar *bar = m6_session_window_get_job_bar (window);
+
+  g_assert_true (ui_wait_for (events_above, GSIZE_TO_POINTER (1000), 10));
+
+  static const char *const formats[] = { "json", "csv", "folded" };
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_autofree char *out = g_strdup_printf ("%s/live.%s", tmpdir, formats[i]);
+      g_autofree char *arg = g_strdup_printf ("%s:%s", formats[i], out);
+      g_autofree char *text = NULL;
+
+      g_action_group_activate_action (G_ACTION_GROUP (window), "export", g_variant_new_string (arg));
+      g_assert_true (m6_job_bar_get_busy (bar));
+      g_assert_true (ui_wait_for (bar_idle, bar, 30));
+      g_assert_cmpstr (m6_session_window_get_last_written (window), ==, out);
+      g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, "frame"));
+      g_unlink (out);
+    }
+
+  ui_stop_game (game, SIGKILL);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+}
+
 /* The Chrome trace of a large loaded capture is written on a thread too,
  * and has every frame. */
 static void
@@ -410,6 +445,7 @@ main (int   argc,
   g_test_add_func ("/ui/jobs/render-gives-lock-back", test_render_gives_lock_back);
   g_test_add_func ("/ui/jobs/save-behind-job-bar", test_save_behind_job_bar);
   g_test_add_func ("/ui/jobs/export-behind-job-bar", test_export_behind_job_bar);
+  g_test_add_func ("/ui/jobs/live-exports-behind-job-bar", test_live_exports_behind_job_bar);
   g_test_add_func ("/ui/jobs/json-of-wide-tree-behind-job-bar", test_json_of_wide_tree_behind_job_bar);
 
   status = g_test_run ();

@@ -16,6 +16,8 @@
 #include "m6-payload.h"
 #include "m6-picker-window.h"
 #include "m6-reader.h"
+#include "m6-job-bar.h"
+#include "m6-recording.h"
 #include "m6-session-window.h"
 #include "m6-ui.h"
 #include "ui-test-util.h"
@@ -737,6 +739,12 @@ test_graph_chooser (Fixture       *f,
 
 /* --- exports ------------------------------------------------------------ */
 
+static gboolean
+job_bar_idle (gpointer bar)
+{
+  return !m6_job_bar_get_busy (bar);
+}
+
 static void
 export_to (M6SessionWindow *window,
            const char      *format,
@@ -745,6 +753,8 @@ export_to (M6SessionWindow *window,
   g_autofree char *target = g_strdup_printf ("%s:%s", format, path);
 
   g_action_group_activate_action (G_ACTION_GROUP (window), "export", g_variant_new_string (target));
+  /* A live window's exports are written behind its job bar. */
+  ui_wait_for (job_bar_idle, m6_session_window_get_job_bar (window), 30);
   if (g_strcmp0 (m6_session_window_get_last_written (window), path) != 0)
     g_error ("win.export('%s') did not write %s: %s", format, path,
              m6_session_window_get_last_message (window));
@@ -811,7 +821,12 @@ test_exports (Fixture       *f,
   g_autofree char *chrome = g_build_filename (f->tmpdir, "s.trace.json", NULL);
   g_autofree char *shortcut = g_build_filename (f->tmpdir, "shortcut.json", NULL);
 
-  /* The trees are read before the next drain: the exports see them. */
+  /* The trees are read before the next drain: the exports see them. A live
+   * window writes them behind its job bar, so the worker is held while
+   * the test waits for the bar. */
+  M6Recording *recording = m6_session_window_get_recording (f->window);
+  if (recording != NULL)
+    m6_recording_hold_worker (recording, TRUE);
   export_to (f->window, "json", json);
   export_to (f->window, "csv", csv);
   export_to (f->window, "folded", folded);
@@ -858,6 +873,8 @@ test_exports (Fixture       *f,
         sum += g_ascii_strtoll (space + 1, NULL, 10);
     }
   g_assert_cmpint (sum, ==, frame_total);
+  if (recording != NULL)
+    m6_recording_hold_worker (recording, FALSE);
 
   check_ndjson (ndjson);
   check_chrome (chrome);

@@ -13,6 +13,7 @@
 #include "m6-application.h"
 #include "m6-picker-window.h"
 #include "m6-reader.h"
+#include "m6-job-bar.h"
 #include "m6-session-window.h"
 #include "m6-ui.h"
 #include "ui-test-util.h"
@@ -331,6 +332,9 @@ test_export_json (Fixture       *f,
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-json", g_variant_new_string (json_path));
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (capture_path));
   g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, capture_path);
+  /* The JSON was serialised at its action; it is written behind the job bar. */
+  while (m6_job_bar_get_busy (m6_session_window_get_job_bar (f->window)))
+    g_main_context_iteration (NULL, TRUE);
 
   g_file_get_contents (json_path, &exported, NULL, &error);
   g_assert_no_error (error);
