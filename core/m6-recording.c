@@ -20,6 +20,11 @@
 #include "m6-recording.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <unistd.h>
+
+#include "m6-tempfile.h"
 
 #define BATCH_EVENTS   65536u     /* per drain, per lock hold */
 #define TARGET_EVENTS  8192u      /* what a nap should let arrive */
@@ -652,4 +657,32 @@ guint64
 m6_recording_get_n_notifies (M6Recording *self)
 {
   return self->n_notifies;
+}
+
+gboolean
+m6_recording_save_temp_copy (M6Recording   *self,
+                             GCancellable  *cancellable,
+                             char         **path_out,
+                             GError       **error)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
+  g_autofree char *name = g_build_filename (dir, "export.mach6", NULL);
+  g_autofree char *copy = NULL;
+  int fd;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = m6_tempfile_open (name, 0600, &copy)) < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Could not make a copy of the recording in “%s”: %s"), dir, g_strerror (saved));
+      return FALSE;
+    }
+  close (fd);
+  if (!m6_recording_save_copy (self, copy, cancellable, NULL, NULL, error))
+    {
+      g_unlink (copy);
+      return FALSE;
+    }
+  *path_out = g_steal_pointer (&copy);
+  return TRUE;
 }

@@ -109,6 +109,15 @@ gboolean      m6_recording_save_copy          (M6Recording   *self,
                                                gpointer       progress_data,
                                                GError       **error);
 
+/* Save what is recorded so far to a new file in the user's cache folder
+ * (named after this process, so a viewer killed mid-way leaves a copy the
+ * next writer there removes: m6-tempfile.h) and return its path in
+ * @path_out; the caller unlinks it when done. */
+gboolean      m6_recording_save_temp_copy     (M6Recording   *self,
+                                               GCancellable  *cancellable,
+                                               char         **path_out,
+                                               GError       **error);
+
 /* Tests: hold the worker between batches (not holding the lock), to show
  * that nothing else waits for it. */
 void          m6_recording_hold_worker        (M6Recording   *self,

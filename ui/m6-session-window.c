@@ -16,7 +16,6 @@
 
 #include "m6-application.h"
 #include "m6-capture.h"
-#include "m6-tempfile.h"
 #include "m6-compare-window.h"
 #include "m6-recording.h"
 #include "m6-export.h"
@@ -1063,26 +1062,8 @@ load_with_events (M6SessionWindow  *self,
 
   if (self->recording != NULL)
     {
-      g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
-      int fd;
-
-      g_autofree char *name = g_build_filename (dir, "export.mach6", NULL);
-
-      /* Named after this process: a viewer killed mid-export leaves a copy
-       * the next writer in the folder removes (m6-tempfile.h). */
-      if (g_mkdir_with_parents (dir, 0700) != 0 || (fd = m6_tempfile_open (name, 0600, &copy)) < 0)
-        {
-          int saved = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       _("Could not make a copy of the recording in “%s”: %s"), dir, g_strerror (saved));
-          return FALSE;
-        }
-      close (fd);
-      if (!m6_recording_save_copy (self->recording, copy, NULL, NULL, NULL, error))
-        {
-          g_unlink (copy);
-          return FALSE;
-        }
+      if (!m6_recording_save_temp_copy (self->recording, NULL, &copy, error))
+        return FALSE;
       path = copy;
     }
   else if (path == NULL)
