@@ -42,7 +42,7 @@ client_close (Client *client)
 {
   g_clear_handle_id (&client->timeout_id, g_source_remove);
   g_io_stream_close (G_IO_STREAM (client->connection), NULL, NULL);
-  g_ptr_array_remove_fast (client->server->clients, client);
+  g_ptr_array_remove (client->server->clients, client);   /* keeps the oldest first */
   g_object_unref (client->connection);
   g_object_unref (client->cancellable);
   g_object_unref (client->server);
@@ -211,11 +211,18 @@ on_incoming (GSocketService    *service,
 {
   Client *client;
 
+  /* Full: the oldest goes (its callback closes it), so a crowd of idle
+   * connections delays a scrape by nothing, not by the timeout. */
   if (self->clients->len >= M6_METRICS_SERVER_MAX_CLIENTS)
-    {
-      g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
-      return TRUE;
-    }
+    for (guint i = 0; i < self->clients->len; i++)
+      {
+        Client *oldest = g_ptr_array_index (self->clients, i);
+        if (!g_cancellable_is_cancelled (oldest->cancellable))
+          {
+            g_cancellable_cancel (oldest->cancellable);
+            break;
+          }
+      }
   client = g_new0 (Client, 1);
   client->server = g_object_ref (self);
   client->connection = g_object_ref (connection);
