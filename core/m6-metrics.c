@@ -469,7 +469,7 @@ m6_metrics_write (M6Metrics *self,
   EACH (self->processes, ProcessRow, p)
     sample_count (self, out, "mach6_process_threads_unslotted", p->labels, NULL, p->unslotted);
 
-  family (out, "mach6_thread_frames_total", "counter", "Top-level scopes opened by the thread (its frames).");
+  family (out, "mach6_thread_frames_total", "counter", "Top-level scopes the thread has closed (its frames).");
   EACH (self->threads, ThreadRow, t)
     sample_count (self, out, "mach6_thread_frames_total", t->labels, NULL, t->frames);
 
