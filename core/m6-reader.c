@@ -56,6 +56,7 @@ typedef struct
   guint32 heap_source;
   guint32 thread_count;
   guint32 threads_unslotted;
+  guint32 threads_active;
   gint32  pid;
   gint32  attached_pid;
   guint64 producer_start;
@@ -581,6 +582,7 @@ validate_control (const Mach6Control *c,
     .heap_source = c->heap_source,
     .thread_count = MIN (c->thread_count, c->max_threads),
     .threads_unslotted = c->threads_unslotted,
+    .threads_active = c->threads_active,
     .pid = c->pid,
     .attached_pid = c->attached_pid,
     .producer_start = c->producer_start,
@@ -704,6 +706,8 @@ probe_segment (gint        pid,
   info->threads_unslotted = geo.threads_unslotted;
   info->alive = geo.state == MACH6_PROCESS_ALIVE && pid_alive (pid, geo.producer_start);
   info->ended = !info->alive;
+  /* A game that died was never uncounted: only a live count means anything. */
+  info->threads_active = info->alive ? MIN (geo.threads_active, 1u << 20) : 0;
   info->attached_pid = pid_alive (geo.attached_pid, geo.holder_start) ? geo.attached_pid : 0;
   return info;
 

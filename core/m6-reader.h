@@ -33,6 +33,7 @@ typedef struct
   char     *shm_name;      /* "/mach6-<uid>-<pid>-<hex>" */
   guint     n_threads;     /* ring slots claimed */
   guint     threads_unslotted; /* threads that found no slot (over the process's life) */
+  guint     threads_active; /* threads that have marked and not exited (alive processes; 0 = not known) */
   gboolean  alive;         /* state ALIVE and the pid exists */
   gboolean  ended;         /* state EXITED or the pid is gone */
   gint      attached_pid;  /* viewer holding it; 0 if none or if it is dead */

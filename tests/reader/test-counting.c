@@ -305,6 +305,72 @@ test_threads_slots_reused (void)
   g_assert_cmpuint (m6_session_get_threads_unslotted (session), ==, 0);
 }
 
+/* Threads are counted from their first mark, before anything records
+ * (`mach6 list`, the picker), and uncounted when they exit. */
+static guint
+threads_active_of (gint pid, gboolean *found)
+{
+  g_autoptr (GPtrArray) list = m6_reader_list (NULL);
+
+  *found = FALSE;
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    {
+      M6ProcessInfo *info = g_ptr_array_index (list, i);
+      if (info->pid == pid && info->error == NULL && info->alive)
+        {
+          *found = TRUE;
+          return info->threads_active;
+        }
+    }
+  return 0;
+}
+
+static void
+test_threads_counted_unattached (void)
+{
+  const char *args[] = { "--comm", "m6-counting", "--mode", "workers", "--threads", "5", NULL };
+  g_autoptr (TestProducer) workers = test_producer_start (args, NULL);
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  guint active = 0;
+  gboolean found = FALSE;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      active = threads_active_of (workers->pid, &found);
+      if (active == 5)
+        break;
+      g_usleep (2000);
+    }
+  g_assert_true (found);
+  g_assert_cmpuint (active, ==, 5);
+  test_producer_close_stdin (workers);
+  g_assert_cmpint (test_producer_wait (workers, 20000), ==, 0);
+
+  /* One thread after another, each exiting before the next starts: the
+   * count follows them instead of climbing to 60. */
+  const char *churn_args[] = { "--comm", "m6-counting", "--mode", "churn", "--threads", "60", "--frames", "20", NULL };
+  g_autoptr (TestProducer) churn = test_producer_start (churn_args, NULL);
+  guint max_active = 0, samples = 0;
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    {
+      active = threads_active_of (churn->pid, &found);
+      if (!found && samples > 0)
+        break;      /* the program ended */
+      if (found)
+        {
+          samples++;
+          max_active = MAX (max_active, active);
+        }
+      g_usleep (1000);
+    }
+  g_test_message ("churn: %u samples, at most %u threads active", samples, max_active);
+  g_assert_cmpuint (samples, >, 0);
+  g_assert_cmpuint (max_active, >=, 1);
+  g_assert_cmpuint (max_active, <=, 1);
+  g_assert_cmpint (test_producer_wait (churn, 20000), ==, 0);
+}
+
 /* --- 3. stray dones and the depth limit ------------------------------------ */
 
 static void
@@ -665,6 +731,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/counting/paused-reader-resumes", test_drops_paused_reader_resumes);
   g_test_add_func ("/reader/counting/threads-beyond-slots", test_threads_beyond_slots);
   g_test_add_func ("/reader/counting/thread-slots-reused", test_threads_slots_reused);
+  g_test_add_func ("/reader/counting/threads-counted-unattached", test_threads_counted_unattached);
   g_test_add_func ("/reader/counting/refusals", test_refusals_counted);
   g_test_add_func ("/reader/counting/label-table-full", test_label_table_full);
   g_test_add_func ("/reader/claim/pid-reused", test_claim_pid_reused);
