@@ -1764,3 +1764,27 @@ m6_reader_get_pending (M6Reader *self)
            });
   return pending;
 }
+
+guint64
+m6_reader_get_written (M6Reader *self)
+{
+  volatile guint64 written = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (self->broken != NULL || self->truncated || self->control == NULL)
+    return 0;
+  GUARDED ({
+             for (guint i = 0; i < self->n_threads; i++)
+               {
+                 ReaderThread *rt = &self->threads[i];
+                 if (rt->thread != NULL)
+                   written += load_acquire (&rt->header->write_pos);
+               }
+           },
+           {
+             self->truncated = TRUE;
+             written = 0;
+           });
+  return written;
+}
