@@ -694,8 +694,19 @@ probe_segment (gint        pid,
                    _("cannot map segment %s: %s"), info->shm_name, g_strerror (saved));
       goto unreadable;
     }
-  snapshot_control (p, &copy);
+  /* A segment shrunk under us (a hostile or broken neighbour, or one
+   * being replaced) faults on the copy: that is "unreadable", not a crash
+   * of `mach6 list` or the picker. */
+  volatile gboolean faulted = FALSE;
+  guard_install ();
+  GUARDED (snapshot_control (p, &copy), faulted = TRUE);
   munmap (p, MACH6_CONTROL_SIZE);
+  if (faulted)
+    {
+      g_set_error (&error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
+                   _("segment %s shrank while it was read"), info->shm_name);
+      goto unreadable;
+    }
 
   if (!validate_control (&copy, (guint64) st.st_size, pid, info->shm_name, &geo, &error))
     goto unreadable;
