@@ -154,6 +154,28 @@ test_top_by_time (void)
   g_assert_cmpfloat (sample_value (text, "mach6_scope_seconds_count{"), ==, 5);
 }
 
+/* OpenMetrics: counter families without _total, and "# EOF" at the end. */
+static void
+test_openmetrics (void)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (M6Metrics) metrics = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+  gint64 t = 0, heap = 0;
+
+  m6_session_set_process (session, 4004, "om");
+  M6Thread *thread = m6_session_add_thread (session, 4004, "main");
+  feed_frame (session, thread, &t, &heap, 1000, 1000, 0);
+  metrics = m6_metrics_new (NULL);
+  m6_metrics_add_session (metrics, session);
+  m6_metrics_write_format (metrics, M6_METRICS_FORMAT_OPENMETRICS, out);
+
+  g_assert_true (g_str_has_suffix (out->str, "\n# EOF\n"));
+  g_assert_nonnull (strstr (out->str, "# TYPE mach6_thread_frames counter\nmach6_thread_frames_total{"));
+  g_assert_null (strstr (out->str, "# TYPE mach6_thread_frames_total"));
+  g_assert_nonnull (strstr (out->str, "# TYPE mach6_scope_seconds summary\n"));
+}
+
 static void
 test_escaping (void)
 {
@@ -246,6 +268,7 @@ main (int    argc,
   g_test_add_func ("/core/metrics/bounds-deep", test_bounds_deep);
   g_test_add_func ("/core/metrics/top-by-time", test_top_by_time);
   g_test_add_func ("/core/metrics/escaping", test_escaping);
+  g_test_add_func ("/core/metrics/openmetrics", test_openmetrics);
   g_test_add_func ("/core/metrics/drift", test_drift);
   g_test_add_func ("/core/metrics/stream-equals-export", test_stream_equals_export);
   return g_test_run ();

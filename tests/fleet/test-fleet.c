@@ -244,6 +244,9 @@ test_prometheus (void)
   g_assert_cmpfloat (deriv, >, 0.5 * leak);
   g_assert_cmpfloat (deriv, <, 1.5 * leak);
 
+  /* Prometheus took the OpenMetrics text it asked for. */
+  g_assert_cmpfloat (prometheus_value (prom, "up{job=\"mach6\"}", NULL, NULL), ==, 1);
+
   /* README: which server leaks? */
   const char *pid = NULL;
   double top = prometheus_value (prom, "topk(1, mach6_process_drift_bytes_per_second)", &pid, "pid");
@@ -321,6 +324,15 @@ test_hostile_clients (void)
       if (!g_str_has_prefix (answer, cases[i].status))
         g_error ("“%s” was answered “%.40s”, not %s", cases[i].request, answer, cases[i].status);
     }
+
+  /* A scraper asking for OpenMetrics (Prometheus does) gets it. */
+  const char *om = "GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=1.0.0,text/plain;q=0.5\r\n\r\n";
+  g_autofree char *om_answer = http_raw (port, om, strlen (om), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (om_answer, "\r\nContent-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"));
+  g_assert_nonnull (strstr (om_answer, "\n# TYPE mach6_process_drops counter\nmach6_process_drops_total{"));
+  g_assert_true (g_str_has_suffix (om_answer, "\n# EOF\n"));
+  g_assert_nonnull (strstr (body, "\n# TYPE mach6_process_drops_total counter\n"));
 
   /* 20 KiB of headers without an end: 431 after 8 KiB, then closed. */
   g_autoptr (GString) big = g_string_new ("GET /metrics HTTP/1.1\r\n");
