@@ -204,6 +204,26 @@ test_drift (void)
   g_autofree char *text = expose (session, NULL, NULL);
   g_assert_cmpfloat_with_epsilon (sample_value (text, "mach6_process_drift_bytes_per_second{"), drift, 1e-6);
 
+  /* Per-thread readings: two threads' drifts add up (10 + 20 KiB/s);
+   * process-wide ones would count the same growth twice, so the main
+   * thread speaks for the process. */
+  g_autoptr (M6Session) split = m6_session_new ();
+  m6_session_set_process (split, 4005, "split");
+  m6_session_set_heap_source (split, M6_HEAP_SOURCE_SHIM_THREAD);
+  M6Thread *main_thread = m6_session_add_thread (split, 4005, "main");
+  M6Thread *worker = m6_session_add_thread (split, 4006, "worker");
+  gint64 tm = 0, hm = 0, tw = 0, hw = 0;
+  for (int i = 0; i < 100; i++)
+    {
+      feed_frame (split, main_thread, &tm, &hm, 1000, 1000, 1024);
+      feed_frame (split, worker, &tw, &hw, 1000, 1000, 2048);
+    }
+  g_assert_true (m6_metrics_process_drift (split, &drift));
+  g_assert_cmpfloat_with_epsilon (drift, 30720.0, 30720.0 * 0.02);
+  m6_session_set_heap_source (split, M6_HEAP_SOURCE_SHIM);
+  g_assert_true (m6_metrics_process_drift (split, &drift));
+  g_assert_cmpfloat_with_epsilon (drift, 10240.0, 10240.0 * 0.02);
+
   /* No heap readings: no drift series rather than a made-up 0. */
   g_autoptr (M6Session) blind = m6_session_new ();
   M6Thread *blind_thread = m6_session_add_thread (blind, 1, "main");
