@@ -147,6 +147,7 @@ m6_session_window_finalize (GObject *object)
   g_free (self->last_written);
   g_free (self->last_message);
 
+  m6_session_window_clear_save_queue (self);
   G_OBJECT_CLASS (m6_session_window_parent_class)->finalize (object);
 }
 

@@ -73,6 +73,7 @@ static M6SessionWindow *
 open_capture (const char *path)
 {
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  ui_wait_jobs (app);
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
     if (M6_IS_SESSION_WINDOW (l->data))
       return l->data;
