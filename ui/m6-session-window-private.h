@@ -77,6 +77,7 @@ struct _M6SessionWindow
   gboolean              compare_colors;  /* the flame graph shows the comparison */
   guint64               compare_serial;
   gint64                last_compare_us;
+  GCancellable         *compare_cancellable; /* a comparison's reading on a thread, or NULL */
   char                 *last_written;
   char                 *last_message;
   GtkStringList        *thread_names;

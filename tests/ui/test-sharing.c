@@ -956,6 +956,7 @@ test_compare_captures (Fixture       *f,
   M6SessionWindow *window = open_capture (b, NULL);
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
   g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (a));
+  ui_wait_jobs (app);
 
   M6CompareWindow *compare = m6_session_window_get_compare_window (window);
   g_assert_nonnull (compare);
@@ -1026,6 +1027,7 @@ test_compare_captures (Fixture       *f,
   g_assert_true (g_file_set_contents (junk, "not a capture at all", -1, NULL));
   g_assert_null (m6_capture_load (junk, &expected));
   g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (junk));
+  ui_wait_jobs (app);
   g_assert_cmpstr (m6_application_get_last_error (app), ==, expected->message);
   g_assert_null (m6_session_window_get_compare_window (window));
   g_assert_true (has_dialog ());
@@ -1054,6 +1056,7 @@ test_compare_live (Fixture       *f,
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (baseline));
   ui_wait_jobs (app);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "compare", g_variant_new_string (baseline));
+  ui_wait_jobs (app);
 
   M6CompareWindow *compare = m6_session_window_get_compare_window (f->window);
   g_assert_nonnull (compare);

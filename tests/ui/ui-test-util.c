@@ -302,7 +302,11 @@ jobs_done (gpointer data)
   if (m6_application_get_n_loads (app) > 0)
     return FALSE;
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
-    if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_saving (l->data))
+    if (M6_IS_COMPARE_WINDOW (l->data) && m6_compare_window_get_adding (l->data))
+      return FALSE;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data)
+        && (m6_session_window_get_saving (l->data) || m6_session_window_get_comparing (l->data)))
       return FALSE;
   return TRUE;
 }

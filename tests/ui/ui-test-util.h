@@ -60,6 +60,6 @@ void      ui_press_key       (guint            keyval,
 void      ui_press_keys      (guint            keyval,
                               GdkModifierType  modifiers);
 
-/* Spin until every load, save and export of @app has ended (they run on
- * threads: the main loop does no file I/O). */
+/* Spin until every load, save, export and comparison's reading of @app
+ * has ended (they run on threads: the main loop does no file I/O). */
 void      ui_wait_jobs       (M6Application   *app);
