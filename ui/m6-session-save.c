@@ -383,6 +383,36 @@ save_on_thread (M6SessionWindow *self,
   M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
   guint64 size = 0;
 
+  /* Pictures: drawn here (they read widgets and the session), written on
+   * the thread. A drawing that fails says why in place. */
+  if (job->kind == SAVED_FLAME_GRAPH || job->kind == SAVED_DRIFT_GRAPH)
+    {
+      GtkWidget *widget = job->kind == SAVED_FLAME_GRAPH ? GTK_WIDGET (self->flame_graph)
+                                                         : GTK_WIDGET (self->drift_graph);
+      int width = job->width, height = job->height;
+      g_autoptr (GBytes) bytes = NULL;
+
+      if (width <= 0 || height <= 0)
+        graph_size (widget, &width, &height);
+      bytes = job->kind == SAVED_FLAME_GRAPH
+        ? m6_flame_graph_render (self->flame_graph, path, width, height, NULL)
+        : m6_drift_graph_render (self->drift_graph, path, width, height, NULL);
+      if (bytes == NULL)
+        return FALSE;
+
+      SaveDone *done = g_new0 (SaveDone, 1);
+      g_autofree char *shown = m6_session_window_display_path (path);
+      g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
+
+      done->self = g_object_ref (self);
+      done->bar = g_object_ref (self->job_bar);
+      done->job = *job;
+      done->path = g_strdup (path);
+      m6_save_task_run_bytes (self->job_bar, m6_job_bar_begin (self->job_bar, title), bytes, path,
+                              save_done_cb, done);
+      return TRUE;
+    }
+
   /* A live session's trees: serialised here (the main thread holds the
    * lock; no I/O), written on the thread. */
   if (self->recording != NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays)))

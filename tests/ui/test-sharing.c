@@ -597,15 +597,18 @@ test_graph_pictures (Fixture       *f,
       /* At the size shown. */
       g_action_group_change_action_state (G_ACTION_GROUP (f->window), "graph-size", g_variant_new_string (""));
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (svg));
+      ui_wait_jobs (app);
       g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, svg);
       g_assert_nonnull (strstr (m6_session_window_get_last_message (f->window), kinds[k] == kinds[0] ? "flame.svg" : "drift.svg"));
       check_svg (svg, png, k == 0);
 
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (pdf));
+      ui_wait_jobs (app);
       check_pdf (pdf, gtk_widget_get_width (widget), gtk_widget_get_height (widget),
                  k == 0 ? "physics" : "Frame time");
 
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (shot));
+      ui_wait_jobs (app);
       g_assert_cmpfloat (image_variance (shot, &width, &height), >, 50.0);
       g_assert_cmpint (width, ==, gtk_widget_get_width (widget));
       g_assert_cmpint (height, ==, gtk_widget_get_height (widget));
@@ -613,6 +616,7 @@ test_graph_pictures (Fixture       *f,
       /* At a chosen size. */
       g_action_group_change_action_state (G_ACTION_GROUP (f->window), "graph-size", g_variant_new_string ("1920x1080"));
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (big));
+      ui_wait_jobs (app);
       /* "frame" spans the whole width; a smaller scope's share of a young
        * live session can be too narrow for its label (a slow first frame). */
       check_pdf (big, 1920, 1080, k == 0 ? "frame" : "Frame time");
