@@ -509,6 +509,12 @@ m6_remote_stream_feed (M6RemoteStream  *self,
   return TRUE;
 }
 
+guint64
+m6_remote_stream_get_net_drops (M6RemoteStream *self)
+{
+  return m6_remote_applier_get_net_drops (&self->applier);
+}
+
 void
 m6_remote_stream_free (M6RemoteStream *self)
 {

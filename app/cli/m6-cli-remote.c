@@ -68,7 +68,14 @@ m6_cli_serve_remote (const char  *address,
   if (token_file != NULL && (token = m6_trust_read_token_file (token_file, error)) == NULL)
     return NULL;
   server = m6_remote_server_new (NULL, token, error);
-  if (server == NULL || !m6_remote_server_listen (server, host, port, error))
+  if (server == NULL)
+    return NULL;
+  /* How much a slow client may have queued before scopes are dropped
+   * (default 8 MiB); small in the tests, to make a stall show quickly. */
+  const char *queue = g_getenv ("MACH6_SERVE_QUEUE_BYTES");
+  if (queue != NULL && g_ascii_strtoull (queue, NULL, 10) > 0)
+    m6_remote_server_set_queue_limit (server, g_ascii_strtoull (queue, NULL, 10));
+  if (!m6_remote_server_listen (server, host, port, error))
     return NULL;
 
   gboolean ipv6 = strchr (host, ':') != NULL;
