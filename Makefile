@@ -3,7 +3,7 @@
 #   make run    build, start the demo and show it (GAME=love: the LÖVE demo)
 #   make test   build and run the whole meson test suite (UI tests under Xvfb)
 #   make bench  build and print the benchmark figures as JSON lines
-#   make fuzz   fuzz the capture loader, exporters, ingest and reader (FUZZ_SECONDS=60 each)
+#   make fuzz   fuzz the capture loader, exporters, ingest, reader and remote protocol (FUZZ_SECONDS=60 each)
 
 BUILD ?= build
 SHELL := /bin/bash

@@ -526,14 +526,10 @@ check_hello (M6RemoteServer *server,
              GIOStream      *io)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *magic = NULL, *token = NULL;
-  M6WireReader r;
+  g_autofree char *token = NULL;
   guint64 version = 0;
 
-  m6_wire_reader_init (&r, body->data, body->len, &error);
-  if (type != M6_MSG_HELLO || !m6_wire_get_string (&r, "magic", TRUE, &magic)
-      || strcmp (magic, M6_WIRE_MAGIC) != 0 || !m6_wire_get_uint (&r, "version", G_MAXUINT32, &version)
-      || !m6_wire_get_string (&r, "token", TRUE, &token) || !m6_wire_finish (&r, "hello"))
+  if (type != M6_MSG_HELLO || !m6_wire_parse_hello (body->data, body->len, &version, &token, &error))
     {
       serve_log (_("%s does not speak the mach6 remote protocol; closing."), peer);
       send_error (io, M6_WIRE_ERROR_MALFORMED,
@@ -626,28 +622,26 @@ serve_connection (M6RemoteServer    *server,
         }
       if (type == M6_MSG_ATTACH)
         {
-          M6WireReader r;
-          guint64 pid = 0;
+          gint pid = 0;
           g_autoptr (M6Reader) reader = NULL;
 
-          m6_wire_reader_init (&r, body->data, body->len, &error);
-          if (!m6_wire_get_uint (&r, "pid", G_MAXINT32, &pid) || !m6_wire_finish (&r, "attach"))
+          if (!m6_wire_parse_attach (body->data, body->len, &pid, &error))
             {
               g_autofree char *msg = g_strdup_printf (_("%s sent a malformed ATTACH: %s."), peer, error->message);
               serve_log ("%s", msg);
               send_error (tls, M6_WIRE_ERROR_MALFORMED, msg);
               break;
             }
-          reader = m6_reader_attach ((gint) pid, &error);
+          reader = m6_reader_attach (pid, &error);
           if (reader == NULL)
             {
               if (!send_error (tls, M6_WIRE_ERROR_ATTACH, error->message))
                 break;
               continue;
             }
-          serve_log (_("%s attached to process %d."), peer, (gint) pid);
+          serve_log (_("%s attached to process %d."), peer, pid);
           stream_process (server, peer, tls, cancel, reader);
-          serve_log (_("%s: the stream of process %d is over."), peer, (gint) pid);
+          serve_log (_("%s: the stream of process %d is over."), peer, pid);
           break;
         }
       g_autofree char *msg = g_strdup_printf (_("%s sent message type %u out of turn; closing."), peer, type);

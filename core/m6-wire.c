@@ -231,3 +231,42 @@ m6_wire_finish (M6WireReader *r,
     return m6_wire_malformed (r, what);
   return TRUE;
 }
+
+gboolean
+m6_wire_parse_hello (const guint8  *body,
+                     gsize          len,
+                     guint64       *version,
+                     char         **token,
+                     GError       **error)
+{
+  g_autofree char *magic = NULL;
+  g_autofree char *got = NULL;
+  M6WireReader r;
+
+  m6_wire_reader_init (&r, body, len, error);
+  if (!m6_wire_get_string (&r, "magic", TRUE, &magic))
+    return FALSE;
+  if (strcmp (magic, M6_WIRE_MAGIC) != 0)
+    return m6_wire_malformed (&r, "magic");
+  if (!m6_wire_get_uint (&r, "version", G_MAXUINT32, version) || !m6_wire_get_string (&r, "token", TRUE, &got)
+      || !m6_wire_finish (&r, "hello"))
+    return FALSE;
+  *token = g_steal_pointer (&got);
+  return TRUE;
+}
+
+gboolean
+m6_wire_parse_attach (const guint8  *body,
+                      gsize          len,
+                      gint          *pid,
+                      GError       **error)
+{
+  M6WireReader r;
+  guint64 v = 0;
+
+  m6_wire_reader_init (&r, body, len, error);
+  if (!m6_wire_get_uint (&r, "pid", G_MAXINT32, &v) || !m6_wire_finish (&r, "attach"))
+    return FALSE;
+  *pid = (gint) v;
+  return TRUE;
+}

@@ -120,6 +120,18 @@ gboolean  m6_wire_finish       (M6WireReader  *r,
 gboolean  m6_wire_malformed    (M6WireReader  *r,
                                 const char    *what);
 
+/* The server's parsers of the client's requests. A HELLO body: the magic
+ * must match; @version and @token are returned for the caller to judge. */
+gboolean  m6_wire_parse_hello  (const guint8  *body,
+                                gsize          len,
+                                guint64       *version,
+                                char         **token,
+                                GError       **error);
+gboolean  m6_wire_parse_attach (const guint8  *body,
+                                gsize          len,
+                                gint          *pid,
+                                GError       **error);
+
 /* An ERROR frame's body. */
 void      m6_wire_put_error    (GByteArray    *buf,
                                 guint          code,

@@ -23,6 +23,7 @@ seconds=${FUZZ_SECONDS:-60}
 [ "$smoke" = 1 ] && seconds=${FUZZ_SMOKE_SECONDS:-2}
 harnesses=${FUZZ_HARNESSES:-"capture ingest"}
 [ -f fuzz/fuzz-segment.c ] && [ -z "${FUZZ_HARNESSES:-}" ] && harnesses="$harnesses segment"
+[ -f fuzz/fuzz-remote.c ] && [ -z "${FUZZ_HARNESSES:-}" ] && harnesses="$harnesses remote"
 
 CC=${FUZZ_CC:-clang}
 if ! command -v "$CC" >/dev/null; then
@@ -65,7 +66,7 @@ fi
 
 seeds="$out/seeds"
 rm -rf "$seeds"
-"$out/fuzz-seeds" "$seeds/capture" "$seeds/ingest" "$seeds/segment"
+"$out/fuzz-seeds" "$seeds/capture" "$seeds/ingest" "$seeds/segment" "$seeds/remote"
 
 status=0
 for h in $harnesses; do
