@@ -37,14 +37,26 @@ m6_remote_parser_clear (M6RemoteParser *parser)
 }
 
 static M6RemoteItem *
+malformed_because (M6RemoteParser *parser,
+                   guint8          type,
+                   const char     *why,
+                   GError        **error)
+{
+  gsize len = strlen (why);
+  g_autofree char *reason = g_strndup (why, len > 0 && why[len - 1] == '.' ? len - 1 : len);
+
+  g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_MALFORMED, _("%s sent a malformed message (type %u): %s."),
+               parser->peer, type, reason);
+  return NULL;
+}
+
+static M6RemoteItem *
 malformed (M6RemoteParser *parser,
            guint8          type,
            GError         *cause,
            GError        **error)
 {
-  g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_MALFORMED, _("%s sent a malformed message (type %u): %s."),
-               parser->peer, type, cause != NULL ? cause->message : _("unexpected here"));
-  return NULL;
+  return malformed_because (parser, type, cause != NULL ? cause->message : _("it is not expected here"), error);
 }
 
 M6RemoteItem *
@@ -66,8 +78,10 @@ m6_remote_parser_parse (M6RemoteParser *parser,
     case M6_MSG_LABELS:
       {
         guint64 first, n;
-        if (!m6_wire_get_uint (&r, "first id", G_MAXUINT32, &first) || first != parser->next_label)
+        if (!m6_wire_get_uint (&r, "first id", G_MAXUINT32, &first))
           return malformed (parser, type, cause, error);
+        if (first != parser->next_label)
+          return malformed_because (parser, type, _("its labels do not follow the ones before"), error);
         if (!m6_wire_get_uint (&r, "count", M6_WIRE_MAX_LABELS, &n) || n == 0)
           return malformed (parser, type, cause, error);
         item->strings = g_ptr_array_new_with_free_func (g_free);
@@ -95,7 +109,9 @@ m6_remote_parser_parse (M6RemoteParser *parser,
       break;
     case M6_MSG_EVENTS:
       {
-        if (parser->n_threads == 0 || !m6_wire_get_uint (&r, "thread index", parser->n_threads - 1, &v))
+        if (parser->n_threads == 0)
+          return malformed_because (parser, type, _("it names a thread that was not announced"), error);
+        if (!m6_wire_get_uint (&r, "thread index", parser->n_threads - 1, &v))
           return malformed (parser, type, cause, error);
         g_autofree M6Event *events = g_new (M6Event, M6_PACK_MAX_EVENTS);
         item->n = m6_pack_decode (body + r.pos, len - r.pos, events, &cause);
@@ -106,7 +122,9 @@ m6_remote_parser_parse (M6RemoteParser *parser,
         break;
       }
     case M6_MSG_COUNTS:
-      if (parser->n_threads == 0 || !m6_wire_get_uint (&r, "thread index", parser->n_threads - 1, &v)
+      if (parser->n_threads == 0)
+        return malformed_because (parser, type, _("it names a thread that was not announced"), error);
+      if (!m6_wire_get_uint (&r, "thread index", parser->n_threads - 1, &v)
           || !m6_wire_get_uint (&r, "state", 1, &item->v[0]))
         return malformed (parser, type, cause, error);
       item->index = (guint) v;
