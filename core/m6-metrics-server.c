@@ -42,7 +42,7 @@ client_close (Client *client)
 {
   g_clear_handle_id (&client->timeout_id, g_source_remove);
   g_io_stream_close (G_IO_STREAM (client->connection), NULL, NULL);
-  g_ptr_array_remove_fast (client->server->clients, client);
+  g_ptr_array_remove (client->server->clients, client);   /* keeps the oldest first */
   g_object_unref (client->connection);
   g_object_unref (client->cancellable);
   g_object_unref (client->server);
@@ -110,6 +110,18 @@ respond_text (Client     *client,
   respond (client, status, "text/plain; charset=utf-8", extra_headers, body, strlen (body), FALSE);
 }
 
+/* Does the head ask for OpenMetrics (Prometheus does, first)? */
+static gboolean
+wants_openmetrics (const char *head)
+{
+  g_auto (GStrv) lines = g_strsplit (head, "\n", -1);
+
+  for (guint i = 1; lines[i] != NULL; i++)
+    if (g_ascii_strncasecmp (lines[i], "accept:", 7) == 0)
+      return strstr (lines[i], "application/openmetrics-text") != NULL;
+  return FALSE;
+}
+
 static void
 serve_metrics (Client   *client,
                gboolean  head_only)
@@ -124,8 +136,12 @@ serve_metrics (Client   *client,
       for (guint i = 0; i < recordings->len; i++)
         m6_metrics_add_recording (metrics, g_ptr_array_index (recordings, i));
     }
-  m6_metrics_write (metrics, body);
-  respond (client, "200 OK", M6_METRICS_CONTENT_TYPE, NULL, body->str, body->len, head_only);
+  /* buf holds the head, NUL-free (checked), and has room after it. */
+  client->buf[MIN (client->len, sizeof client->buf - 1)] = '\0';
+  gboolean openmetrics = wants_openmetrics (client->buf);
+  m6_metrics_write_format (metrics, openmetrics ? M6_METRICS_FORMAT_OPENMETRICS : M6_METRICS_FORMAT_PROMETHEUS, body);
+  respond (client, "200 OK", openmetrics ? M6_OPENMETRICS_CONTENT_TYPE : M6_METRICS_CONTENT_TYPE,
+           "Vary: Accept\r\n", body->str, body->len, head_only);
 }
 
 /* The request line of a complete head: METHOD SP TARGET SP HTTP/x.y */
@@ -211,11 +227,18 @@ on_incoming (GSocketService    *service,
 {
   Client *client;
 
+  /* Full: the oldest goes (its callback closes it), so a crowd of idle
+   * connections delays a scrape by nothing, not by the timeout. */
   if (self->clients->len >= M6_METRICS_SERVER_MAX_CLIENTS)
-    {
-      g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
-      return TRUE;
-    }
+    for (guint i = 0; i < self->clients->len; i++)
+      {
+        Client *oldest = g_ptr_array_index (self->clients, i);
+        if (!g_cancellable_is_cancelled (oldest->cancellable))
+          {
+            g_cancellable_cancel (oldest->cancellable);
+            break;
+          }
+      }
   client = g_new0 (Client, 1);
   client->server = g_object_ref (self);
   client->connection = g_object_ref (connection);

@@ -2,8 +2,8 @@
  * exposition (m6-metrics.h) of every recording of an M6Attacher, made on
  * each GET. One request per connection; a request larger than
  * M6_METRICS_SERVER_MAX_REQUEST bytes, a client slower than
- * M6_METRICS_SERVER_TIMEOUT_S seconds and clients beyond
- * M6_METRICS_SERVER_MAX_CLIENTS are cut off, so no client can hang serve. */
+ * M6_METRICS_SERVER_TIMEOUT_S seconds, and the oldest client when
+ * M6_METRICS_SERVER_MAX_CLIENTS are connected, are cut off, so no client can hang serve. */
 #pragma once
 
 #include <gio/gio.h>

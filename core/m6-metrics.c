@@ -374,13 +374,20 @@ m6_metrics_add_recording (M6Metrics   *self,
 
 /* --- writing ------------------------------------------------------------ */
 
+/* OpenMetrics names a counter's family without the _total of its sample. */
 static void
-family (GString    *out,
-        const char *name,
+family (GString         *out,
+        M6MetricsFormat  format,
+        const char      *name,
         const char *type,
         const char *help)
 {
-  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+  g_autofree char *family_name = g_strdup (name);
+
+  if (format == M6_METRICS_FORMAT_OPENMETRICS && g_str_equal (type, "counter")
+      && g_str_has_suffix (family_name, "_total"))
+    family_name[strlen (family_name) - strlen ("_total")] = '\0';
+  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", family_name, help, family_name, type);
 }
 
 /* name{labels[,extra]} value */
@@ -433,31 +440,39 @@ void
 m6_metrics_write (M6Metrics *self,
                   GString   *out)
 {
+  m6_metrics_write_format (self, M6_METRICS_FORMAT_PROMETHEUS, out);
+}
+
+void
+m6_metrics_write_format (M6Metrics       *self,
+                         M6MetricsFormat  format,
+                         GString         *out)
+{
   self->n_series = 0;
 
-  family (out, "mach6_attached_processes", "gauge", "Processes mach6 serve is attached to.");
+  family (out, format, "mach6_attached_processes", "gauge", "Processes mach6 serve is attached to.");
   g_string_append_printf (out, "mach6_attached_processes %u\n", self->processes->len);
   self->n_series++;
 
-  family (out, "mach6_process_drift_bytes_per_second", "gauge",
+  family (out, format, "mach6_process_drift_bytes_per_second", "gauge",
           "Top-level heap drift of the process since attach (least-squares slope of mem.net), bytes per second.");
   EACH (self->processes, ProcessRow, p)
     if (p->has_drift)
       sample (self, out, "mach6_process_drift_bytes_per_second", p->labels, NULL, p->drift);
 
-  family (out, "mach6_process_events_total", "counter", "Events read from the process.");
+  family (out, format, "mach6_process_events_total", "counter", "Events read from the process.");
   EACH (self->processes, ProcessRow, p)
     sample_count (self, out, "mach6_process_events_total", p->labels, NULL, p->events);
 
-  family (out, "mach6_process_drops_total", "counter", "Scopes the producer dropped because a ring was full.");
+  family (out, format, "mach6_process_drops_total", "counter", "Scopes the producer dropped because a ring was full.");
   EACH (self->processes, ProcessRow, p)
     sample_count (self, out, "mach6_process_drops_total", p->labels, NULL, p->drops);
 
-  family (out, "mach6_process_unbalanced_total", "counter", "done() calls with no scope open.");
+  family (out, format, "mach6_process_unbalanced_total", "counter", "done() calls with no scope open.");
   EACH (self->processes, ProcessRow, p)
     sample_count (self, out, "mach6_process_unbalanced_total", p->labels, NULL, p->unbalanced);
 
-  family (out, "mach6_process_refused_total", "counter",
+  family (out, format, "mach6_process_refused_total", "counter",
           "Marks the producer refused, by reason: depth (deeper than 4096) or label_table (table full).");
   EACH (self->processes, ProcessRow, p)
     {
@@ -465,20 +480,20 @@ m6_metrics_write (M6Metrics *self,
       sample_count (self, out, "mach6_process_refused_total", p->labels, "reason=\"label_table\"", p->label_full);
     }
 
-  family (out, "mach6_process_threads_unslotted", "gauge", "Threads of the process that found no ring slot.");
+  family (out, format, "mach6_process_threads_unslotted", "gauge", "Threads of the process that found no ring slot.");
   EACH (self->processes, ProcessRow, p)
     sample_count (self, out, "mach6_process_threads_unslotted", p->labels, NULL, p->unslotted);
 
-  family (out, "mach6_thread_frames_total", "counter", "Top-level scopes opened by the thread (its frames).");
+  family (out, format, "mach6_thread_frames_total", "counter", "Top-level scopes the thread has closed (its frames).");
   EACH (self->threads, ThreadRow, t)
     sample_count (self, out, "mach6_thread_frames_total", t->labels, NULL, t->frames);
 
-  family (out, "mach6_omitted_scopes", "gauge",
+  family (out, format, "mach6_omitted_scopes", "gauge",
           "Scopes of the thread left out of the scope series by the depth and top-N bounds.");
   EACH (self->threads, ThreadRow, t)
     sample_count (self, out, "mach6_omitted_scopes", t->labels, NULL, t->omitted);
 
-  family (out, "mach6_scope_seconds", "summary",
+  family (out, format, "mach6_scope_seconds", "summary",
           "Time per call of the scope: quantiles of a 128-call reservoir sample, all-time sum and count (calls).");
   EACH (self->scopes, ScopeRow, s)
     {
@@ -488,15 +503,18 @@ m6_metrics_write (M6Metrics *self,
       sample_count (self, out, "mach6_scope_seconds_count", s->labels, NULL, s->count);
     }
 
-  family (out, "mach6_scope_alloc_bytes", "gauge",
+  family (out, format, "mach6_scope_alloc_bytes", "gauge",
           "Heap change over the scope's calls, children included (sum of done minus mark readings), bytes.");
   EACH (self->scopes, ScopeRow, s)
     sample (self, out, "mach6_scope_alloc_bytes", s->labels, NULL, (double) s->alloc_bytes);
 
-  family (out, "mach6_scope_mem_net_bytes", "gauge",
+  family (out, format, "mach6_scope_mem_net_bytes", "gauge",
           "mem.net of the scope: heap at its latest mark or done minus heap at its first mark, bytes.");
   EACH (self->scopes, ScopeRow, s)
     sample (self, out, "mach6_scope_mem_net_bytes", s->labels, NULL, (double) s->net_bytes);
+
+  if (format == M6_METRICS_FORMAT_OPENMETRICS)
+    g_string_append (out, "# EOF\n");
 }
 
 guint

@@ -1,4 +1,5 @@
-/* m6-metrics.h — the Prometheus text exposition (format 0.0.4) of live
+/* m6-metrics.h — the Prometheus text exposition (format 0.0.4, or
+ * OpenMetrics 1.0.0 for a scraper that asks for it) of live
  * sessions, for `mach6 serve --metrics`: per scope and thread the call
  * time as a summary, the allocation and mem.net; per thread the frames;
  * per process the top-level drift rate, drops and unbalanced dones.
@@ -15,6 +16,14 @@
 G_BEGIN_DECLS
 
 #define M6_METRICS_CONTENT_TYPE  "text/plain; version=0.0.4; charset=utf-8"
+#define M6_OPENMETRICS_CONTENT_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+typedef enum
+{
+  M6_METRICS_FORMAT_PROMETHEUS,    /* the text format 0.0.4 */
+  M6_METRICS_FORMAT_OPENMETRICS,   /* OpenMetrics 1.0.0: counter families named
+                                    * without _total, and a final "# EOF" */
+} M6MetricsFormat;
 
 /* Defaults of the bounds (`mach6 serve --metrics-depth N --metrics-top N`). */
 #define M6_METRICS_DEFAULT_DEPTH 4u
@@ -49,6 +58,9 @@ void            m6_metrics_add_recording      (M6Metrics              *self,
 /* The exposition of everything added, families in a fixed order, each
  * with its HELP and TYPE once. */
 void            m6_metrics_write              (M6Metrics              *self,
+                                               GString                *out);
+void            m6_metrics_write_format       (M6Metrics              *self,
+                                               M6MetricsFormat         format,
                                                GString                *out);
 
 /* Samples written, and scopes left out by the bounds, over all added. */

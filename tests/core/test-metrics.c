@@ -154,6 +154,28 @@ test_top_by_time (void)
   g_assert_cmpfloat (sample_value (text, "mach6_scope_seconds_count{"), ==, 5);
 }
 
+/* OpenMetrics: counter families without _total, and "# EOF" at the end. */
+static void
+test_openmetrics (void)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (M6Metrics) metrics = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+  gint64 t = 0, heap = 0;
+
+  m6_session_set_process (session, 4004, "om");
+  M6Thread *thread = m6_session_add_thread (session, 4004, "main");
+  feed_frame (session, thread, &t, &heap, 1000, 1000, 0);
+  metrics = m6_metrics_new (NULL);
+  m6_metrics_add_session (metrics, session);
+  m6_metrics_write_format (metrics, M6_METRICS_FORMAT_OPENMETRICS, out);
+
+  g_assert_true (g_str_has_suffix (out->str, "\n# EOF\n"));
+  g_assert_nonnull (strstr (out->str, "# TYPE mach6_thread_frames counter\nmach6_thread_frames_total{"));
+  g_assert_null (strstr (out->str, "# TYPE mach6_thread_frames_total"));
+  g_assert_nonnull (strstr (out->str, "# TYPE mach6_scope_seconds summary\n"));
+}
+
 static void
 test_escaping (void)
 {
@@ -181,6 +203,26 @@ test_drift (void)
   g_assert_cmpfloat_with_epsilon (drift, 40960.0, 40960.0 * 0.02);
   g_autofree char *text = expose (session, NULL, NULL);
   g_assert_cmpfloat_with_epsilon (sample_value (text, "mach6_process_drift_bytes_per_second{"), drift, 1e-6);
+
+  /* Per-thread readings: two threads' drifts add up (10 + 20 KiB/s);
+   * process-wide ones would count the same growth twice, so the main
+   * thread speaks for the process. */
+  g_autoptr (M6Session) split = m6_session_new ();
+  m6_session_set_process (split, 4005, "split");
+  m6_session_set_heap_source (split, M6_HEAP_SOURCE_SHIM_THREAD);
+  M6Thread *main_thread = m6_session_add_thread (split, 4005, "main");
+  M6Thread *worker = m6_session_add_thread (split, 4006, "worker");
+  gint64 tm = 0, hm = 0, tw = 0, hw = 0;
+  for (int i = 0; i < 100; i++)
+    {
+      feed_frame (split, main_thread, &tm, &hm, 1000, 1000, 1024);
+      feed_frame (split, worker, &tw, &hw, 1000, 1000, 2048);
+    }
+  g_assert_true (m6_metrics_process_drift (split, &drift));
+  g_assert_cmpfloat_with_epsilon (drift, 30720.0, 30720.0 * 0.02);
+  m6_session_set_heap_source (split, M6_HEAP_SOURCE_SHIM);
+  g_assert_true (m6_metrics_process_drift (split, &drift));
+  g_assert_cmpfloat_with_epsilon (drift, 10240.0, 10240.0 * 0.02);
 
   /* No heap readings: no drift series rather than a made-up 0. */
   g_autoptr (M6Session) blind = m6_session_new ();
@@ -246,6 +288,7 @@ main (int    argc,
   g_test_add_func ("/core/metrics/bounds-deep", test_bounds_deep);
   g_test_add_func ("/core/metrics/top-by-time", test_top_by_time);
   g_test_add_func ("/core/metrics/escaping", test_escaping);
+  g_test_add_func ("/core/metrics/openmetrics", test_openmetrics);
   g_test_add_func ("/core/metrics/drift", test_drift);
   g_test_add_func ("/core/metrics/stream-equals-export", test_stream_equals_export);
   return g_test_run ();
