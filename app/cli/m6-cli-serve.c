@@ -20,6 +20,7 @@
 
 #include "m6-attacher.h"
 #include "m6-cli-common.h"
+#include "m6-cli-remote.h"
 #include "m6-metrics-server.h"
 
 typedef struct
@@ -29,6 +30,9 @@ typedef struct
   M6MetricsServer *metrics;        /* NULL without --metrics */
   const char      *metrics_address;
   M6MetricsOptions metrics_options;
+  const char      *listen_address; /* NULL without --listen */
+  const char      *token_file;
+  M6RemoteServer  *remote;
 } M6CliServe;
 
 static void
@@ -91,14 +95,16 @@ serve_start_listeners (M6CliServe  *serve,
       g_autofree char *url = m6_metrics_server_dup_url (serve->metrics);
       g_print (_("Serving metrics at %s\n"), url);
     }
-  /* HOOK (remote): start the TLS listener here. */
+  if (serve->listen_address != NULL
+      && (serve->remote = m6_cli_serve_remote (serve->listen_address, serve->token_file, error)) == NULL)
+    return FALSE;
   return TRUE;
 }
 
 static void
 serve_stop_listeners (M6CliServe *serve)
 {
-  /* HOOK (remote): stop the TLS listener here. */
+  g_clear_pointer (&serve->remote, m6_remote_server_free);
   if (serve->metrics != NULL)
     m6_metrics_server_stop (serve->metrics);
   g_clear_object (&serve->metrics);
@@ -110,7 +116,7 @@ m6_cli_serve (int    argc,
 {
   gboolean attach_all = FALSE;
   g_auto (GStrv) names = NULL;
-  g_autofree char *metrics_address = NULL;
+  g_autofree char *metrics_address = NULL, *listen_address = NULL, *token_file = NULL;
   int depth = M6_METRICS_DEFAULT_DEPTH, top = M6_METRICS_DEFAULT_TOP;
   const GOptionEntry entries[] = {
     { "metrics", 'm', 0, G_OPTION_ARG_STRING, &metrics_address,
@@ -123,7 +129,10 @@ m6_cli_serve (int    argc,
       N_("Leave out scopes deeper than N in the metrics (default 4; top level is 1)"), "N" },
     { "metrics-top", 0, 0, G_OPTION_ARG_INT, &top,
       N_("Per thread, only the N scopes with the most time in the metrics (default 50)"), "N" },
-    /* HOOK (remote): { "listen", … } */
+    { "listen", 'l', 0, G_OPTION_ARG_STRING, &listen_address,
+      N_("Serve remote viewers over TLS at ADDRESS (HOST:PORT, or PORT on 127.0.0.1; default port 7766)"), "ADDRESS" },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
+      N_("With --listen: the token clients must give, from FILE (default: a new random one, printed)"), "FILE" },
     { NULL }
   };
   g_autoptr (GError) error = NULL;
@@ -137,9 +146,11 @@ m6_cli_serve (int    argc,
     return status;
   if (argc > 1)
     return m6_cli_usage_error ("serve", _("takes no arguments; name processes with --attach NAME"));
-  if (metrics_address == NULL)
-    return m6_cli_usage_error ("serve", _("nothing to serve: give --metrics HOST:PORT"));
-  if (!attach_all && names == NULL)
+  if (metrics_address == NULL && listen_address == NULL)
+    return m6_cli_usage_error ("serve", _("nothing to serve: give --metrics HOST:PORT or --listen HOST:PORT"));
+  if (token_file != NULL && listen_address == NULL)
+    return m6_cli_usage_error ("serve", _("--token-file goes with --listen"));
+  if (metrics_address != NULL && !attach_all && names == NULL)
     return m6_cli_usage_error ("serve", _("--metrics needs processes to measure: give --attach-all or --attach NAME"));
   if (attach_all && names != NULL)
     return m6_cli_usage_error ("serve", _("give either --attach-all or --attach NAME, not both"));
@@ -161,6 +172,8 @@ m6_cli_serve (int    argc,
 
   serve.loop = g_main_loop_new (NULL, FALSE);
   serve.metrics_address = metrics_address;
+  serve.listen_address = listen_address;
+  serve.token_file = token_file;
   serve.metrics_options.max_depth = (guint) depth;
   serve.metrics_options.top_n = (guint) top;
   serve.attacher = m6_attacher_new (attach_all, (const char *const *) names);
