@@ -312,6 +312,36 @@ record_end (M6CaptureWriter *self,
   self->n_records++;
 }
 
+/* The CRCs of the EVENTS records in @buf, which starts at a record: the
+ * appender leaves them to the I/O thread (writer_commit), so that the
+ * drain pays for the copy and not for the checksum. Idempotent: the CRC
+ * field is not part of what it covers. */
+static void
+seal_events_records (GByteArray *buf)
+{
+  gsize at = 0;
+
+  while (at + RECORD_HEADER_SIZE <= buf->len)
+    {
+      guint8 *p = buf->data + at;
+      guint32 type, length;
+
+      memcpy (&type, p, 4);
+      memcpy (&length, p + 4, 4);
+      type = GUINT32_FROM_LE (type);
+      length = GUINT32_FROM_LE (length);
+      if (length > buf->len - at - RECORD_HEADER_SIZE)
+        break;
+      if (type == M6_CAPTURE_RECORD_EVENTS)
+        {
+          guint32 crc = crc_update (crc_update (0, p, 8), p + RECORD_HEADER_SIZE, length);
+          crc = GUINT32_TO_LE (crc);
+          memcpy (p + 8, &crc, 4);
+        }
+      at += RECORD_HEADER_SIZE + length;
+    }
+}
+
 static gpointer
 io_main (gpointer data)
 {
@@ -324,6 +354,7 @@ io_main (gpointer data)
 
       if (buf == IO_QUIT)
         break;
+      seal_events_records (buf);
       if (self->io_error == NULL && !write_all (self->fd, buf->data, buf->len, self->path, &error))
         {
           g_mutex_lock (&self->io_lock);
@@ -631,7 +662,15 @@ writer_commit (M6Session     *session,
       memcpy (p + 20, &depth, 4);
     }
 #endif
-  record_end (self, start);
+  if (self->io_thread != NULL)
+    {
+      /* Sealed by the I/O thread before it writes (seal_events_records). */
+      guint32 length = GUINT32_TO_LE ((guint32) (self->buf->len - start - RECORD_HEADER_SIZE));
+      memcpy (self->buf->data + start + 4, &length, 4);
+      self->n_records++;
+    }
+  else
+    record_end (self, start);
   self->n_events += n_events;
 
   if (self->buf->len >= FLUSH_BYTES)
