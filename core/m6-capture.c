@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "m6-pack.h"
 #include "m6-tempfile.h"
 
 #define U(x) ((unsigned long long) (x))
@@ -142,6 +143,7 @@ record_type_name (guint32 type)
     case M6_CAPTURE_RECORD_REFUSALS:     return "REFUSALS";
     case M6_CAPTURE_RECORD_UNSLOTTED:    return "UNSLOTTED";
     case M6_CAPTURE_RECORD_PAD:          return "PAD";
+    case M6_CAPTURE_RECORD_PACKED_EVENTS: return "PACKED_EVENTS";
     default:                             return NULL;
     }
 }
@@ -244,8 +246,9 @@ struct _M6CaptureWriter
   char       *path;
   char       *tmp_path;
   int         fd;
-  GByteArray *buf;          /* not yet written */
-  guint64     flushed;      /* bytes in the file */
+  GByteArray *buf;          /* not yet written (EVENTS records plain) */
+  GByteArray *packed;       /* what a flush without the I/O thread writes */
+  guint64     flushed;      /* atomic: bytes in the file */
   guint64     n_records;
   guint64     n_events;
   guint32     n_labels;     /* session label ids written: [1, n_labels) */
@@ -312,31 +315,59 @@ record_end (M6CaptureWriter *self,
   self->n_records++;
 }
 
-/* The CRCs of the EVENTS records in @buf, which starts at a record: the
- * appender leaves them to the I/O thread (writer_commit), so that the
- * drain pays for the copy and not for the checksum. Idempotent: the CRC
- * field is not part of what it covers. */
+/* What goes to the file for the records of @in (from @skip on; the bytes
+ * before it, the file header, as they are): EVENTS records become
+ * PACKED_EVENTS (m6-pack.h), sealed with their CRC here, on the I/O
+ * thread when there is one, so that the drain pays for neither; the other
+ * records, already sealed, as they are. */
 static void
-seal_events_records (GByteArray *buf)
+pack_buffer (const GByteArray *in,
+             gsize             skip,
+             GByteArray       *out)
 {
-  gsize at = 0;
+  gsize at = skip;
 
-  while (at + RECORD_HEADER_SIZE <= buf->len)
+  g_byte_array_set_size (out, 0);
+  g_byte_array_append (out, in->data, (guint) skip);
+  while (at + RECORD_HEADER_SIZE <= in->len)
     {
-      guint8 *p = buf->data + at;
-      guint32 type, length;
+      const guint8 *p = in->data + at;
+      guint32 type = get_u32 (p), length = get_u32 (p + 4);
 
-      memcpy (&type, p, 4);
-      memcpy (&length, p + 4, 4);
-      type = GUINT32_FROM_LE (type);
-      length = GUINT32_FROM_LE (length);
-      if (length > buf->len - at - RECORD_HEADER_SIZE)
-        break;
-      if (type == M6_CAPTURE_RECORD_EVENTS)
+      if (length > in->len - at - RECORD_HEADER_SIZE)
+        break;   /* cannot be: records are appended whole */
+      if (type != M6_CAPTURE_RECORD_EVENTS || length < 8)
+        g_byte_array_append (out, p, RECORD_HEADER_SIZE + length);
+      else
         {
-          guint32 crc = crc_update (crc_update (0, p, 8), p + RECORD_HEADER_SIZE, length);
-          crc = GUINT32_TO_LE (crc);
-          memcpy (p + 8, &crc, 4);
+          gsize start = out->len;
+          gsize count = (length - 8) / EVENT_SIZE;
+          guint32 le;
+
+          g_byte_array_set_size (out, (guint) (start + RECORD_HEADER_SIZE + 8 + count * M6_PACK_MAX_EVENT_BYTES));
+          guint8 *q = out->data + start;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+          /* The record's events are M6Events, 8-byte aligned (PAD). */
+          gsize packed = m6_pack_events ((const M6Event *) (gconstpointer) (p + RECORD_HEADER_SIZE + 8),
+                                         count, q + RECORD_HEADER_SIZE + 8);
+#else
+          g_autofree M6Event *events = g_new (M6Event, count);
+          for (gsize i = 0; i < count; i++)
+            {
+              const guint8 *e = p + RECORD_HEADER_SIZE + 8 + i * EVENT_SIZE;
+              events[i] = (M6Event) { (gint64) get_u64 (e), (gint64) get_u64 (e + 8),
+                                      get_u32 (e + 16), get_u32 (e + 20) };
+            }
+          gsize packed = m6_pack_events (events, count, q + RECORD_HEADER_SIZE + 8);
+#endif
+          le = GUINT32_TO_LE (M6_CAPTURE_RECORD_PACKED_EVENTS);
+          memcpy (q, &le, 4);
+          le = GUINT32_TO_LE ((guint32) (8 + packed));
+          memcpy (q + 4, &le, 4);
+          memcpy (q + RECORD_HEADER_SIZE, p + RECORD_HEADER_SIZE, 8);   /* index, count */
+          le = GUINT32_TO_LE (crc_update (crc_update (0, q, 8), q + RECORD_HEADER_SIZE, 8 + packed));
+          memcpy (q + 8, &le, 4);
+          g_byte_array_set_size (out, (guint) (start + RECORD_HEADER_SIZE + 8 + packed));
         }
       at += RECORD_HEADER_SIZE + length;
     }
@@ -346,6 +377,7 @@ static gpointer
 io_main (gpointer data)
 {
   M6CaptureWriter *self = data;
+  g_autoptr (GByteArray) packed = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
 
   for (;;)
     {
@@ -354,13 +386,16 @@ io_main (gpointer data)
 
       if (buf == IO_QUIT)
         break;
-      seal_events_records (buf);
-      if (self->io_error == NULL && !write_all (self->fd, buf->data, buf->len, self->path, &error))
+      /* Buffers handed over start at a record (the header went first). */
+      pack_buffer (buf, 0, packed);
+      if (self->io_error == NULL && !write_all (self->fd, packed->data, packed->len, self->path, &error))
         {
           g_mutex_lock (&self->io_lock);
           self->io_error = error;
           g_mutex_unlock (&self->io_lock);
         }
+      else
+        __atomic_fetch_add (&self->flushed, (guint64) packed->len, __ATOMIC_RELAXED);
       g_byte_array_set_size (buf, 0);
       g_async_queue_push (self->io_free, buf);
       g_mutex_lock (&self->io_lock);
@@ -460,7 +495,6 @@ writer_flush (M6CaptureWriter *self)
       next = g_async_queue_try_pop (self->io_free);
       if (next == NULL)
         next = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
-      self->flushed += self->buf->len;
       g_mutex_lock (&self->io_lock);
       self->io_pending++;
       g_mutex_unlock (&self->io_lock);
@@ -468,9 +502,13 @@ writer_flush (M6CaptureWriter *self)
       self->buf = next;
       return TRUE;
     }
-  if (!write_all (self->fd, self->buf->data, self->buf->len, self->path, &self->error))
+  if (self->packed == NULL)
+    self->packed = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+  /* The first flush holds the file header. */
+  pack_buffer (self->buf, self->flushed == 0 ? M6_CAPTURE_HEADER_SIZE : 0, self->packed);
+  if (!write_all (self->fd, self->packed->data, self->packed->len, self->path, &self->error))
     return FALSE;
-  self->flushed += self->buf->len;
+  __atomic_fetch_add (&self->flushed, (guint64) self->packed->len, __ATOMIC_RELAXED);
   g_byte_array_set_size (self->buf, 0);
   return TRUE;
 }
@@ -662,15 +700,12 @@ writer_commit (M6Session     *session,
       memcpy (p + 20, &depth, 4);
     }
 #endif
-  if (self->io_thread != NULL)
-    {
-      /* Sealed by the I/O thread before it writes (seal_events_records). */
-      guint32 length = GUINT32_TO_LE ((guint32) (self->buf->len - start - RECORD_HEADER_SIZE));
-      memcpy (self->buf->data + start + 4, &length, 4);
-      self->n_records++;
-    }
-  else
-    record_end (self, start);
+  {
+    /* Packed and sealed when it is written (pack_buffer). */
+    guint32 length = GUINT32_TO_LE ((guint32) (self->buf->len - start - RECORD_HEADER_SIZE));
+    memcpy (self->buf->data + start + 4, &length, 4);
+    self->n_records++;
+  }
   self->n_events += n_events;
 
   if (self->buf->len >= FLUSH_BYTES)
@@ -883,7 +918,7 @@ m6_capture_writer_begin_copy (M6CaptureWriter  *self,
                    _("cannot read %s: %s"), display, g_strerror (saved));
       return NULL;
     }
-  copy->length = self->flushed;
+  copy->length = __atomic_load_n (&self->flushed, __ATOMIC_RELAXED);
   copy->end = g_byte_array_new ();
   append_end (copy->end, self);
   return g_steal_pointer (&copy);
@@ -1001,6 +1036,7 @@ m6_capture_writer_free (M6CaptureWriter *self)
   g_mutex_clear (&self->io_lock);
   g_cond_clear (&self->io_cond);
   g_byte_array_unref (self->buf);
+  g_clear_pointer (&self->packed, g_byte_array_unref);
   g_array_unref (self->threads);
   g_free (self->path);
   g_free (self->tmp_path);
@@ -1016,7 +1052,7 @@ m6_capture_writer_get_path (M6CaptureWriter *self)
 guint64
 m6_capture_writer_get_size (M6CaptureWriter *self)
 {
-  return self->flushed + self->buf->len;
+  return __atomic_load_n (&self->flushed, __ATOMIC_RELAXED) + self->buf->len;
 }
 
 guint64
@@ -1033,6 +1069,70 @@ m6_capture_writer_get_error (M6CaptureWriter *self)
 
 /* --- loader ------------------------------------------------------------- */
 
+gboolean
+m6_capture_decode_events (guint32        type,
+                          const guint8  *payload,
+                          guint32        length,
+                          guint32       *thread,
+                          M6Event      **events,
+                          gsize         *events_alloc,
+                          guint32       *n_events,
+                          GError       **error)
+{
+  const char *name = type == M6_CAPTURE_RECORD_PACKED_EVENTS ? "PACKED_EVENTS" : "EVENTS";
+
+  g_return_val_if_fail (events != NULL && events_alloc != NULL && n_events != NULL, FALSE);
+
+  if ((type != M6_CAPTURE_RECORD_EVENTS && type != M6_CAPTURE_RECORD_PACKED_EVENTS)
+      || length < 8 || length > M6_CAPTURE_RECORD_MAX)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("a record of type %u and length %u is not an EVENTS or PACKED_EVENTS record"),
+                   type, length);
+      return FALSE;
+    }
+  guint32 count = get_u32 (payload + 4);
+  /* Every event takes at least 4 packed bytes, 24 plain: the count is
+   * bounded by the length (at most 1 MiB) before anything is allocated. */
+  guint64 min_size = type == M6_CAPTURE_RECORD_PACKED_EVENTS ? 4 : EVENT_SIZE;
+  if (type == M6_CAPTURE_RECORD_EVENTS ? (guint64) length != 8 + (guint64) count * EVENT_SIZE
+                                       : (guint64) count * min_size > (guint64) length - 8)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s length %u does not hold its %u events"), name, length, count);
+      return FALSE;
+    }
+  if (count > *events_alloc)
+    {
+      *events_alloc = count;
+      *events = g_renew (M6Event, *events, count);
+    }
+  if (type == M6_CAPTURE_RECORD_PACKED_EVENTS)
+    {
+      if (!m6_unpack_events (payload + 8, length - 8, *events, count))
+        {
+          g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                       _("PACKED_EVENTS of length %u does not decode as %u events"), length, count);
+          return FALSE;
+        }
+    }
+  else
+    {
+      const guint8 *e = payload + 8;
+      for (guint32 i = 0; i < count; i++, e += EVENT_SIZE)
+        {
+          (*events)[i].t_ns = (gint64) get_u64 (e);
+          (*events)[i].heap = (gint64) get_u64 (e + 8);
+          (*events)[i].label = get_u32 (e + 16);
+          (*events)[i].depth = get_u32 (e + 20);
+        }
+    }
+  if (thread != NULL)
+    *thread = get_u32 (payload);
+  *n_events = count;
+  return TRUE;
+}
+
 typedef struct
 {
   const char *display;     /* file name for messages */
@@ -1042,6 +1142,7 @@ typedef struct
   guint64     n_events;
   M6Event    *events;      /* EVENTS_PER_RECORD is not trusted: sized per record */
   gsize       events_alloc;
+  guint32     version;
 } Loader;
 
 static gboolean
@@ -1181,29 +1282,21 @@ load_record (Loader        *ld,
         return TRUE;
       }
 
+    case M6_CAPTURE_RECORD_PACKED_EVENTS:
     case M6_CAPTURE_RECORD_EVENTS:
       {
+        g_autoptr (GError) local = NULL;
+        guint32 count;
+
+        if (type == M6_CAPTURE_RECORD_PACKED_EVENTS && ld->version < 3)
+          return load_fail (ld, error, _("PACKED_EVENTS in a version %u capture (they came with version 3)"),
+                            ld->version);
         if (length < 8)
-          return load_fail (ld, error, _("EVENTS length %u is too short"), length);
+          return load_fail (ld, error, _("%s length %u is too short"), name, length);
         if ((thread = load_thread (ld, p, name, error)) == NULL)
           return FALSE;
-        guint32 count = get_u32 (p + 4);
-        if ((guint64) length != 8 + (guint64) count * EVENT_SIZE)
-          return load_fail (ld, error, _("EVENTS length %u does not hold its %u events"), length, count);
-        /* count <= M6_CAPTURE_RECORD_MAX / 24: bounded by the checked length. */
-        if (count > ld->events_alloc)
-          {
-            ld->events_alloc = count;
-            ld->events = g_renew (M6Event, ld->events, count);
-          }
-        const guint8 *e = p + 8;
-        for (guint32 i = 0; i < count; i++, e += EVENT_SIZE)
-          {
-            ld->events[i].t_ns = (gint64) get_u64 (e);
-            ld->events[i].heap = (gint64) get_u64 (e + 8);
-            ld->events[i].label = get_u32 (e + 16);
-            ld->events[i].depth = get_u32 (e + 20);
-          }
+        if (!m6_capture_decode_events (type, p, length, NULL, &ld->events, &ld->events_alloc, &count, &local))
+          return load_fail (ld, error, "%s", local->message);
         m6_session_ingest (ld->session, thread, ld->events, count);
         ld->n_events += count;
         return TRUE;
@@ -1303,6 +1396,8 @@ load_header (int            fd,
 
   guint32 version = get_u32 (h + 8);
   guint32 header_size = get_u32 (h + 12);
+
+  info->version = version;
   guint32 crc = get_u32 (h + M6_CAPTURE_HEADER_SIZE - 4);
 
   if (version < 1 || version > M6_CAPTURE_VERSION)
@@ -1419,6 +1514,7 @@ m6_capture_load_into_full (const char      *path,
 
   ld.display = display;
   ld.session = session;
+  ld.version = info->version;
   payload = g_malloc (M6_CAPTURE_RECORD_MAX);
   offset = M6_CAPTURE_HEADER_SIZE;
 

@@ -34,8 +34,9 @@ typedef enum
 
 GQuark            m6_capture_error_quark       (void);
 
-/* Version 2 added PAD records; version 1 files load as before. */
-#define M6_CAPTURE_VERSION       2u
+/* Version 2 added PAD records, version 3 PACKED_EVENTS; version 1 and 2
+ * files load as before. */
+#define M6_CAPTURE_VERSION       3u
 #define M6_CAPTURE_HEADER_SIZE   128u
 #define M6_CAPTURE_RECORD_MAX    (1u << 20)   /* payload bytes */
 
@@ -52,6 +53,7 @@ typedef enum
   M6_CAPTURE_RECORD_REFUSALS = 9,      /* u32 index, u64 stray dones, u64 depth refused, u64 label table full */
   M6_CAPTURE_RECORD_UNSLOTTED = 10,    /* u64 threads that found no slot */
   M6_CAPTURE_RECORD_PAD = 11,          /* 0 to 7 zero bytes, skipped: it puts the next EVENTS record's events on an 8-byte boundary of the writer's buffer (version 2) */
+  M6_CAPTURE_RECORD_PACKED_EVENTS = 12, /* u32 index, u32 count, the events packed by m6-pack.h (version 3) */
 } M6CaptureRecordType;
 
 /* What a load found besides the session. */
@@ -63,7 +65,23 @@ typedef struct
   guint64  n_events;
   guint64  file_size;
   gint64   created_unix_us;
+  guint32  version;           /* the file's format version */
 } M6CaptureInfo;
+
+/* The events of one EVENTS or PACKED_EVENTS record's payload (@type,
+ * @length bytes at @payload, its CRC already checked), for a reader that
+ * seeks to records by their offset (every record decodes on its own): the
+ * thread index in *@thread, the count in *@n_events and the events in
+ * *@events, grown as needed (*@events_alloc; free with g_free()). FALSE,
+ * with a sentence, for a payload that is not such a record. */
+gboolean          m6_capture_decode_events     (guint32           type,
+                                                const guint8     *payload,
+                                                guint32           length,
+                                                guint32          *thread,
+                                                M6Event         **events,
+                                                gsize            *events_alloc,
+                                                guint32          *n_events,
+                                                GError          **error);
 
 typedef struct _M6CaptureWriter M6CaptureWriter;
 
