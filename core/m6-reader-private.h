@@ -16,6 +16,7 @@
 #include "m6-bytes-private.h"
 #include "m6-reader.h"
 #include "mach6.h"
+#include "mach6-abi.h"
 
 #define load_relaxed(p)     __atomic_load_n ((p), __ATOMIC_RELAXED)
 #define load_acquire(p)     __atomic_load_n ((p), __ATOMIC_ACQUIRE)
