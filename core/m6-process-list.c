@@ -53,8 +53,19 @@ probe_segment (gint        pid,
                    _("cannot map segment %s: %s"), info->shm_name, g_strerror (saved));
       goto unreadable;
     }
-  m6_segment_snapshot (p, &copy);
+  /* A segment shrunk under us (a hostile or broken neighbour, or one
+   * being replaced) faults on the copy: that is "unreadable", not a crash
+   * of `mach6 list` or the picker. */
+  volatile gboolean faulted = FALSE;
+  m6_segment_guard_install ();
+  GUARDED (m6_segment_snapshot (p, &copy), faulted = TRUE);
   munmap (p, MACH6_CONTROL_SIZE);
+  if (faulted)
+    {
+      g_set_error (&error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
+                   _("segment %s shrank while it was read"), info->shm_name);
+      goto unreadable;
+    }
 
   if (!m6_segment_validate (&copy, (guint64) st.st_size, pid, info->shm_name, &geo, &error))
     goto unreadable;
