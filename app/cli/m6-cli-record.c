@@ -5,6 +5,7 @@
 
 #include "m6-cli-common.h"
 #include "m6-cli-recording.h"
+#include "m6-cli-remote.h"
 #include "m6-reader.h"
 
 
@@ -13,8 +14,9 @@ m6_cli_record (int    argc,
                char **argv)
 {
   double seconds = 0;
-  g_autofree char *output = NULL;
+  g_autofree char *output = NULL, *token = NULL, *token_file = NULL;
   const GOptionEntry entries[] = {
+    M6_CLI_TOKEN_ENTRIES (token, token_file),
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds (default: when the process ends or on Ctrl-C)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
     { NULL }
@@ -24,7 +26,7 @@ m6_cli_record (int    argc,
   int status;
   gint pid = 0;
 
-  if (!m6_cli_parse_options ("record", "PID|NAME",
+  if (!m6_cli_parse_options ("record", "PID|NAME|HOST:PORT/PID",
                       _("Record a running instrumented process into a capture file. Ctrl-C stops and saves."),
                       entries, FALSE, &argc, &argv, &status))
     return status;
@@ -33,6 +35,16 @@ m6_cli_record (int    argc,
   if (seconds < 0)
     return m6_cli_usage_error ("record", _("the duration cannot be negative"));
 
+  if (m6_cli_is_remote_target (argv[1]))
+    {
+      g_autofree char *chosen = NULL;
+      if (!m6_cli_remote_token (token, token_file, &chosen, &error))
+        {
+          m6_cli_print_error (error->message);
+          return EXIT_FAILURE;
+        }
+      return m6_cli_record_remote (argv[1], chosen, output, seconds);
+    }
   if (!m6_cli_resolve_target (argv[1], &pid, &error)
       || (reader = m6_reader_attach (pid, &error)) == NULL)
     {
