@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "m6-bytes-private.h"
 #include "m6-tempfile.h"
 
 #define BATCH_EVENTS   65536u     /* per drain, per lock hold */
@@ -57,6 +58,7 @@ struct _M6Recording
   guint64          n_batches;      /* atomic */
   gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
   gint64           busy_us;        /* atomic: the worker holding the lock */
+  gint64           cpu_ns;         /* atomic: the worker's CPU time */
   guint64          n_notifies;
   gboolean         on_main_loop;
   GThread         *main_thread;    /* holds the lock outside poll() */
@@ -305,6 +307,7 @@ worker_main (gpointer data)
         pending = source_get_pending (self);
       g_mutex_unlock (&self->lock);
       __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
+      __atomic_store_n (&self->cpu_ns, m6_thread_cpu_ns (), __ATOMIC_RELAXED);
 
       if (n > 0)
         {
@@ -694,6 +697,12 @@ m6_recording_get_worker_times (M6Recording *self,
     *busy_us = __atomic_load_n (&self->busy_us, __ATOMIC_RELAXED);
   if (lock_wait_us != NULL)
     *lock_wait_us = __atomic_load_n (&self->lock_wait_us, __ATOMIC_RELAXED);
+}
+
+gint64
+m6_recording_get_worker_cpu_ns (M6Recording *self)
+{
+  return __atomic_load_n (&self->cpu_ns, __ATOMIC_RELAXED);
 }
 
 guint64
