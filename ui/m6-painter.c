@@ -366,6 +366,18 @@ m6_painter_stroke_polyline (M6Painter              *self,
 }
 
 void
+m6_painter_stroke_polyline_dashed (M6Painter              *self,
+                                   const graphene_point_t *points,
+                                   gsize                   n_points,
+                                   float                   width,
+                                   const GdkRGBA          *color,
+                                   const double           *dashes,
+                                   guint                   n_dashes)
+{
+  self->klass->stroke_path (self, points, n_points, FALSE, FALSE, width, color, dashes, n_dashes);
+}
+
+void
 m6_painter_fill_polygon (M6Painter              *self,
                          const graphene_point_t *points,
                          gsize                   n_points,

@@ -63,6 +63,14 @@ void      m6_painter_stroke_polyline   (M6Painter              *self,
                                         gsize                   n_points,
                                         float                   width,
                                         const GdkRGBA          *color);
+/* The same with @dashes (NULL for solid). */
+void      m6_painter_stroke_polyline_dashed (M6Painter         *self,
+                                        const graphene_point_t *points,
+                                        gsize                   n_points,
+                                        float                   width,
+                                        const GdkRGBA          *color,
+                                        const double           *dashes,
+                                        guint                   n_dashes);
 void      m6_painter_fill_polygon      (M6Painter              *self,
                                         const graphene_point_t *points,
                                         gsize                   n_points,
