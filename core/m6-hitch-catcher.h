@@ -40,10 +40,12 @@ void            m6_hitch_catcher_set_span     (M6HitchCatcher *self,
  * written by m6_hitch_catcher_flush(). */
 void            m6_hitch_catcher_set_enabled  (M6HitchCatcher *self,
                                                gboolean        enabled);
-/* Write the hitches still waiting for their "after" seconds with what the
- * window holds now (the game ended, the recording stops), and wait for
- * every capture being written. Call without the recording's lock. */
+/* Start writing the hitches still waiting for their "after" seconds with
+ * what the window holds now (the game ended, the recording stops). With
+ * the recording's lock held (a viewer's main thread always holds it). */
 void            m6_hitch_catcher_flush        (M6HitchCatcher *self);
+/* Wait until every capture started is written. Without the lock. */
+void            m6_hitch_catcher_wait         (M6HitchCatcher *self);
 
 /* Captures written so far (paths, in order) and hitches seen. Any thread. */
 GStrv           m6_hitch_catcher_dup_paths    (M6HitchCatcher *self);
