@@ -1,0 +1,75 @@
+/* m6-cli-list.c — `mach6 list`: the processes that run with libmach6. */
+#include <glib.h>
+#include <glib/gi18n.h>
+
+#include "m6-cli-common.h"
+#include "m6-reader.h"
+
+int
+m6_cli_list (int    argc,
+             char **argv)
+{
+  const GOptionEntry entries[] = { { NULL } };
+  g_autoptr (GPtrArray) list = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  if (!m6_cli_parse_options ("list", "", _("List the processes that run with libmach6."),
+                      entries, FALSE, &argc, &argv, &status))
+    return status;
+  if (argc > 1)
+    return m6_cli_usage_error ("list", _("takes no arguments"));
+
+  list = m6_reader_list (&error);
+  if (list == NULL)
+    {
+      m6_cli_print_error (error->message);
+      return EXIT_FAILURE;
+    }
+  if (list->len == 0)
+    {
+      g_print (_("No instrumented processes.\n"));
+      return EXIT_SUCCESS;
+    }
+
+  g_autoptr (GString) out = g_string_new (NULL);
+  gboolean unknown_threads = FALSE;
+  /* The state column as wide as its words in the user's language. */
+  const char *states[] = { _("STATE"), _("alive"), _("ended") };
+  guint state_width = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (states); i++)
+    state_width = MAX (state_width, (guint) g_utf8_strlen (states[i], -1));
+
+  g_string_append_printf (out, "%-8s ", _("PID"));
+  m6_cli_append_padded (out, _("NAME"), 16);
+  g_string_append_printf (out, " %7s %7s  ", _("THREADS"), _("NO SLOT"));
+  m6_cli_append_padded (out, _("STATE"), state_width);
+  g_string_append_printf (out, "  %s\n", _("ATTACHED"));
+
+  for (guint i = 0; i < list->len; i++)
+    {
+      M6ProcessInfo *info = g_ptr_array_index (list, i);
+
+      g_string_append_printf (out, "%-8d ", info->pid);
+      if (info->error != NULL)
+        {
+          m6_cli_append_padded (out, "?", 16);
+          g_string_append_printf (out, " %7s %7s  %-6s  %s\n", "-", "-", _("unreadable"), info->error);
+          continue;
+        }
+      m6_cli_append_padded (out, info->name, 16);
+      g_autofree char *attached = info->attached_pid ? g_strdup_printf (_("by pid %d"), info->attached_pid)
+                                                     : g_strdup ("-");
+      /* Threads take their rings when a recording starts: none yet is
+       * "not known", not "no threads". */
+      g_autofree char *threads = info->n_threads > 0 ? g_strdup_printf ("%u", info->n_threads) : g_strdup ("-");
+      unknown_threads |= info->n_threads == 0;
+      g_string_append_printf (out, " %7s %7u  ", threads, info->threads_unslotted);
+      m6_cli_append_padded (out, info->alive ? _("alive") : _("ended"), state_width);
+      g_string_append_printf (out, "  %s\n", attached);
+    }
+  if (unknown_threads)
+    g_string_append_printf (out, "%s\n", _("THREADS “-”: not known until a recording starts (threads take their rings then)."));
+  g_print ("%s", out->str);
+  return EXIT_SUCCESS;
+}

@@ -1,0 +1,64 @@
+/* m6-cli-record.c — `mach6 record`: a running instrumented process into a
+ * capture file. */
+#include <glib.h>
+#include <glib/gi18n.h>
+
+#include "m6-cli-common.h"
+#include "m6-cli-hitch.h"
+#include "m6-cli-recording.h"
+#include "m6-reader.h"
+
+
+int
+m6_cli_record (int    argc,
+               char **argv)
+{
+  double seconds = 0;
+  g_autofree char *output = NULL;
+  g_autofree char *on_hitch = NULL, *keep = NULL, *after = NULL;
+  M6CliHitchOptions hitch = { 0 };
+  const GOptionEntry entries[] = {
+    { "on-hitch", 0, 0, G_OPTION_ARG_STRING, &on_hitch, N_("Save only the seconds around every frame slower than D (like 33ms), one capture per hitch"), "D" },
+    { "keep", 0, 0, G_OPTION_ARG_STRING, &keep, N_("With --on-hitch: seconds kept before the hitch (default 10s)"), "D" },
+    { "after", 0, 0, G_OPTION_ARG_STRING, &after, N_("With --on-hitch: seconds kept after the hitch (default 2s)"), "D" },
+    { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds (default: when the process ends or on Ctrl-C)"), "S" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
+    { NULL }
+  };
+  g_autoptr (M6Reader) reader = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+  gint pid = 0;
+
+  if (!m6_cli_parse_options ("record", "PID|NAME",
+                      _("Record a running instrumented process into a capture file. Ctrl-C stops and saves."),
+                      entries, FALSE, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return m6_cli_usage_error ("record", _("expected one PID or process name"));
+  if (seconds < 0)
+    return m6_cli_usage_error ("record", _("the duration cannot be negative"));
+  if (!m6_cli_hitch_options_parse (&hitch, on_hitch, keep, after, &error))
+    return m6_cli_usage_error ("record", error->message);
+
+  if (!m6_cli_resolve_target (argv[1], &pid, &error)
+      || (reader = m6_reader_attach (pid, &error)) == NULL)
+    {
+      m6_cli_print_attach_error (pid, error);
+      return EXIT_FAILURE;
+    }
+  /* An ended program can give only what its rings still hold: with
+   * nothing there, an empty capture would only look like a recording. */
+  M6Session *session = m6_reader_get_session (reader);
+  if (m6_session_get_ended (session) && m6_reader_get_pending (reader) == 0)
+    {
+      g_autofree char *message = g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
+                                                    "a program is recorded only while mach6 is attached to it"),
+                                                  m6_session_get_process_name (session), pid);
+      m6_cli_print_error (message);
+      return EXIT_FAILURE;
+    }
+  if (on_hitch != NULL)
+    return m6_cli_record_hitches (g_steal_pointer (&reader), output, seconds, &hitch);
+  return m6_cli_record_to_file (g_steal_pointer (&reader), output, seconds, NULL);
+}

@@ -1,0 +1,172 @@
+/* m6-cli-recording.c — the recording loop `mach6 record`, `run` and
+ * `report PID` share: one M6Recording draining on its worker, a clock for
+ * progress and the time limit, Ctrl-C to stop, and the capture finished. */
+#include <glib.h>
+#include <glib/gi18n.h>
+#include <glib-unix.h>
+#include <signal.h>
+
+#include "m6-cli-common.h"
+#include "m6-cli-recording.h"
+
+/* NAME-PID-YYYYmmdd-HHMMSS.mach6, with a name that is safe in a path. */
+static char *
+default_output (M6Session *session)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+  g_autofree char *name = g_strdup (m6_session_get_process_name (session));
+
+  if (*name == '\0')
+    {
+      g_free (name);
+      name = g_strdup ("process");
+    }
+  g_strdelimit (name, "/\\ \t\n:", '_');
+  return g_strdup_printf ("%s-%d-%s.mach6", name, m6_session_get_pid (session), stamp);
+}
+
+static void
+print_progress (M6CliRecording *rec,
+                gint64          now)
+{
+  M6Session *session = m6_recording_get_session (rec->recording);
+
+  m6_recording_lock (rec->recording);
+  g_printerr (_("recording %s (pid %d): %.0f s, %llu events, %llu drops\n"),
+              m6_session_get_process_name (session), m6_session_get_pid (session),
+              (double) (now - rec->started_us) / G_USEC_PER_SEC,
+              (unsigned long long) m6_session_get_n_events (session),
+              (unsigned long long) m6_session_get_drops (session));
+  m6_recording_unlock (rec->recording);
+}
+
+/* The clock: progress once a second, and the time limit. */
+static gboolean
+on_record_tick (gpointer data)
+{
+  M6CliRecording *rec = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (rec->progress && now >= rec->next_progress_us)
+    {
+      print_progress (rec, now);
+      rec->next_progress_us += G_USEC_PER_SEC;
+    }
+  if (rec->deadline_us != 0 && now >= rec->deadline_us)
+    {
+      rec->tick = 0;
+      g_main_loop_quit (rec->loop);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/* The worker stopped by itself: the producer ended and its rings are
+ * empty, or reading failed. */
+static void
+on_running (M6Recording    *recording,
+            GParamSpec     *pspec,
+            M6CliRecording *rec)
+{
+  if (m6_recording_get_running (recording))
+    return;
+  rec->ended = m6_recording_get_error (recording) == NULL;
+  g_main_loop_quit (rec->loop);
+}
+
+static gboolean
+on_stop_signal (gpointer data)
+{
+  M6CliRecording *rec = data;
+
+  rec->interrupted = TRUE;
+  g_main_loop_quit (rec->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Record until the producer ends, the time is up or a signal comes; then
+ * take what the rings still hold, and finish the capture if there is one. */
+gboolean
+m6_cli_record_loop (M6CliRecording  *rec,
+                    double           seconds,
+                    GError         **error)
+{
+  guint sigint, sigterm;
+  gulong running_id;
+
+  rec->loop = g_main_loop_new (NULL, FALSE);
+  rec->started_us = g_get_monotonic_time ();
+  rec->next_progress_us = rec->started_us + G_USEC_PER_SEC;
+  rec->deadline_us = seconds > 0 ? rec->started_us + (gint64) (seconds * G_USEC_PER_SEC) : 0;
+
+  running_id = g_signal_connect (rec->recording, "notify::running", G_CALLBACK (on_running), rec);
+  m6_recording_start (rec->recording);
+  rec->tick = g_timeout_add (100, on_record_tick, rec);
+  sigint = g_unix_signal_add (SIGINT, on_stop_signal, rec);
+  sigterm = g_unix_signal_add (SIGTERM, on_stop_signal, rec);
+
+  g_main_loop_run (rec->loop);
+
+  g_clear_handle_id (&rec->tick, g_source_remove);
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+  g_signal_handler_disconnect (rec->recording, running_id);
+  g_clear_pointer (&rec->loop, g_main_loop_unref);
+
+  if (m6_recording_get_error (rec->recording) != NULL)
+    {
+      /* Keep what was recorded: the failure may be the producer's. */
+      g_propagate_error (error, g_error_copy (m6_recording_get_error (rec->recording)));
+      g_autoptr (GError) ignored = NULL;
+      m6_recording_finish (rec->recording, &ignored);
+      return FALSE;
+    }
+  return m6_recording_finish (rec->recording, error);
+}
+
+static void
+print_saved (const char *path,
+             M6Session  *session)
+{
+  g_print (g_dngettext (GETTEXT_PACKAGE, "Saved %s: %llu events in %u thread, %llu drops, %.1f s.\n",
+                       "Saved %s: %llu events in %u threads, %llu drops, %.1f s.\n",
+                       m6_session_get_n_threads (session)),
+           path, (unsigned long long) m6_session_get_n_events (session),
+           m6_session_get_n_threads (session),
+           (unsigned long long) m6_session_get_drops (session),
+           (double) m6_session_get_duration (session) / 1e9);
+}
+
+/* Record an attached reader (taken) into @output (or the default name). */
+int
+m6_cli_record_to_file (M6Reader   *reader,
+                       const char *output,
+                       double      seconds,
+                       gboolean   *ended)
+{
+  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  M6Session *session = m6_recording_get_session (recording);
+  g_autofree char *path = output ? g_strdup (output) : default_output (session);
+  g_autoptr (GError) error = NULL;
+  M6CliRecording rec = { .recording = recording, .progress = TRUE };
+
+  if (!m6_recording_set_capture (recording, path, &error))
+    {
+      m6_cli_print_error (error->message);
+      return EXIT_FAILURE;
+    }
+
+  gboolean ok = m6_cli_record_loop (&rec, seconds, &error);
+  if (ended != NULL)
+    *ended = rec.ended;
+  if (!ok)
+    {
+      m6_cli_print_error (error->message);
+      /* A failed read still leaves a finished capture; a failed write none. */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        return EXIT_FAILURE;
+    }
+  print_saved (path, session);
+  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+}

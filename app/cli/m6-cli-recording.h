@@ -1,0 +1,38 @@
+/* m6-cli-recording.h — the recording loop shared by `mach6 record`, `run`
+ * and `report PID`. */
+#pragma once
+
+#include <glib.h>
+
+#include "m6-reader.h"
+#include "m6-recording.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  M6Recording     *recording;    /* drains on its worker thread */
+  GMainLoop       *loop;
+  gint64           started_us;
+  gint64           deadline_us;  /* 0: none */
+  gint64           next_progress_us;
+  gboolean         progress;
+  gboolean         interrupted;
+  gboolean         ended;
+  guint            tick;
+} M6CliRecording;
+
+/* Record until the producer ends, @seconds are up (0: no limit) or a
+ * signal comes; then take what the rings still hold and finish the capture
+ * if there is one. */
+gboolean m6_cli_record_loop     (M6CliRecording  *rec,
+                                 double           seconds,
+                                 GError         **error);
+/* Record an attached reader (taken) into @output (NULL: NAME-PID-DATE-TIME
+ * .mach6); *@ended (optional) says whether the producer ended by itself. */
+int      m6_cli_record_to_file  (M6Reader        *reader,
+                                 const char      *output,
+                                 double           seconds,
+                                 gboolean        *ended);
+
+G_END_DECLS

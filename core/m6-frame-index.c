@@ -1,0 +1,824 @@
+/* m6-frame-index.c — the frame index: frames found in the event stream of
+ * each thread (a depth-0 mark and its done), and where their events are:
+ * in the live window's blocks, or in a capture's EVENTS records.
+ *
+ * The live side runs on the recording's worker, inside m6_session_ingest()
+ * (the session's tap): a memcpy of the batch into the thread's newest block
+ * and one test per event (depth 0?) for the frames. Old blocks go when they
+ * fall out of the window's time or bytes. */
+#include "m6-frame-index-private.h"
+
+#include <glib/gi18n.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "m6-crc32-fold.h"
+
+#define U(x) ((unsigned long long) (x))
+
+#define BLOCK_MIN     1024u       /* events: a quiet thread holds little */
+#define BLOCK_MAX     16384u      /* 384 KB */
+#define RECORD_HEADER 12u
+#define EVENT_SIZE    24u
+
+/* --- blocks ---------------------------------------------------------------- */
+
+M6EventBlock *
+m6_event_block_ref (M6EventBlock *block)
+{
+  g_atomic_int_inc (&block->ref_count);
+  return block;
+}
+
+void
+m6_event_block_unref (M6EventBlock *block)
+{
+  if (g_atomic_int_dec_and_test (&block->ref_count))
+    g_free (block);
+}
+
+static M6EventBlock *
+block_new (guint   cap,
+           guint64 first_pos)
+{
+  M6EventBlock *block = g_malloc (sizeof *block + (gsize) cap * sizeof (M6Event));
+
+  block->ref_count = 1;
+  block->n = 0;
+  block->cap = cap;
+  block->first_pos = first_pos;
+  block->first_t = block->last_t = 0;
+  return block;
+}
+
+/* --- threads --------------------------------------------------------------- */
+
+static void
+thread_frames_free (gpointer data)
+{
+  M6ThreadFrames *tf = data;
+
+  g_array_unref (tf->frames);
+  g_clear_pointer (&tf->blocks, g_ptr_array_unref);
+  g_clear_pointer (&tf->records, g_array_unref);
+  g_free (tf);
+}
+
+M6ThreadFrames *
+m6_frame_index_thread (M6FrameIndex *self,
+                       guint         thread)
+{
+  return thread < self->threads->len ? g_ptr_array_index (self->threads, thread) : NULL;
+}
+
+static M6ThreadFrames *
+thread_get (M6FrameIndex *self,
+            guint         thread)
+{
+  while (self->threads->len <= thread)
+    {
+      M6ThreadFrames *tf = g_new0 (M6ThreadFrames, 1);
+
+      tf->index = self->threads->len;
+      tf->frames = g_array_new (FALSE, FALSE, sizeof (M6FrameRec));
+      if (self->live)
+        tf->blocks = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_event_block_unref);
+      else
+        tf->records = g_array_new (FALSE, FALSE, sizeof (M6RecordRef));
+      g_ptr_array_add (self->threads, tf);
+    }
+  return g_ptr_array_index (self->threads, thread);
+}
+
+/* The frames in @events, the thread's events from ordinal @base on. */
+static void
+scan_frames (M6FrameIndex   *self,
+             M6ThreadFrames *tf,
+             const M6Event  *events,
+             gsize           n_events,
+             guint64         base)
+{
+  for (gsize i = 0; i < n_events; i++)
+    {
+      const M6Event *ev = &events[i];
+
+      if (G_LIKELY (ev->depth != 0) || G_UNLIKELY (!m6_event_in_range (ev)))
+        continue;
+      if (ev->label != M6_EVENT_DONE)
+        {
+          /* A mark while a frame is open: that frame lost its done (the
+           * session rejects and resyncs here too); it is not a frame. */
+          tf->in_frame = TRUE;
+          tf->open_lost = FALSE;
+          tf->open_start = ev->t_ns;
+          tf->open_pos = base + i;
+          tf->open_label = ev->label;
+        }
+      else if (tf->in_frame)
+        {
+          M6FrameRec rec = { tf->open_start, MAX (ev->t_ns - tf->open_start, 0),
+                             tf->open_pos, base + i + 1, tf->open_label, 0 };
+
+          tf->in_frame = FALSE;
+          if (tf->open_lost)
+            continue;
+          g_array_append_val (tf->frames, rec);
+          if (self->closed != NULL)
+            {
+              M6FrameInfo info;
+              m6_frame_index_info (tf, tf->frames->len - 1, &info);
+              self->closed (self, &info, self->closed_data);
+            }
+        }
+    }
+}
+
+/* --- the live window ------------------------------------------------------- */
+
+/* Forget the frames whose first event left the window. */
+static void
+forget_frames (M6ThreadFrames *tf)
+{
+  guint64 first_pos = tf->n_seen;
+
+  if (tf->block_head < tf->blocks->len)
+    first_pos = ((M6EventBlock *) g_ptr_array_index (tf->blocks, tf->block_head))->first_pos;
+  while (tf->head < tf->frames->len && g_array_index (tf->frames, M6FrameRec, tf->head).pos < first_pos)
+    {
+      tf->head++;
+      tf->first_number++;
+    }
+  if (tf->in_frame && tf->open_pos < first_pos)
+    tf->open_lost = TRUE;
+  /* Compact now and then: amortised O(1) a frame. */
+  if (tf->head > 4096 && tf->head > tf->frames->len / 2)
+    {
+      g_array_remove_range (tf->frames, 0, tf->head);
+      tf->head = 0;
+    }
+  if (tf->block_head > 64 && tf->block_head > tf->blocks->len / 2)
+    {
+      g_ptr_array_remove_range (tf->blocks, 0, tf->block_head);
+      tf->block_head = 0;
+    }
+}
+
+static void
+drop_block (M6FrameIndex   *self,
+            M6ThreadFrames *tf)
+{
+  M6EventBlock *block = g_ptr_array_index (tf->blocks, tf->block_head);
+
+  self->bytes_held -= (guint64) block->n * sizeof (M6Event);
+  g_ptr_array_index (tf->blocks, tf->block_head) = NULL;
+  m6_event_block_unref (block);
+  tf->block_head++;
+}
+
+static void
+evict (M6FrameIndex *self)
+{
+  gint64 cut = self->newest_t - self->window_ns;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      M6ThreadFrames *tf = g_ptr_array_index (self->threads, i);
+      gboolean dropped = FALSE;
+
+      while (tf->block_head < tf->blocks->len
+             && ((M6EventBlock *) g_ptr_array_index (tf->blocks, tf->block_head))->last_t < cut)
+        {
+          drop_block (self, tf);
+          dropped = TRUE;
+        }
+      if (dropped)
+        forget_frames (tf);
+    }
+
+  /* Over the bytes: the oldest block of any thread goes first. */
+  while (self->bytes_held > self->max_bytes)
+    {
+      M6ThreadFrames *oldest = NULL;
+      gint64 oldest_t = G_MAXINT64;
+
+      for (guint i = 0; i < self->threads->len; i++)
+        {
+          M6ThreadFrames *tf = g_ptr_array_index (self->threads, i);
+          if (tf->block_head < tf->blocks->len)
+            {
+              M6EventBlock *block = g_ptr_array_index (tf->blocks, tf->block_head);
+              if (oldest == NULL || block->first_t < oldest_t)
+                {
+                  oldest = tf;
+                  oldest_t = block->first_t;
+                }
+            }
+        }
+      if (oldest == NULL)
+        break;
+      drop_block (self, oldest);
+      forget_frames (oldest);
+    }
+}
+
+static void
+append_events (M6FrameIndex   *self,
+               M6ThreadFrames *tf,
+               const M6Event  *events,
+               gsize           n_events)
+{
+  while (n_events > 0)
+    {
+      M6EventBlock *block = tf->block_head < tf->blocks->len ? g_ptr_array_index (tf->blocks, tf->blocks->len - 1) : NULL;
+
+      if (block == NULL || block->n == block->cap)
+        {
+          /* Blocks grow with the thread's rate, up to BLOCK_MAX. */
+          guint cap = block == NULL ? BLOCK_MIN : MIN (block->cap * 2, BLOCK_MAX);
+          block = block_new (cap, tf->n_seen);
+          g_ptr_array_add (tf->blocks, block);
+        }
+      gsize n = MIN (n_events, (gsize) (block->cap - block->n));
+      memcpy (block->events + block->n, events, n * sizeof (M6Event));
+      if (block->n == 0)
+        block->first_t = events[0].t_ns;
+      block->n += (guint) n;
+      /* Times run forward (the session clamps the rare one that does not). */
+      block->last_t = MAX (block->last_t, events[n - 1].t_ns);
+      self->bytes_held += n * sizeof (M6Event);
+      tf->n_seen += n;
+      events += n;
+      n_events -= n;
+    }
+}
+
+static void
+on_tap (M6Session     *session,
+        M6Thread      *thread,
+        const M6Event *events,
+        gsize          n_events,
+        gpointer       user_data)
+{
+  M6FrameIndex *self = user_data;
+  M6ThreadFrames *tf = thread_get (self, thread->index);
+  guint64 base = tf->n_seen;
+  const M6Event *last = &events[n_events - 1];
+
+  append_events (self, tf, events, n_events);
+  scan_frames (self, tf, events, n_events, base);
+  if (m6_event_in_range (last))
+    self->newest_t = MAX (self->newest_t, last->t_ns);
+  evict (self);
+}
+
+M6FrameIndex *
+m6_frame_index_new_live (M6Session *session)
+{
+  M6FrameIndex *self = g_new0 (M6FrameIndex, 1);
+
+  g_return_val_if_fail (M6_IS_SESSION (session), NULL);
+
+  self->session = g_object_ref (session);
+  self->live = TRUE;
+  self->threads = g_ptr_array_new_with_free_func (thread_frames_free);
+  self->window_ns = M6_FRAME_INDEX_DEFAULT_WINDOW_NS;
+  self->max_bytes = M6_FRAME_INDEX_DEFAULT_WINDOW_BYTES;
+  self->newest_t = G_MININT64 / 2;
+  self->fd = -1;
+  m6_session_set_tap (session, on_tap, self);
+  return self;
+}
+
+void
+m6_frame_index_set_window (M6FrameIndex *self,
+                           gint64        window_ns,
+                           guint64       max_bytes)
+{
+  if (window_ns > 0)
+    self->window_ns = window_ns;
+  if (max_bytes > 0)
+    self->max_bytes = max_bytes;
+  if (self->live)
+    evict (self);
+}
+
+void
+m6_frame_index_get_window (M6FrameIndex *self,
+                           gint64       *window_ns,
+                           guint64      *max_bytes)
+{
+  if (window_ns != NULL)
+    *window_ns = self->window_ns;
+  if (max_bytes != NULL)
+    *max_bytes = self->max_bytes;
+}
+
+void
+m6_frame_index_set_frame_closed (M6FrameIndex     *self,
+                                 M6FrameClosedFunc func,
+                                 gpointer          user_data)
+{
+  self->closed = func;
+  self->closed_data = user_data;
+}
+
+void
+m6_frame_index_free (M6FrameIndex *self)
+{
+  if (self == NULL)
+    return;
+  if (self->live)
+    m6_session_set_tap (self->session, NULL, NULL);
+  g_clear_object (&self->session);
+  g_ptr_array_unref (self->threads);
+  if (self->fd >= 0)
+    close (self->fd);
+  g_free (self->display);
+  g_free (self->record_buf);
+  g_free (self);
+}
+
+guint64
+m6_frame_index_get_memory (M6FrameIndex *self)
+{
+  guint64 total = self->bytes_held + sizeof *self;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      M6ThreadFrames *tf = g_ptr_array_index (self->threads, i);
+      total += (guint64) tf->frames->len * sizeof (M6FrameRec);
+      if (tf->records != NULL)
+        total += (guint64) tf->records->len * sizeof (M6RecordRef);
+    }
+  return total;
+}
+
+guint64
+m6_frame_index_get_bytes_read (M6FrameIndex *self)
+{
+  return self->bytes_read;
+}
+
+M6Session *
+m6_frame_index_get_session (M6FrameIndex *self)
+{
+  return self->session;
+}
+
+/* --- reading a capture ----------------------------------------------------- */
+
+/* CRC-32 as the capture has it (m6-capture.c keeps its own static). */
+static guint32
+crc32 (guint32      crc,
+       const guint8 *p,
+       gsize        length)
+{
+  static guint32 table[256];
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done))
+    {
+      for (guint32 n = 0; n < 256; n++)
+        {
+          guint32 c = n;
+          for (int k = 0; k < 8; k++)
+            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+          table[n] = c;
+        }
+      g_once_init_leave (&done, 1);
+    }
+  crc = ~crc;
+  if (length >= 256 && m6_crc32_fold_available ())
+    {
+      gsize bulk = length & ~(gsize) 15;
+      crc = m6_crc32_fold (crc, p, bulk);
+      p += bulk;
+      length -= bulk;
+    }
+  for (; length > 0; length--, p++)
+    crc = table[(crc ^ *p) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+static guint32
+get_u32 (const guint8 *p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return GUINT32_FROM_LE (v);
+}
+
+static gboolean
+read_at (M6FrameIndex  *self,
+         guint8        *buf,
+         gsize          length,
+         guint64        offset,
+         GError       **error)
+{
+  while (length > 0)
+    {
+      gssize n = pread (self->fd, buf, length, (off_t) offset);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                       _("cannot read %s at offset %llu: %s"), self->display, U (offset),
+                       n < 0 ? g_strerror (errno) : _("the file got shorter"));
+          return FALSE;
+        }
+      buf += n;
+      length -= (gsize) n;
+      offset += (guint64) n;
+    }
+  return TRUE;
+}
+
+/* The record at @offset into record_buf: its type, payload and length,
+ * checked like the loader checks it. A record cut short at the end of the
+ * file is *type 0 (the end). */
+static gboolean
+read_record (M6FrameIndex  *self,
+             guint64        offset,
+             guint64        file_size,
+             guint32       *type,
+             guint32       *length,
+             GError       **error)
+{
+  guint8 *rh = self->record_buf;
+
+  *type = 0;
+  if (file_size - offset < RECORD_HEADER)
+    return TRUE;
+  if (!read_at (self, rh, RECORD_HEADER, offset, error))
+    return FALSE;
+  guint32 len = get_u32 (rh + 4);
+  if (len > M6_CAPTURE_RECORD_MAX)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s: the record at offset %llu is %u bytes long, more than the limit of %u"),
+                   self->display, U (offset), len, M6_CAPTURE_RECORD_MAX);
+      return FALSE;
+    }
+  if (len > file_size - offset - RECORD_HEADER)
+    return TRUE;
+  if (!read_at (self, rh + RECORD_HEADER, len, offset + RECORD_HEADER, error))
+    return FALSE;
+  if (crc32 (crc32 (0, rh, 8), rh + RECORD_HEADER, len) != get_u32 (rh + 8))
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s: the record at offset %llu does not match its checksum"),
+                   self->display, U (offset));
+      return FALSE;
+    }
+  *type = get_u32 (rh);
+  *length = len;
+  return TRUE;
+}
+
+/* An EVENTS payload's events, in place (little-endian machines) or
+ * converted into @scratch. */
+static const M6Event *
+record_events (guint8  *payload,
+               guint32  count)
+{
+  M6Event *events = (M6Event *) (gpointer) (payload + 8);
+#if G_BYTE_ORDER != G_LITTLE_ENDIAN
+  for (guint32 i = 0; i < count; i++)
+    {
+      events[i].t_ns = GINT64_FROM_LE (events[i].t_ns);
+      events[i].heap = GINT64_FROM_LE (events[i].heap);
+      events[i].label = GUINT32_FROM_LE (events[i].label);
+      events[i].depth = GUINT32_FROM_LE (events[i].depth);
+    }
+#endif
+  return events;
+}
+
+M6FrameIndex *
+m6_frame_index_open_capture (const char     *path,
+                             M6Session      *session,
+                             GCancellable   *cancellable,
+                             M6ProgressFunc  progress,
+                             gpointer        progress_data,
+                             GError        **error)
+{
+  g_autoptr (M6FrameIndex) self = g_new0 (M6FrameIndex, 1);
+  guint8 header[M6_CAPTURE_HEADER_SIZE];
+  guint32 n_declared = 0;
+  struct stat st;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self->session = session != NULL ? g_object_ref (session) : NULL;
+  self->threads = g_ptr_array_new_with_free_func (thread_frames_free);
+  self->display = g_filename_display_name (path);
+  self->fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (self->fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("cannot open %s: %s"), self->display, g_strerror (saved));
+      return NULL;
+    }
+  if (fstat (self->fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                   _("%s is not a regular file"), self->display);
+      return NULL;
+    }
+  guint64 size = (guint64) st.st_size;
+  if (size < sizeof header || !read_at (self, header, sizeof header, 0, NULL)
+      || memcmp (header, "MACH6CAP", 8) != 0)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_NOT_CAPTURE,
+                   _("%s is not a mach6 capture"), self->display);
+      return NULL;
+    }
+  /* Versions 1 and 2 hold the events as 24-byte records; a later version
+   * must be taught here (docs/frame-index.md). */
+  guint32 version = get_u32 (header + 8);
+  if (version < 1 || version > 2 || crc32 (0, header, sizeof header - 4) != get_u32 (header + 124))
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_VERSION,
+                   _("%s: the frame index reads captures of format version 1 and 2, not this one (version %u, or a damaged header)"),
+                   self->display, version);
+      return NULL;
+    }
+
+  self->record_buf = g_malloc (RECORD_HEADER + M6_CAPTURE_RECORD_MAX);
+  guint64 offset = M6_CAPTURE_HEADER_SIZE;
+  for (guint64 n_records = 0; offset < size; n_records++)
+    {
+      guint32 type, length;
+
+      if ((n_records & 63) == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            return NULL;
+          if (progress != NULL)
+            progress (offset, size, progress_data);
+        }
+      if (!read_record (self, offset, size, &type, &length, error))
+        return NULL;
+      if (type == 0 || type == M6_CAPTURE_RECORD_END)
+        break;
+      guint8 *payload = self->record_buf + RECORD_HEADER;
+      if (type == M6_CAPTURE_RECORD_THREAD && length >= 12)
+        n_declared = MAX (n_declared, get_u32 (payload) + 1);
+      else if (type == M6_CAPTURE_RECORD_EVENTS && length >= 8)
+        {
+          guint32 index = get_u32 (payload), count = get_u32 (payload + 4);
+
+          if (index >= n_declared || (guint64) length != 8 + (guint64) count * EVENT_SIZE)
+            {
+              g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                           _("%s: the EVENTS record at offset %llu names an undeclared thread or has the wrong length"),
+                           self->display, U (offset));
+              return NULL;
+            }
+          M6ThreadFrames *tf = thread_get (self, index);
+          M6RecordRef ref = { tf->n_seen, offset, count, 0 };
+          g_array_append_val (tf->records, ref);
+          scan_frames (self, tf, record_events (payload, count), count, tf->n_seen);
+          tf->n_seen += count;
+        }
+      offset += RECORD_HEADER + length;
+    }
+  if (progress != NULL)
+    progress (size, size, progress_data);
+  return g_steal_pointer (&self);
+}
+
+/* --- walking events -------------------------------------------------------- */
+
+void
+m6_event_iter_init (M6EventIter    *iter,
+                    M6FrameIndex   *self,
+                    M6ThreadFrames *tf,
+                    guint64         from,
+                    guint64         to)
+{
+  iter->index = self;
+  iter->tf = tf;
+  iter->pos = from;
+  iter->end = to;
+}
+
+gboolean
+m6_event_iter_next (M6EventIter    *iter,
+                    const M6Event **events,
+                    gsize          *n_events,
+                    GError        **error)
+{
+  M6FrameIndex *self = iter->index;
+  M6ThreadFrames *tf = iter->tf;
+
+  if (iter->pos >= iter->end)
+    return FALSE;
+
+  if (self->live)
+    {
+      /* The last block that starts at or before pos. */
+      guint lo = tf->block_head, hi = tf->blocks->len;
+      while (hi - lo > 1)
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (((M6EventBlock *) g_ptr_array_index (tf->blocks, mid))->first_pos <= iter->pos)
+            lo = mid;
+          else
+            hi = mid;
+        }
+      if (lo >= tf->blocks->len)
+        return FALSE;
+      M6EventBlock *block = g_ptr_array_index (tf->blocks, lo);
+      if (iter->pos < block->first_pos || iter->pos >= block->first_pos + block->n)
+        return FALSE;
+      guint64 at = iter->pos - block->first_pos;
+      guint64 n = MIN ((guint64) block->n - at, iter->end - iter->pos);
+      *events = block->events + at;
+      *n_events = (gsize) n;
+      iter->pos += n;
+      return TRUE;
+    }
+
+  guint lo = 0, hi = tf->records->len;
+  while (hi - lo > 1)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (tf->records, M6RecordRef, mid).first_pos <= iter->pos)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  if (lo >= tf->records->len)
+    return FALSE;
+  M6RecordRef *ref = &g_array_index (tf->records, M6RecordRef, lo);
+  guint32 type, length;
+  if (!read_record (self, ref->offset, G_MAXUINT64, &type, &length, error))
+    return FALSE;
+  self->bytes_read += RECORD_HEADER + length;
+  guint8 *payload = self->record_buf + RECORD_HEADER;
+  if (type != M6_CAPTURE_RECORD_EVENTS || get_u32 (payload) != tf->index || get_u32 (payload + 4) != ref->count)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("%s: the EVENTS record at offset %llu changed since the file was opened"),
+                   self->display, U (ref->offset));
+      return FALSE;
+    }
+  const M6Event *all = record_events (payload, ref->count);
+  guint64 at = iter->pos - ref->first_pos;
+  if (at >= ref->count)
+    return FALSE;
+  guint64 n = MIN ((guint64) ref->count - at, iter->end - iter->pos);
+  *events = all + at;
+  *n_events = (gsize) n;
+  iter->pos += n;
+  return TRUE;
+}
+
+/* --- frames ---------------------------------------------------------------- */
+
+void
+m6_frame_index_info (M6ThreadFrames *tf,
+                     guint           i,
+                     M6FrameInfo    *out)
+{
+  const M6FrameRec *rec = &g_array_index (tf->frames, M6FrameRec, i);
+
+  out->thread = tf->index;
+  out->number = tf->first_number + (i - tf->head);
+  out->start_ns = rec->start_ns;
+  out->duration_ns = rec->duration_ns;
+  out->label = rec->label;
+  out->node_id = 0;
+  out->event_pos = rec->pos;
+}
+
+/* The first held frame starting at or after @t. */
+static guint
+lower_bound (M6ThreadFrames *tf,
+             gint64          t)
+{
+  guint lo = tf->head, hi = tf->frames->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (tf->frames, M6FrameRec, mid).start_ns < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+void
+m6_frame_index_span (M6ThreadFrames *tf,
+                     gint64          t0,
+                     gint64          t1,
+                     guint          *first,
+                     guint          *end)
+{
+  *first = lower_bound (tf, t0);
+  *end = MAX (lower_bound (tf, t1), *first);
+}
+
+gboolean
+m6_frame_index_get_range (M6FrameIndex *self,
+                          guint         thread,
+                          guint64      *first,
+                          guint64      *n)
+{
+  M6ThreadFrames *tf = m6_frame_index_thread (self, thread);
+
+  if (tf == NULL || tf->head >= tf->frames->len)
+    return FALSE;
+  if (first != NULL)
+    *first = tf->first_number;
+  if (n != NULL)
+    *n = tf->frames->len - tf->head;
+  return TRUE;
+}
+
+gboolean
+m6_frame_index_get_frame (M6FrameIndex *self,
+                          guint         thread,
+                          guint64       number,
+                          M6FrameInfo  *out)
+{
+  M6ThreadFrames *tf = m6_frame_index_thread (self, thread);
+
+  if (tf == NULL || number < tf->first_number || number - tf->first_number >= tf->frames->len - tf->head)
+    return FALSE;
+  m6_frame_index_info (tf, tf->head + (guint) (number - tf->first_number), out);
+  return TRUE;
+}
+
+gboolean
+m6_frame_index_frame_at (M6FrameIndex *self,
+                         guint         thread,
+                         gint64        t_ns,
+                         M6FrameInfo  *out)
+{
+  M6ThreadFrames *tf = m6_frame_index_thread (self, thread);
+
+  if (tf == NULL || tf->head >= tf->frames->len)
+    return FALSE;
+  guint i = lower_bound (tf, t_ns);
+  /* The one before runs at t_ns if it has not ended yet. */
+  if (i > tf->head)
+    {
+      const M6FrameRec *prev = &g_array_index (tf->frames, M6FrameRec, i - 1);
+      if (i == tf->frames->len || t_ns < prev->start_ns + prev->duration_ns)
+        i--;
+    }
+  m6_frame_index_info (tf, i, out);
+  return TRUE;
+}
+
+gboolean
+m6_frame_index_step (M6FrameIndex *self,
+                     guint         thread,
+                     guint64       number,
+                     gboolean      forward,
+                     gint64        min_duration_ns,
+                     M6FrameInfo  *out)
+{
+  M6ThreadFrames *tf = m6_frame_index_thread (self, thread);
+
+  if (tf == NULL || tf->head >= tf->frames->len)
+    return FALSE;
+  gint64 n = tf->frames->len - tf->head;
+  gint64 i = (gint64) number - (gint64) tf->first_number;
+  /* A number before the window steps forward from its start. */
+  for (i = forward ? MAX (i + 1, 0) : MIN (i - 1, n - 1); i >= 0 && i < n; i += forward ? 1 : -1)
+    if (g_array_index (tf->frames, M6FrameRec, tf->head + i).duration_ns >= min_duration_ns)
+      {
+        m6_frame_index_info (tf, tf->head + (guint) i, out);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+GArray *
+m6_frame_index_get_series (M6FrameIndex *self,
+                           guint         thread,
+                           gint64        t0,
+                           gint64        t1)
+{
+  M6ThreadFrames *tf = m6_frame_index_thread (self, thread);
+  GArray *series = g_array_new (FALSE, FALSE, sizeof (M6FrameInfo));
+  guint first, end;
+
+  if (tf == NULL)
+    return series;
+  m6_frame_index_span (tf, t0, t1, &first, &end);
+  g_array_set_size (series, end - first);
+  for (guint i = first; i < end; i++)
+    m6_frame_index_info (tf, i, &g_array_index (series, M6FrameInfo, i - first));
+  return series;
+}
