@@ -117,12 +117,15 @@ typedef struct
   double x, y, w, h;
   double x0, x1, y0, y1;
   gboolean log;
+  gboolean x_log;
 } Plot;
 
 static double
 plot_x (const Plot *p,
         double      t)
 {
+  if (p->x_log)
+    return p->x + (t > 0 && p->x1 > p->x0 ? (log10 (t) - log10 (p->x0)) / (log10 (p->x1) - log10 (p->x0)) : 0) * p->w;
   return p->x + (p->x1 > p->x0 ? (t - p->x0) / (p->x1 - p->x0) : 0) * p->w;
 }
 
@@ -206,6 +209,27 @@ draw_x_axis (M6Chart       *self,
 {
   int sample_w, th;
 
+  if (p->x_log)
+    {
+      /* Decades (and 2, 5 between them while there is room). */
+      static const double mantissa[] = { 1, 2, 5 };
+      double per_decade = p->w / MAX (log10 (p->x1) - log10 (p->x0), 1e-9);
+      g_autofree char *sample = self->x_format ? self->x_format (2e-6, self->x_format_data) : g_strdup ("0000");
+      text_size (self, sample, TRUE, FALSE, &sample_w, &th);
+      guint n_m = per_decade > 4.5 * sample_w ? 3 : 1;
+      for (double d = floor (log10 (p->x0)); d <= ceil (log10 (p->x1)); d++)
+        for (guint m = 0; m < n_m; m++)
+          {
+            double v = mantissa[m] * pow (10, d);
+            if (v < p->x0 * 0.999 || v > p->x1 * 1.001)
+              continue;
+            double x = floor (plot_x (p, v)) + 0.5;
+            g_autofree char *label = self->x_format ? self->x_format (v, self->x_format_data) : g_strdup_printf ("%g", v);
+            m6_painter_stroke_line (painter, x, p->y + p->h, x, p->y + p->h + 4, 1.0f, &pal->dim, NULL, 0);
+            draw_text (self, painter, label, x, p->y + p->h + 5, 0.5, &pal->dim, TRUE, FALSE, 0);
+          }
+      return;
+    }
   text_size (self, "00:00", TRUE, FALSE, &sample_w, &th);
   guint n_ticks = MAX (2u, (guint) (p->w / (sample_w * 2.5)));
   /* Minutes and seconds fall on round values: 1:00, 2:00, not 1:40. */
@@ -281,6 +305,9 @@ draw_bars (M6Chart       *self,
            const GdkRGBA *color)
 {
   double px_w = layer->width_s > 0 && p->x1 > p->x0 ? layer->width_s / (p->x1 - p->x0) * p->w : 1;
+
+  if (p->x_log)
+    px_w = layer->width_s > 1 ? plot_x (p, 10 * sqrt (layer->width_s)) - plot_x (p, 10 / sqrt (layer->width_s)) : 1;
   double bottom = p->y + p->h;
   gboolean marks = layer->kind == M6_CHART_MARKS;
 
@@ -462,7 +489,7 @@ m6_chart_paint (M6Chart   *self,
     }
 
   Plot p = { .x0 = self->x0, .x1 = self->x1, .y0 = self->y0, .y1 = self->y1,
-             .log = self->scale == M6_CHART_SCALE_LOG };
+             .log = self->scale == M6_CHART_SCALE_LOG, .x_log = self->x_scale == M6_CHART_SCALE_LOG };
   if (p.log)
     {
       p.y0 = MAX (p.y0, 1e-12);

@@ -49,6 +49,9 @@ struct _M6Chart
 
   double             x0, x1, y0, y1;
   M6ChartScale       scale;
+  M6ChartScale       x_scale;
+  M6ChartFormatFunc  x_format;
+  gpointer           x_format_data;
   M6ChartFormatFunc  format;
   gpointer           format_data;
   M6ChartTooltipFunc tooltip;

@@ -294,6 +294,8 @@ m6_chart_clear (M6Chart *self)
   g_array_set_size (self->legend, 0);
   g_ptr_array_set_size (self->layers, 0);
   self->scale = M6_CHART_SCALE_LINEAR;
+  self->x_scale = M6_CHART_SCALE_LINEAR;
+  self->x_format = NULL;
   m6_chart_invalidate (self);
 }
 
@@ -449,6 +451,18 @@ m6_chart_set_y_scale (M6Chart      *self,
                       M6ChartScale  scale)
 {
   self->scale = scale;
+  m6_chart_invalidate (self);
+}
+
+void
+m6_chart_set_x_scale (M6Chart           *self,
+                      M6ChartScale       scale,
+                      M6ChartFormatFunc  format,
+                      gpointer           user_data)
+{
+  self->x_scale = scale;
+  self->x_format = format;
+  self->x_format_data = user_data;
   m6_chart_invalidate (self);
 }
 

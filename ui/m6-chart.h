@@ -108,6 +108,13 @@ void       m6_chart_set_y_range       (M6Chart           *self,
                                        double             y1);
 void       m6_chart_set_y_scale       (M6Chart           *self,
                                        M6ChartScale       scale);
+/* A logarithmic x axis labelled by @format (a histogram of durations)
+ * instead of session time; bar widths are then factors (a bar at x spans
+ * x / √w … x · √w). */
+void       m6_chart_set_x_scale       (M6Chart           *self,
+                                       M6ChartScale       scale,
+                                       M6ChartFormatFunc  format,
+                                       gpointer           user_data);
 void       m6_chart_set_y_format      (M6Chart           *self,
                                        M6ChartFormatFunc  format,
                                        gpointer           user_data);
