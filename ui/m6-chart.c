@@ -293,6 +293,9 @@ m6_chart_clear (M6Chart *self)
     g_free (g_array_index (self->legend, Legend, i).name);
   g_array_set_size (self->legend, 0);
   g_ptr_array_set_size (self->layers, 0);
+  /* The marks are of the drawing: none until the new data is drawn. */
+  g_array_set_size (self->marks, 0);
+  self->hover_mark = -1;
   self->scale = M6_CHART_SCALE_LINEAR;
   self->x_scale = M6_CHART_SCALE_LINEAR;
   self->x_format = NULL;

@@ -250,7 +250,18 @@ fill_between (M6DriftGraph *self,
 }
 
 static void
+fill_charts_for_width (M6DriftGraph *self,
+                       int           lane_width);
+
+static void
 fill_charts (M6DriftGraph *self)
+{
+  fill_charts_for_width (self, gtk_widget_get_width (GTK_WIDGET (self->frames)));
+}
+
+static void
+fill_charts_for_width (M6DriftGraph *self,
+                       int           lane_width)
 {
   M6Thread *thread = get_thread (self);
   const M6Node *node = shown_node (self);
@@ -266,8 +277,7 @@ fill_charts (M6DriftGraph *self)
   time_range (self, thread, node, &t0, &t1);
   fill_memory (self, thread, node, t0, t1);
   fill_between (self, thread, node);
-  m6_frame_lane_fill (&self->lane, self->frames, thread, t0, t1, self->budget_ns,
-                      gtk_widget_get_width (GTK_WIDGET (self->frames)));
+  m6_frame_lane_fill (&self->lane, self->frames, thread, t0, t1, self->budget_ns, lane_width);
 }
 
 static void
@@ -312,6 +322,11 @@ m6_drift_graph_size_allocate (GtkWidget *widget,
   int old_width = gtk_widget_get_width (GTK_WIDGET (self->frames));
   int between_h = 0, nat;
 
+  /* The lane's columns depend on its width; filled before the charts are
+   * allocated (filling may change what they ask for). */
+  if (old_width != width - 2 * PAD && get_thread (self) != NULL)
+    fill_charts_for_width (self, width - 2 * PAD);
+
   gtk_widget_measure (GTK_WIDGET (self->between), GTK_ORIENTATION_VERTICAL, width, &between_h, &nat, NULL, NULL);
   int avail = height - 2 * PAD - between_h;
   int lane_h = MAX ((int) (avail * LANE_FRACTION), 110);
@@ -319,13 +334,8 @@ m6_drift_graph_size_allocate (GtkWidget *widget,
   int w = width - 2 * PAD;
 
   gtk_widget_size_allocate (GTK_WIDGET (self->memory), &(GtkAllocation) { PAD, PAD, w, mem_h }, -1);
-  if (between_h > 0)
-    gtk_widget_size_allocate (GTK_WIDGET (self->between), &(GtkAllocation) { PAD, PAD + mem_h, w, between_h }, -1);
+  gtk_widget_size_allocate (GTK_WIDGET (self->between), &(GtkAllocation) { PAD, PAD + mem_h, w, between_h }, -1);
   gtk_widget_size_allocate (GTK_WIDGET (self->frames), &(GtkAllocation) { PAD, PAD + mem_h + between_h, w, lane_h }, -1);
-
-  /* The lane's columns depend on its width. */
-  if (old_width != w && get_thread (self) != NULL)
-    fill_charts (self);
 }
 
 static void

@@ -64,6 +64,26 @@ ui_start_game (const char *leak_kb,
   return pid;
 }
 
+GPid
+ui_start_game_args (const char *const *args)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_get_environ ();
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  GPid pid = 0;
+
+  g_ptr_array_add (argv, (gpointer) DEMO_GAME);
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  env = g_environ_setenv (env, "LD_PRELOAD", HEAP_SHIM, TRUE);
+  g_spawn_async (NULL, (char **) argv->pdata, env,
+                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                 die_with_parent, NULL, &pid, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
 void
 ui_stop_game (GPid pid,
               int  sig)

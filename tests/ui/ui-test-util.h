@@ -20,6 +20,8 @@ void      ui_spin         (double           seconds);
  * dies); @threads may be NULL for none. */
 GPid      ui_start_game   (const char      *leak_kb,
                            const char      *threads);
+/* The same with the demo game's options @args (NULL-terminated). */
+GPid      ui_start_game_args (const char *const *args);
 /* Send @sig, reap, and remove the segment a killed game leaves behind. */
 void      ui_stop_game    (GPid             pid,
                            int              sig);
