@@ -29,7 +29,7 @@ static char *
 format_duration_tick (double   seconds,
                       gpointer user_data)
 {
-  return m6_format_duration (seconds);
+  return m6_format_duration_tick (seconds);
 }
 
 const M6LaneFrame *

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "m6-duration.h"
+#include "m6-format.h"
 #include "m6-frame-lane.h"
 #include "m6-session-window.h"
 
@@ -55,7 +56,7 @@ static char *
 format_seconds_tick (double   seconds,
                      gpointer user_data)
 {
-  return m6_duration_format ((gint64) llround (seconds * 1e9));
+  return m6_format_duration_tick (seconds);
 }
 
 static char *
@@ -282,9 +283,14 @@ m6_frame_window_refresh_worst (M6FrameWindow *self)
       g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, h->heaviest.node_id);
       g_autofree char *title = g_strdup_printf (_("Frame %" G_GUINT64_FORMAT), h->frame.number);
       /* Translators: the heaviest scope of a frame and its self time */
-      g_autofree char *sub = g_strdup_printf (_("%s (%s)"), path ? path : "?",
+      const char *leaf = path ? strrchr (path, '/') : NULL;
+      g_autofree char *sub = g_strdup_printf (_("%s (%s)"), leaf ? leaf + 1 : path ? path : "?",
                                               m6_duration_format_buf (h->heaviest.self_ns, self_t));
-      gtk_list_box_append (self->worst_list, make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub));
+      GtkWidget *row = make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub);
+      /* Translators: tooltip of a slowest frame: its heaviest scope's path */
+      g_autofree char *tip = g_strdup_printf (_("Heaviest scope: %s"), path ? path : "?");
+      gtk_widget_set_tooltip_text (row, tip);
+      gtk_list_box_append (self->worst_list, row);
     }
 }
 
@@ -357,7 +363,7 @@ m6_frame_window_show_scope (M6FrameWindow *self,
   m6_chart_set_x_scale (self->histogram_chart, M6_CHART_SCALE_LOG, format_seconds_tick, NULL);
   m6_chart_set_x_range (self->histogram_chart, lo / 1.5, hi * 1.5);
   m6_chart_set_y_scale (self->histogram_chart, M6_CHART_SCALE_LOG);
-  m6_chart_set_y_range (self->histogram_chart, 0.7, ymax * 1.5);
+  m6_chart_set_y_range (self->histogram_chart, 0.5, ymax * 1.5);
   m6_chart_set_y_format (self->histogram_chart, format_count_tick, NULL);
   guint bars = m6_chart_add_layer (self->histogram_chart, M6_CHART_BARS, M6_CHART_COLOR_SERIES, xs, ys, n);
   m6_chart_layer_set_width (self->histogram_chart, bars, step);
@@ -590,7 +596,7 @@ build (M6FrameWindow *self)
   g_signal_connect (self->worst_list, "row-activated", G_CALLBACK (worst_activated_cb), self);
   gtk_box_append (GTK_BOX (side), heading (_("Slowest Frames")));
   gtk_box_append (GTK_BOX (side), scrolled (GTK_WIDGET (self->worst_list), TRUE));
-  gtk_widget_set_size_request (side, 220, -1);
+  gtk_widget_set_size_request (side, 250, -1);
 
   /* The timeline over the histogram and its slowest calls. */
   self->timeline = M6_TIMELINE (m6_timeline_new ());
@@ -609,7 +615,7 @@ build (M6FrameWindow *self)
   gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->histogram_chart));
   gtk_box_append (GTK_BOX (bottom), gtk_separator_new (GTK_ORIENTATION_VERTICAL));
   gtk_box_append (GTK_BOX (bottom), slow_box);
-  gtk_widget_set_size_request (bottom, -1, 180);
+  gtk_widget_set_size_request (bottom, -1, 240);
 
   gtk_paned_set_start_child (GTK_PANED (right_paned), scrolled (GTK_WIDGET (self->timeline), TRUE));
   gtk_paned_set_end_child (GTK_PANED (right_paned), bottom);

@@ -365,6 +365,71 @@ m6_painter_stroke_polyline (M6Painter              *self,
   self->klass->stroke_path (self, points, n_points, FALSE, FALSE, width, color, NULL, 0);
 }
 
+static gint
+compare_colors (gconstpointer a,
+                gconstpointer b,
+                gpointer      data)
+{
+  const GdkRGBA *colors = data;
+  const GdkRGBA *x = &colors[*(const guint *) a], *y = &colors[*(const guint *) b];
+  int c = memcmp (x, y, sizeof (GdkRGBA));
+
+  return c != 0 ? c : (*(const guint *) a > *(const guint *) b) - (*(const guint *) a < *(const guint *) b);
+}
+
+void
+m6_painter_fill_rects (M6Painter             *self,
+                       const graphene_rect_t *rects,
+                       const GdkRGBA         *colors,
+                       gsize                  n)
+{
+  cairo_t *cr;
+  gboolean own = FALSE;
+
+  if (n == 0)
+    return;
+  if (self->snapshot != NULL)
+    {
+      /* Thousands of small boxes: one cairo node, not a node each. */
+      float x0 = rects[0].origin.x, y0 = rects[0].origin.y;
+      float x1 = x0 + rects[0].size.width, y1 = y0 + rects[0].size.height;
+      for (gsize i = 1; i < n; i++)
+        {
+          x0 = MIN (x0, rects[i].origin.x);
+          y0 = MIN (y0, rects[i].origin.y);
+          x1 = MAX (x1, rects[i].origin.x + rects[i].size.width);
+          y1 = MAX (y1, rects[i].origin.y + rects[i].size.height);
+        }
+      cr = gtk_snapshot_append_cairo (self->snapshot,
+                                      &GRAPHENE_RECT_INIT (floorf (x0), floorf (y0), ceilf (x1 - x0) + 1, ceilf (y1 - y0) + 1));
+      own = TRUE;
+    }
+  else
+    cr = self->cr;
+
+  /* The boxes do not overlap, so they can go by colour: one path and
+   * one fill per colour instead of one per box. */
+  g_autofree guint *order = g_new (guint, n);
+  for (gsize i = 0; i < n; i++)
+    order[i] = (guint) i;
+  g_qsort_with_data (order, (gint) n, sizeof (guint), compare_colors, (gpointer) colors);
+  for (gsize i = 0; i < n;)
+    {
+      gsize j = i;
+      while (j < n && gdk_rgba_equal (&colors[order[j]], &colors[order[i]]))
+        {
+          const graphene_rect_t *r = &rects[order[j]];
+          cairo_rectangle (cr, r->origin.x, r->origin.y, r->size.width, r->size.height);
+          j++;
+        }
+      gdk_cairo_set_source_rgba (cr, &colors[order[i]]);
+      cairo_fill (cr);
+      i = j;
+    }
+  if (own)
+    cairo_destroy (cr);
+}
+
 void
 m6_painter_stroke_polyline_dashed (M6Painter              *self,
                                    const graphene_point_t *points,

@@ -17,7 +17,8 @@
 #define HEADER_H   22.0
 #define ROW_H      20.0
 #define LANE_GAP   8.0
-#define TEXT_MIN_W 36.0
+#define TEXT_MIN_W 48.0
+#define MERGE_W    3.0   /* boxes narrower than this join their touching neighbours */
 
 typedef struct
 {
@@ -179,6 +180,20 @@ draw_axis (M6Timeline    *self,
 }
 
 static void
+add_box (GArray                *boxes,
+         GArray                *colors,
+         const graphene_rect_t *rect,
+         const GdkRGBA         *color)
+{
+  /* On whole pixels: cairo fills aligned boxes without antialiasing work. */
+  float x0 = roundf (rect->origin.x), x1 = roundf (rect->origin.x + rect->size.width);
+  graphene_rect_t r = GRAPHENE_RECT_INIT (x0, rect->origin.y, MAX (x1 - x0, 1), rect->size.height);
+
+  g_array_append_val (boxes, r);
+  g_array_append_vals (colors, color, 1);
+}
+
+static void
 draw_timeline (M6Timeline *self,
                M6Painter  *painter,
                double      width,
@@ -190,6 +205,10 @@ draw_timeline (M6Timeline *self,
   guint n_labels = self->labels ? m6_labels_count (self->labels) : 0;
   g_autofree GdkRGBA *colors = g_new0 (GdkRGBA, n_labels + 1);
   g_autofree guint8 *have = g_new0 (guint8, n_labels + 1);
+
+  g_autoptr (GArray) boxes = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
+  g_autoptr (GArray) box_colors = g_array_new (FALSE, FALSE, sizeof (GdkRGBA));
+  g_autoptr (GArray) texts = g_array_new (FALSE, FALSE, sizeof (guint));
 
   get_palette (self, &pal);
   self->n_drawn = 0;
@@ -231,7 +250,7 @@ draw_timeline (M6Timeline *self,
 
           /* A box narrower than a pixel joins the run of its row if it
            * touches it; the run is drawn once it ends. */
-          if (x1 - x0 < 1.0)
+          if (x1 - x0 < MERGE_W)
             {
               if (run_x0[d] >= 0 && x0 <= run_x1[d] + 1.0)
                 {
@@ -240,7 +259,7 @@ draw_timeline (M6Timeline *self,
                 }
               if (run_x0[d] >= 0)
                 {
-                  m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (run_x0[d], top + d * ROW_H, MAX (run_x1[d] - run_x0[d], 1), ROW_H - 1), &run_color[d]);
+                  add_box (boxes, box_colors, &GRAPHENE_RECT_INIT (run_x0[d], top + d * ROW_H, MAX (run_x1[d] - run_x0[d], 1), ROW_H - 1), &run_color[d]);
                   self->n_drawn++;
                 }
               run_x0[d] = x0;
@@ -250,19 +269,31 @@ draw_timeline (M6Timeline *self,
             }
 
           graphene_rect_t rect = GRAPHENE_RECT_INIT ((float) x0, (float) (top + d * ROW_H), (float) (x1 - x0 - (x1 - x0 > 3 ? 1 : 0)), ROW_H - 1);
-          m6_painter_fill_rect (painter, &rect, color);
+          add_box (boxes, box_colors, &rect, color);
           self->n_drawn++;
           if (x1 - x0 >= TEXT_MIN_W)
-            draw_text (self, painter, label_name (self, inst->label), MAX (x0, 0) + 3, top + d * ROW_H + 2,
-                       MIN (x1, width) - MAX (x0, 0) - 6, &pal.fg, FALSE);
+            g_array_append_val (texts, i);
         }
 
       for (guint d = 0; d <= lane->max_depth; d++)
         if (run_x0[d] >= 0)
           {
-            m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (run_x0[d], top + d * ROW_H, MAX (run_x1[d] - run_x0[d], 1), ROW_H - 1), &run_color[d]);
+            add_box (boxes, box_colors, &GRAPHENE_RECT_INIT (run_x0[d], top + d * ROW_H, MAX (run_x1[d] - run_x0[d], 1), ROW_H - 1), &run_color[d]);
             self->n_drawn++;
           }
+
+      /* The boxes at once, then the names of those wide enough. */
+      m6_painter_fill_rects (painter, (graphene_rect_t *) boxes->data, (GdkRGBA *) box_colors->data, boxes->len);
+      g_array_set_size (boxes, 0);
+      g_array_set_size (box_colors, 0);
+      for (guint k = 0; k < texts->len; k++)
+        {
+          const M6ScopeInstance *inst = &g_array_index (lane->instances, M6ScopeInstance, g_array_index (texts, guint, k));
+          double x0 = (inst->start_ns - self->v0) * px, x1 = x0 + inst->duration_ns * px;
+          draw_text (self, painter, label_name (self, inst->label), MAX (x0, 0) + 3, top + inst->depth * ROW_H + 2,
+                     MIN (x1, width) - MAX (x0, 0) - 6, &pal.fg, FALSE);
+        }
+      g_array_set_size (texts, 0);
     }
 
   if (self->lanes->len == 0)
