@@ -4,7 +4,7 @@
 
 #include <glib/gi18n.h>
 
-#include "m6-application.h"
+#include "m6-settings.h"
 
 typedef struct
 {
@@ -223,11 +223,10 @@ m6_session_frames_init (M6SessionWindow *window,
     { "capture-on-hitch", NULL, NULL, "false", capture_on_hitch_change_state },
   };
   Frames *f = g_new0 (Frames, 1);
-  GApplication *app = g_application_get_default ();
 
   f->window = window;
-  if (M6_IS_APPLICATION (app) && m6_application_get_settings (M6_APPLICATION (app)) != NULL)
-    f->settings = g_object_ref (m6_application_get_settings (M6_APPLICATION (app)));
+  if (m6_settings_get_default () != NULL)
+    f->settings = g_object_ref (m6_settings_get_default ());
   g_object_set_data_full (G_OBJECT (window), "m6-session-frames", f, frames_free);
 
   g_action_map_add_action_entries (G_ACTION_MAP (window), entries, G_N_ELEMENTS (entries), window);
