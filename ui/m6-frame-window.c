@@ -281,7 +281,8 @@ m6_frame_window_refresh_worst (M6FrameWindow *self)
       const M6FrameHeaviest *h = &g_array_index (self->worst, M6FrameHeaviest, i);
       char dt[M6_DURATION_BUF], self_t[M6_DURATION_BUF];
       g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, h->heaviest.node_id);
-      g_autofree char *title = g_strdup_printf (_("Frame %" G_GUINT64_FORMAT), h->frame.number);
+      g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, h->frame.number);
+      g_autofree char *title = g_strdup_printf (_("Frame %s"), number);
       /* Translators: the heaviest scope of a frame and its self time */
       const char *leaf = path ? strrchr (path, '/') : NULL;
       g_autofree char *sub = g_strdup_printf (_("%s (%s)"), leaf ? leaf + 1 : path ? path : "?",
@@ -341,8 +342,9 @@ m6_frame_window_show_scope (M6FrameWindow *self,
 
   const M6ScopeHistogram *h = self->histogram;
   char p50[M6_DURATION_BUF], p90[M6_DURATION_BUF], p99[M6_DURATION_BUF], max[M6_DURATION_BUF];
-  g_autofree char *line = g_strdup_printf (_("%" G_GUINT64_FORMAT " calls · p50 %s · p90 %s · p99 %s · max %s"),
-                                           h->count, m6_duration_format_buf (h->p50_ns, p50),
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, h->count);
+  g_autofree char *line = g_strdup_printf (_("%s calls · p50 %s · p90 %s · p99 %s · max %s"),
+                                           count, m6_duration_format_buf (h->p50_ns, p50),
                                            m6_duration_format_buf (h->p90_ns, p90),
                                            m6_duration_format_buf (h->p99_ns, p99),
                                            m6_duration_format_buf (h->max_ns, max));
@@ -375,7 +377,8 @@ m6_frame_window_show_scope (M6FrameWindow *self,
     {
       const M6ScopeOccurrence *o = &g_array_index (h->slowest, M6ScopeOccurrence, i);
       char dt[M6_DURATION_BUF];
-      g_autofree char *frame = g_strdup_printf (_("Frame %" G_GUINT64_FORMAT), o->frame);
+      g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, o->frame);
+      g_autofree char *frame = g_strdup_printf (_("Frame %s"), number);
       gtk_list_box_append (self->slowest_list, make_row (frame, m6_duration_format_buf (o->duration_ns, dt), NULL));
     }
 }
