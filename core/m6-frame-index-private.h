@@ -77,7 +77,7 @@ struct _M6FrameIndex
   char             *display;     /* capture: the file's name for messages */
   int               fd;
   guint64           bytes_read;
-  guint8           *record_buf;  /* 12 + M6_CAPTURE_RECORD_MAX bytes */
+  guint8           *record_buf;  /* 4 + 12 + M6_CAPTURE_RECORD_MAX bytes */
 };
 
 M6ThreadFrames *m6_frame_index_thread (M6FrameIndex   *self,

@@ -23,6 +23,9 @@
 #define BLOCK_MAX     16384u      /* 384 KB */
 #define RECORD_HEADER 12u
 #define EVENT_SIZE    24u
+/* The record header goes 4 bytes into the buffer, so that an EVENTS
+ * payload's events (8 bytes into it) are 8-byte aligned. */
+#define RECORD_SHIFT  4u
 
 /* --- blocks ---------------------------------------------------------------- */
 
@@ -36,7 +39,7 @@ m6_event_block_ref (M6EventBlock *block)
 void
 m6_event_block_unref (M6EventBlock *block)
 {
-  if (g_atomic_int_dec_and_test (&block->ref_count))
+  if (block != NULL && g_atomic_int_dec_and_test (&block->ref_count))
     g_free (block);
 }
 
@@ -448,7 +451,7 @@ read_record (M6FrameIndex  *self,
              guint32       *length,
              GError       **error)
 {
-  guint8 *rh = self->record_buf;
+  guint8 *rh = self->record_buf + RECORD_SHIFT;
 
   *type = 0;
   if (file_size - offset < RECORD_HEADER)
@@ -549,7 +552,7 @@ m6_frame_index_open_capture (const char     *path,
       return NULL;
     }
 
-  self->record_buf = g_malloc (RECORD_HEADER + M6_CAPTURE_RECORD_MAX);
+  self->record_buf = g_malloc (RECORD_SHIFT + RECORD_HEADER + M6_CAPTURE_RECORD_MAX);
   guint64 offset = M6_CAPTURE_HEADER_SIZE;
   for (guint64 n_records = 0; offset < size; n_records++)
     {
@@ -566,7 +569,7 @@ m6_frame_index_open_capture (const char     *path,
         return NULL;
       if (type == 0 || type == M6_CAPTURE_RECORD_END)
         break;
-      guint8 *payload = self->record_buf + RECORD_HEADER;
+      guint8 *payload = self->record_buf + RECORD_SHIFT + RECORD_HEADER;
       if (type == M6_CAPTURE_RECORD_THREAD && length >= 12)
         n_declared = MAX (n_declared, get_u32 (payload) + 1);
       else if (type == M6_CAPTURE_RECORD_EVENTS && length >= 8)
@@ -661,7 +664,7 @@ m6_event_iter_next (M6EventIter    *iter,
   if (!read_record (self, ref->offset, G_MAXUINT64, &type, &length, error))
     return FALSE;
   self->bytes_read += RECORD_HEADER + length;
-  guint8 *payload = self->record_buf + RECORD_HEADER;
+  guint8 *payload = self->record_buf + RECORD_SHIFT + RECORD_HEADER;
   if (type != M6_CAPTURE_RECORD_EVENTS || get_u32 (payload) != tf->index || get_u32 (payload + 4) != ref->count)
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
