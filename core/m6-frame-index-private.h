@@ -70,6 +70,7 @@ struct _M6FrameIndex
   gint64            window_ns;
   guint64           max_bytes;
   guint64           bytes_held;  /* the live blocks' events */
+  GPtrArray        *spare;       /* full-size blocks left by the window, for reuse */
   gint64            newest_t;
   M6FrameClosedFunc closed;
   gpointer          closed_data;

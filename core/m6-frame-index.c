@@ -21,6 +21,9 @@
 
 #define BLOCK_MIN     1024u       /* events: a quiet thread holds little */
 #define BLOCK_MAX     16384u      /* 384 KB */
+#define SPARE_MAX     4u          /* blocks kept for reuse: a full window
+                                   * recycles its memory instead of taking
+                                   * page faults on fresh blocks */
 #define RECORD_HEADER 12u
 #define EVENT_SIZE    24u
 /* The record header goes 4 bytes into the buffer, so that an EVENTS
@@ -177,7 +180,12 @@ drop_block (M6FrameIndex   *self,
 
   self->bytes_held -= (guint64) block->n * sizeof (M6Event);
   g_ptr_array_index (tf->blocks, tf->block_head) = NULL;
-  m6_event_block_unref (block);
+  /* No slice holds it (slices take references under the lock we hold):
+   * keep it for the next block. */
+  if (block->cap == BLOCK_MAX && self->spare->len < SPARE_MAX && g_atomic_int_get (&block->ref_count) == 1)
+    g_ptr_array_add (self->spare, block);
+  else
+    m6_event_block_unref (block);
   tf->block_head++;
 }
 
@@ -241,7 +249,15 @@ append_events (M6FrameIndex   *self,
         {
           /* Blocks grow with the thread's rate, up to BLOCK_MAX. */
           guint cap = block == NULL ? BLOCK_MIN : MIN (block->cap * 2, BLOCK_MAX);
-          block = block_new (cap, tf->n_seen);
+          if (cap == BLOCK_MAX && self->spare->len > 0)
+            {
+              block = g_ptr_array_steal_index_fast (self->spare, self->spare->len - 1);
+              block->n = 0;
+              block->first_pos = tf->n_seen;
+              block->first_t = block->last_t = 0;
+            }
+          else
+            block = block_new (cap, tf->n_seen);
           g_ptr_array_add (tf->blocks, block);
         }
       gsize n = MIN (n_events, (gsize) (block->cap - block->n));
@@ -287,6 +303,7 @@ m6_frame_index_new_live (M6Session *session)
   self->session = g_object_ref (session);
   self->live = TRUE;
   self->threads = g_ptr_array_new_with_free_func (thread_frames_free);
+  self->spare = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_event_block_unref);
   self->window_ns = M6_FRAME_INDEX_DEFAULT_WINDOW_NS;
   self->max_bytes = M6_FRAME_INDEX_DEFAULT_WINDOW_BYTES;
   self->newest_t = G_MININT64 / 2;
@@ -337,6 +354,7 @@ m6_frame_index_free (M6FrameIndex *self)
     m6_session_set_tap (self->session, NULL, NULL);
   g_clear_object (&self->session);
   g_ptr_array_unref (self->threads);
+  g_clear_pointer (&self->spare, g_ptr_array_unref);
   if (self->fd >= 0)
     close (self->fd);
   g_free (self->display);
@@ -349,6 +367,8 @@ m6_frame_index_get_memory (M6FrameIndex *self)
 {
   guint64 total = self->bytes_held + sizeof *self;
 
+  if (self->spare != NULL)
+    total += (guint64) self->spare->len * BLOCK_MAX * sizeof (M6Event);
   for (guint i = 0; i < self->threads->len; i++)
     {
       M6ThreadFrames *tf = g_ptr_array_index (self->threads, i);
