@@ -1261,49 +1261,52 @@ drain_thread (M6Reader      *self,
         events = self->events;
       G_STATIC_ASSERT (sizeof (M6Event) == sizeof (Mach6Event));
       G_STATIC_ASSERT (BATCH_EVENTS <= M6_SESSION_RESERVE_MAX);
-      memcpy (events, rt->ring + slot, first * sizeof (Mach6Event));
-      if (first < n)
-        memcpy (events + first, rt->ring, (n - first) * sizeof (Mach6Event));
-      /* The slots are copied out: hand them back to the producer. A dead
+
+      /* One pass: each slot is read once from the ring (a copy in a
+       * local: the producer cannot change what was already read) and
+       * written converted to the private buffer; the slots go back to the
+       * producer after the pass. */
+      for (int span = 0; span < 2; span++)
+        {
+          const Mach6Event *src = span == 0 ? rt->ring + slot : rt->ring;
+          M6Event *dst = span == 0 ? events : events + first;
+          gsize count = span == 0 ? first : n - first;
+
+          for (gsize i = 0; i < count; i++)
+            {
+              Mach6Event raw;
+              gint64 t;
+              gboolean t_ok = TRUE;
+
+              memcpy (&raw, &src[i], sizeof raw);
+              guint64 since = raw.tick - tick0;
+              if (G_LIKELY (fast && since < ((guint64) 1 << 61)))
+                t = base + (gint64) (identity ? since : (guint64) mul_div (&md, since));
+              else
+                t_ok = tick_to_ns (&self->clock, &md, self->origin_ns, raw.tick, &t);
+              /* A refreshed calibration may map a tick a little earlier. */
+              t = MAX (t, last_t);
+              /* Unknown ids: the session rejects them and counts them. */
+              guint32 label = raw.label == 0 ? M6_EVENT_DONE
+                            : raw.label <= n_labels ? label_map[raw.label - 1] : G_MAXUINT32;
+              gboolean heap_ok = (guint64) raw.heap + (guint64) MACH6_HEAP_LIMIT <= 2 * (guint64) MACH6_HEAP_LIMIT;
+              if (G_UNLIKELY (!(t_ok & heap_ok)))
+                {
+                  /* Out of range: a depth no event can have makes the session
+                   * reject it, count it and resynchronise at the next frame. */
+                  dst[i] = (M6Event) { .t_ns = last_t, .heap = 0, .label = label, .depth = G_MAXUINT32 };
+                  continue;
+                }
+              last_t = t;
+              dst[i] = (M6Event) { .t_ns = t, .heap = raw.heap, .label = label, .depth = raw.depth };
+            }
+        }
+      /* The slots are read: hand them back to the producer. A dead
        * producer's segment is only read (a second post-mortem sees the same). */
       rp += n;
       rt->read_pos = rp;
       if (!self->post_mortem)
         store_release (&h->read_pos, rp);
-
-      /* Convert in place: from here on only the private copy is read. */
-      for (gsize i = 0; i < n; i++)
-        {
-          Mach6Event raw;
-          gint64 t;
-          gboolean t_ok = TRUE;
-
-          memcpy (&raw, &events[i], sizeof raw);
-          guint64 since = raw.tick - tick0;
-          if (G_LIKELY (fast && since < ((guint64) 1 << 61)))
-            t = base + (gint64) (identity ? since : (guint64) mul_div (&md, since));
-          else
-            t_ok = tick_to_ns (&self->clock, &md, self->origin_ns, raw.tick, &t);
-          /* A refreshed calibration may map a tick a little earlier. */
-          t = MAX (t, last_t);
-          /* Unknown ids: the session rejects them and counts them. */
-          events[i].label = raw.label == 0 ? M6_EVENT_DONE
-                          : raw.label <= n_labels ? label_map[raw.label - 1] : G_MAXUINT32;
-          gboolean heap_ok = (guint64) raw.heap + (guint64) MACH6_HEAP_LIMIT <= 2 * (guint64) MACH6_HEAP_LIMIT;
-          if (G_UNLIKELY (!(t_ok & heap_ok)))
-            {
-              /* Out of range: a depth no event can have makes the session
-               * reject it, count it and resynchronise at the next frame. */
-              events[i].t_ns = last_t;
-              events[i].heap = 0;
-              events[i].depth = G_MAXUINT32;
-              continue;
-            }
-          last_t = t;
-          events[i].t_ns = t;
-          events[i].heap = raw.heap;
-          events[i].depth = raw.depth;
-        }
       rt->last_t_ns = last_t;
       m6_session_ingest (self->session, rt->thread, events, n);
       *n_out += n;
