@@ -79,6 +79,8 @@ struct _M6FrameIndex
   int               fd;
   guint64           bytes_read;
   guint8           *record_buf;  /* 4 + 12 + M6_CAPTURE_RECORD_MAX bytes */
+  M6Event          *events;      /* a record's events, decoded */
+  gsize             events_alloc;
 };
 
 M6ThreadFrames *m6_frame_index_thread (M6FrameIndex   *self,

@@ -25,7 +25,6 @@
                                    * recycles its memory instead of taking
                                    * page faults on fresh blocks */
 #define RECORD_HEADER 12u
-#define EVENT_SIZE    24u
 /* The record header goes 4 bytes into the buffer, so that an EVENTS
  * payload's events (8 bytes into it) are 8-byte aligned. */
 #define RECORD_SHIFT  4u
@@ -359,6 +358,7 @@ m6_frame_index_free (M6FrameIndex *self)
     close (self->fd);
   g_free (self->display);
   g_free (self->record_buf);
+  g_free (self->events);
   g_free (self);
 }
 
@@ -502,25 +502,6 @@ read_record (M6FrameIndex  *self,
   return TRUE;
 }
 
-/* An EVENTS payload's events, in place (little-endian machines) or
- * converted into @scratch. */
-static const M6Event *
-record_events (guint8  *payload,
-               guint32  count)
-{
-  M6Event *events = (M6Event *) (gpointer) (payload + 8);
-#if G_BYTE_ORDER != G_LITTLE_ENDIAN
-  for (guint32 i = 0; i < count; i++)
-    {
-      events[i].t_ns = GINT64_FROM_LE (events[i].t_ns);
-      events[i].heap = GINT64_FROM_LE (events[i].heap);
-      events[i].label = GUINT32_FROM_LE (events[i].label);
-      events[i].depth = GUINT32_FROM_LE (events[i].depth);
-    }
-#endif
-  return events;
-}
-
 M6FrameIndex *
 m6_frame_index_open_capture (const char     *path,
                              M6Session      *session,
@@ -561,14 +542,14 @@ m6_frame_index_open_capture (const char     *path,
                    _("%s is not a mach6 capture"), self->display);
       return NULL;
     }
-  /* Versions 1 and 2 hold the events as 24-byte records; a later version
-   * must be taught here (docs/frame-index.md). */
+  /* The records' framing is the same in every version; the events are
+   * decoded by the capture module (m6_capture_decode_events). */
   guint32 version = get_u32 (header + 8);
-  if (version < 1 || version > 2 || crc32 (0, header, sizeof header - 4) != get_u32 (header + 124))
+  if (version < 1 || version > M6_CAPTURE_VERSION || crc32 (0, header, sizeof header - 4) != get_u32 (header + 124))
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_VERSION,
-                   _("%s: the frame index reads captures of format version 1 and 2, not this one (version %u, or a damaged header)"),
-                   self->display, version);
+                   _("%s: the frame index reads captures of format version 1 to %u, not this one (version %u, or a damaged header)"),
+                   self->display, M6_CAPTURE_VERSION, version);
       return NULL;
     }
 
@@ -592,21 +573,24 @@ m6_frame_index_open_capture (const char     *path,
       guint8 *payload = self->record_buf + RECORD_SHIFT + RECORD_HEADER;
       if (type == M6_CAPTURE_RECORD_THREAD && length >= 12)
         n_declared = MAX (n_declared, get_u32 (payload) + 1);
-      else if (type == M6_CAPTURE_RECORD_EVENTS && length >= 8)
+      else if (type == M6_CAPTURE_RECORD_EVENTS || type == M6_CAPTURE_RECORD_PACKED_EVENTS)
         {
-          guint32 index = get_u32 (payload), count = get_u32 (payload + 4);
+          guint32 index, count;
 
-          if (index >= n_declared || (guint64) length != 8 + (guint64) count * EVENT_SIZE)
+          if (!m6_capture_decode_events (type, payload, length, &index, &self->events, &self->events_alloc,
+                                         &count, error))
+            return NULL;
+          if (index >= n_declared)
             {
               g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                           _("%s: the EVENTS record at offset %llu names an undeclared thread or has the wrong length"),
-                           self->display, U (offset));
+                           _("%s: the events record at offset %llu names thread %u, which was not declared"),
+                           self->display, U (offset), index);
               return NULL;
             }
           M6ThreadFrames *tf = thread_get (self, index);
           M6RecordRef ref = { tf->n_seen, offset, count, 0 };
           g_array_append_val (tf->records, ref);
-          scan_frames (self, tf, record_events (payload, count), count, tf->n_seen);
+          scan_frames (self, tf, self->events, count, tf->n_seen);
           tf->n_seen += count;
         }
       offset += RECORD_HEADER + length;
@@ -685,14 +669,17 @@ m6_event_iter_next (M6EventIter    *iter,
     return FALSE;
   self->bytes_read += RECORD_HEADER + length;
   guint8 *payload = self->record_buf + RECORD_SHIFT + RECORD_HEADER;
-  if (type != M6_CAPTURE_RECORD_EVENTS || get_u32 (payload) != tf->index || get_u32 (payload + 4) != ref->count)
+  guint32 index = 0, count = 0;
+  if ((type != M6_CAPTURE_RECORD_EVENTS && type != M6_CAPTURE_RECORD_PACKED_EVENTS)
+      || !m6_capture_decode_events (type, payload, length, &index, &self->events, &self->events_alloc, &count, NULL)
+      || index != tf->index || count != ref->count)
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: the EVENTS record at offset %llu changed since the file was opened"),
+                   _("%s: the events record at offset %llu changed since the file was opened"),
                    self->display, U (ref->offset));
       return FALSE;
     }
-  const M6Event *all = record_events (payload, ref->count);
+  const M6Event *all = self->events;
   guint64 at = iter->pos - ref->first_pos;
   if (at >= ref->count)
     return FALSE;
