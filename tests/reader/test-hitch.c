@@ -11,6 +11,7 @@
 
 #include "m6-capture.h"
 #include "m6-frame-index.h"
+#include "m6-hitch-catcher.h"
 #include "m6-recording.h"
 
 #define HITCH_EVERY 120
@@ -229,6 +230,94 @@ test_live_index (void)
   g_rmdir (dir);
 }
 
+static void
+count_saved (M6HitchCatcher *catcher,
+             const char     *path,
+             gint64          duration_ns,
+             guint          *n_saved)
+{
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (duration_ns, >=, HITCH_NS);
+  (*n_saved)++;
+}
+
+/* The viewer's toggle: the core's M6HitchCatcher on a live recording,
+ * switched on halfway through, catches the hitches from then on, and
+ * says so on the main context. */
+static void
+test_catcher_toggle (void)
+{
+  GPid pid = start_game ("120", "720");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("m6-catcher-XXXXXX", NULL);
+  M6Reader *reader = test_attach (pid, &error);
+  g_assert_no_error (error);
+  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  M6Session *session = m6_recording_get_session (recording);
+  g_autoptr (M6FrameIndex) index = m6_frame_index_new_live (session);
+  M6HitchCatcher *catcher = m6_hitch_catcher_new (recording, index, 0, 40000000, dir);
+  guint n_saved = 0;
+  guint64 switched_at = 0;
+
+  m6_hitch_catcher_set_span (catcher, G_GINT64_CONSTANT (300000000), G_GINT64_CONSTANT (200000000));
+  m6_hitch_catcher_set_enabled (catcher, FALSE);
+  g_signal_connect (catcher, "saved", G_CALLBACK (count_saved), &n_saved);
+  m6_recording_start (recording);
+
+  /* Switch it on after about two hitches, between two batches. */
+  for (gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;;)
+    {
+      m6_recording_lock (recording);
+      M6Thread *main_thread = m6_session_get_thread (session, 0);
+      guint64 frames = main_thread != NULL ? main_thread->n_frames : 0;
+      if (frames >= 300)
+        {
+          switched_at = frames;
+          m6_hitch_catcher_set_enabled (catcher, TRUE);
+        }
+      m6_recording_unlock (recording);
+      if (switched_at > 0)
+        break;
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (5000);
+    }
+  wait_not_running (recording);
+  g_assert_true (m6_recording_finish (recording, &error));
+  reap (pid);
+  m6_recording_lock (recording);
+  m6_hitch_catcher_flush (catcher);
+  m6_recording_unlock (recording);
+  m6_hitch_catcher_wait (catcher);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  guint64 first, n;
+  g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+  g_autoptr (GArray) hitches = hitch_numbers (n, 720);
+  guint expected = 0;
+  for (guint i = 0; i < hitches->len; i++)
+    if (g_array_index (hitches, guint64, i) >= switched_at)
+      expected++;
+  g_auto (GStrv) paths = m6_hitch_catcher_dup_paths (catcher);
+  g_test_message ("switched on at frame %" G_GUINT64_FORMAT ": %u of %u hitches caught", switched_at,
+                  g_strv_length (paths), hitches->len);
+  g_assert_cmpuint (expected, >=, 2);
+  g_assert_cmpuint (m6_hitch_catcher_get_n_hitches (catcher), ==, expected);
+  g_assert_cmpuint (g_strv_length (paths), ==, expected);
+  g_assert_cmpuint (n_saved, ==, expected);
+  g_assert_null (m6_hitch_catcher_dup_error (catcher));
+  g_object_unref (catcher);
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autoptr (M6Session) loaded = m6_capture_load (paths[i], &error);
+      g_assert_no_error (error);
+      g_unlink (paths[i]);
+    }
+  g_rmdir (dir);
+}
+
 typedef struct
 {
   int   status;
@@ -365,6 +454,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/reader/hitch/live-index", test_live_index);
   g_test_add_func ("/reader/hitch/on-hitch", test_on_hitch);
+  g_test_add_func ("/reader/hitch/catcher-toggle", test_catcher_toggle);
   g_test_add_func ("/reader/hitch/bad-durations", test_bad_durations);
   return g_test_run ();
 }
