@@ -1,5 +1,6 @@
 /* test-duration.c — durations auto-scale (ns, µs, ms, s) with three
- * significant digits and the locale's decimal mark (German too: the
+ * significant digits, a no-break space before the unit and the locale's
+ * decimal mark (German too: the
  * de_DE locale is built for the test when the machine lacks it), and a
  * duration typed by a person parses, or fails with a sentence naming the
  * option and what is wrong. */
@@ -31,8 +32,8 @@ static void
 test_format_c (void)
 {
   static const char *expected[] = {
-    "0 ns", "7 ns", "999 ns", "1.00 µs", "1.23 µs", "12.3 µs", "123 µs", "999 µs", "1.00 ms", "41.2 ms",
-    "2.50 s", "125 s", "-1.50 µs",
+    "0 ns", "7 ns", "999 ns", "1.00 µs", "1.23 µs", "12.3 µs", "123 µs", "999 µs", "1.00 ms", "41.2 ms",
+    "2.50 s", "125 s", "-1.50 µs",
   };
 
   G_STATIC_ASSERT (G_N_ELEMENTS (expected) == G_N_ELEMENTS (values));
@@ -44,8 +45,8 @@ static void
 test_format_german (void)
 {
   static const char *expected[] = {
-    "0 ns", "7 ns", "999 ns", "1,00 µs", "1,23 µs", "12,3 µs", "123 µs", "999 µs", "1,00 ms", "41,2 ms",
-    "2,50 s", "125 s", "-1,50 µs",
+    "0 ns", "7 ns", "999 ns", "1,00 µs", "1,23 µs", "12,3 µs", "123 µs", "999 µs", "1,00 ms", "41,2 ms",
+    "2,50 s", "125 s", "-1,50 µs",
   };
 
   if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL)
