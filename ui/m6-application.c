@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 
+#include "m6-app-requests.h"
 #include "m6-capture.h"
 #include "m6-export.h"
 #include "m6-job-bar.h"
@@ -18,6 +19,7 @@
 #include "m6-reader.h"
 #include "m6-screenshot.h"
 #include "m6-session-window.h"
+#include "m6-settings.h"
 #include "m6-ui.h"
 
 #define DEFAULT_SCREENSHOT_DELAY_S 3.0
@@ -230,28 +232,11 @@ attach (M6Application *self,
   attach_finish (self, pid, reader, error);
 }
 
-#define CAPTURE_MIME_TYPE "application/x-mach6-capture"
-
 void
 m6_application_add_recent (M6Application *self,
                            const char    *path)
 {
-  g_autoptr (GFile) file = g_file_new_for_path (path);
-  g_autofree char *uri = g_file_get_uri (file);
-  const char *groups[] = { "mach6", NULL };
-  GtkRecentData data = {
-    .display_name = NULL,
-    .description = NULL,
-    .mime_type = (char *) CAPTURE_MIME_TYPE,
-    .app_name = (char *) g_get_application_name (),
-    .app_exec = (char *) "mach6-viewer %u",
-    .groups = (char **) groups,
-    .is_private = FALSE,
-  };
-
-  if (data.app_name == NULL)
-    data.app_name = (char *) "mach6";
-  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
+  m6_app_request_add_recent (path);
 }
 
 /* A loaded capture gets its window. */
@@ -580,6 +565,33 @@ open_action (GSimpleAction *action,
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
+/* app.show-error("(ss)"): what a window asks for when something failed. */
+static void
+show_error_action (GSimpleAction *action,
+                   GVariant      *parameter,
+                   gpointer       user_data)
+{
+  const char *heading, *message;
+
+  g_variant_get (parameter, "(&s&s)", &heading, &message);
+  m6_application_show_error (M6_APPLICATION (user_data), heading, message);
+}
+
+/* app.open-uris("as"): the captures dropped on a window. */
+static void
+open_uris_action (GSimpleAction *action,
+                  GVariant      *parameter,
+                  gpointer       user_data)
+{
+  g_autofree const char **uris = g_variant_get_strv (parameter, NULL);
+
+  for (guint i = 0; uris[i] != NULL; i++)
+    {
+      g_autoptr (GFile) file = g_file_new_for_uri (uris[i]);
+      m6_application_open_file (M6_APPLICATION (user_data), file);
+    }
+}
+
 static void
 picker_action (GSimpleAction *action,
                GVariant      *parameter,
@@ -772,6 +784,8 @@ m6_application_startup (GApplication *app)
     { "attach", attach_action, "i" },
     { "open", open_action, "s" },
     { "picker", picker_action },
+    { "show-error", show_error_action, "(ss)" },
+    { "open-uris", open_uris_action, "as" },
     { "color-mode", NULL, "s", "'label'", color_mode_change_state },
   };
   static const struct { const char *action; const char *accels[3]; } accels[] = {
@@ -865,14 +879,10 @@ m6_application_class_init (M6ApplicationClass *klass)
 static void
 m6_application_init (M6Application *self)
 {
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr (GSettingsSchema) schema = NULL;
+  GSettings *settings = m6_settings_get_default ();
 
-  /* A missing schema must not abort the app: run on defaults instead. */
-  if (source != NULL)
-    schema = g_settings_schema_source_lookup (source, M6_APPLICATION_ID, TRUE);
-  if (schema != NULL)
-    self->settings = g_settings_new_full (schema, NULL, NULL);
+  if (settings != NULL)
+    self->settings = g_object_ref (settings);
 
   g_application_add_main_option_entries (G_APPLICATION (self), option_entries);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[FILE.mach6…]"));
@@ -899,9 +909,7 @@ m6_application_get_settings (M6Application *self)
 guint
 m6_application_get_refresh_rate (M6Application *self)
 {
-  if (self->settings == NULL)
-    return 60;
-  return (guint) CLAMP (g_settings_get_int (self->settings, "refresh-rate"), 1, 240);
+  return m6_settings_get_refresh_rate ();
 }
 
 M6ColorMode

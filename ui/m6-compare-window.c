@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "m6-application.h"
+#include "m6-app-requests.h"
 #include "m6-flame-graph.h"
 
 typedef enum
@@ -678,12 +678,9 @@ static void
 show_error (M6CompareWindow *self,
             const char      *message)
 {
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-
   g_free (self->last_error);
   self->last_error = g_strdup (message);
-  if (app != NULL)
-    m6_application_show_error (M6_APPLICATION (app), _("Could Not Add the Capture"), message);
+  m6_app_request_show_error (GTK_WIDGET (self), _("Could Not Add the Capture"), message);
 }
 
 gboolean

@@ -6,7 +6,7 @@
 
 #include <glib/gi18n.h>
 
-#include "m6-application.h"
+#include "m6-app-requests.h"
 
 #define MAX_RECENT        8
 #define CAPTURE_MIME_TYPE "application/x-mach6-capture"
@@ -118,9 +118,7 @@ drop_cb (GtkDropTarget  *target,
          double          y,
          M6PickerWindow *self)
 {
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-
-  return app != NULL && m6_application_open_dropped (M6_APPLICATION (app), value);
+  return m6_app_request_open_dropped (GTK_WIDGET (self), value);
 }
 
 /* --- GObject ------------------------------------------------------------ */

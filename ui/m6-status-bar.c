@@ -1,0 +1,177 @@
+/* m6-status-bar.c — the line under a session: live, paused or ended, the
+ * session's length, events and their rate, and what was lost on the way
+ * (drops, unbalanced dones, rejected and refused marks), with where the
+ * memory readings come from. Its rate is measured between two updates. */
+#include "m6-status-bar.h"
+
+#include <glib/gi18n.h>
+
+#include "m6-format.h"
+
+struct _M6StatusBar
+{
+  GtkBox     parent_instance;
+
+  GtkLabel  *state_label;
+  GtkLabel  *elapsed_label;
+  GtkLabel  *rate_label;
+  GtkLabel  *drops_label;
+  GtkLabel  *unbalanced_label;
+  GtkLabel  *rejected_label;
+  GtkLabel  *refused_label;
+  GtkLabel  *memory_label;
+
+  guint64    rate_events;
+  gint64     rate_time_us;
+  double     events_per_second;
+};
+
+G_DEFINE_FINAL_TYPE (M6StatusBar, m6_status_bar, GTK_TYPE_BOX)
+
+void
+m6_status_bar_update (M6StatusBar   *self,
+                      M6Session     *session,
+                      M6StatusState  state)
+{
+  gint64 now = g_get_monotonic_time ();
+  guint64 events = m6_session_get_n_events (session);
+  guint64 rejected = 0;
+  gboolean live = state == M6_STATUS_LIVE || state == M6_STATUS_PAUSED;
+
+  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+    rejected += m6_session_get_thread (session, i)->rejected;
+
+  if (self->rate_time_us != 0 && now > self->rate_time_us)
+    self->events_per_second = (double) (events - self->rate_events) * G_USEC_PER_SEC / (double) (now - self->rate_time_us);
+  self->rate_events = events;
+  self->rate_time_us = now;
+  if (!live)
+    self->events_per_second = 0;
+
+  const char *state_text;
+  const char *state_class;
+  switch (state)
+    {
+    case M6_STATUS_CAPTURE: state_text = _("Capture"), state_class = "dim-label"; break;
+    case M6_STATUS_ENDED:   state_text = _("Ended"), state_class = "dim-label"; break;
+    case M6_STATUS_PAUSED:  state_text = _("Paused"), state_class = "warning"; break;
+    case M6_STATUS_LIVE:
+    default:                state_text = _("● Live"), state_class = "success"; break;
+    }
+  gtk_label_set_text (self->state_label, state_text);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->state_label), (const char *[]) { "heading", state_class, NULL });
+
+  g_autofree char *elapsed = m6_format_elapsed (m6_session_get_duration (session));
+  g_autofree char *elapsed_text = g_strdup_printf (_("Session %s"), elapsed);
+  gtk_label_set_text (self->elapsed_label, elapsed_text);
+
+  g_autofree char *rate = m6_format_rate (self->events_per_second);
+  g_autofree char *total = m6_format_count (events);
+  g_autofree char *rate_text = live ? g_strdup_printf (_("%s events · %s"), total, rate)
+                                    : g_strdup_printf (_("%s events"), total);
+  gtk_label_set_text (self->rate_label, rate_text);
+
+  guint64 drops = m6_session_get_drops (session);
+  g_autofree char *drops_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s drop", "%s drops", drops),
+                                                 m6_format_count (drops));
+  gtk_label_set_text (self->drops_label, drops_text);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->drops_label),
+                              (const char *[]) { "numeric", drops ? "error" : "dim-label", NULL });
+
+  guint64 unbalanced = m6_session_get_unbalanced (session);
+  g_autofree char *unbalanced_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s unbalanced done",
+                                                                   "%s unbalanced dones", unbalanced),
+                                                      m6_format_count (unbalanced));
+  gtk_label_set_text (self->unbalanced_label, unbalanced_text);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->unbalanced_label),
+                              (const char *[]) { "numeric", unbalanced ? "warning" : "dim-label", NULL });
+
+  g_autofree char *rejected_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s rejected", "%s rejected", rejected),
+                                                    m6_format_count (rejected));
+  gtk_label_set_text (self->rejected_label, rejected_text);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->rejected_label),
+                              (const char *[]) { "numeric", rejected ? "error" : "dim-label", NULL });
+
+  /* What the producer refused (never in the stream): shown when there is any. */
+  guint64 unslotted = m6_session_get_threads_unslotted (session);
+  guint64 depth_refused = m6_session_get_depth_refused (session);
+  guint64 label_full = m6_session_get_label_full (session);
+  g_autoptr (GString) refused = g_string_new (NULL);
+  if (unslotted > 0)
+    {
+      g_autofree char *count = m6_format_count (unslotted);
+      g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s thread without a slot",
+                                                    "%s threads without a slot", unslotted), count);
+    }
+  if (depth_refused > 0)
+    {
+      g_autofree char *count = m6_format_count (depth_refused);
+      if (refused->len > 0)
+        g_string_append (refused, " · ");
+      g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s refused at depth 4096",
+                                                    "%s refused at depth 4096", depth_refused), count);
+    }
+  if (label_full > 0)
+    {
+      g_autofree char *count = m6_format_count (label_full);
+      if (refused->len > 0)
+        g_string_append (refused, " · ");
+      g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s refused: label table full",
+                                                    "%s refused: label table full", label_full), count);
+    }
+  gtk_label_set_text (self->refused_label, refused->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->refused_label), refused->len > 0);
+
+  const char *memory;
+  switch (m6_session_get_heap_source (session))
+    {
+    case M6_HEAP_SOURCE_CALLBACK: memory = _("Memory from the program’s heap callback"); break;
+    case M6_HEAP_SOURCE_HOOKS:    memory = _("Memory from the program’s allocator hooks"); break;
+    case M6_HEAP_SOURCE_SHIM:     memory = _("Memory from the malloc preload shim"); break;
+    case M6_HEAP_SOURCE_SHIM_THREAD: memory = _("Memory from the malloc preload shim, per thread"); break;
+    case M6_HEAP_SOURCE_NONE:
+    default:                      memory = _("Memory unavailable: the program has no heap source"); break;
+    }
+  gtk_label_set_text (self->memory_label, memory);
+  gtk_widget_set_css_classes (GTK_WIDGET (self->memory_label),
+                              (const char *[]) { m6_session_get_memory_available (session) ? "dim-label" : "warning",
+                                                 NULL });
+}
+
+static void
+m6_status_bar_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), M6_TYPE_STATUS_BAR);
+  G_OBJECT_CLASS (m6_status_bar_parent_class)->dispose (object);
+}
+
+static void
+m6_status_bar_class_init (M6StatusBarClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = m6_status_bar_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-status-bar.ui");
+  gtk_widget_class_bind_template_child (widget_class, M6StatusBar, state_label);
+  gtk_widget_class_bind_template_child (widget_class, M6StatusBar, elapsed_label);
+  gtk_widget_class_bind_template_child (widget_class, M6StatusBar, rate_label);
+  gtk_widget_class_bind_template_child (widget_class, M6StatusBar, drops_label);
+  gtk_widget_class_bind_template_child (widget_class, M6StatusBar, unbalanced_label);
+  gtk_widget_class_bind_template_child (widget_class, M6StatusBar, rejected_label);
+  gtk_widget_class_bind_template_child (widget_class, M6StatusBar, refused_label);
+  gtk_widget_class_bind_template_child (widget_class, M6StatusBar, memory_label);
+}
+
+static void
+m6_status_bar_init (M6StatusBar *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+double
+m6_status_bar_get_events_per_second (M6StatusBar *self)
+{
+  return self->events_per_second;
+}
