@@ -19,7 +19,7 @@ m6_duration_format_buf (gint64  ns,
     {
       g_snprintf (number, sizeof number, "%" G_GINT64_FORMAT, ns);
       /* Translators: a duration in nanoseconds; %s is the number. */
-      g_snprintf (buf, M6_DURATION_BUF, _("%s ns"), number);
+      g_snprintf (buf, M6_DURATION_BUF, _("%s ns"), number);
       return buf;
     }
   guint unit = a < 999.5e3 ? 1 : a < 999.5e6 ? 2 : 3;
@@ -29,13 +29,13 @@ m6_duration_format_buf (gint64  ns,
   snprintf (number, sizeof number, "%.*f", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, v);
   if (unit == 1)
     /* Translators: a duration in microseconds; %s is the number. */
-    g_snprintf (buf, M6_DURATION_BUF, _("%s µs"), number);
+    g_snprintf (buf, M6_DURATION_BUF, _("%s µs"), number);
   else if (unit == 2)
     /* Translators: a duration in milliseconds; %s is the number. */
-    g_snprintf (buf, M6_DURATION_BUF, _("%s ms"), number);
+    g_snprintf (buf, M6_DURATION_BUF, _("%s ms"), number);
   else
     /* Translators: a duration in seconds; %s is the number. */
-    g_snprintf (buf, M6_DURATION_BUF, _("%s s"), number);
+    g_snprintf (buf, M6_DURATION_BUF, _("%s s"), number);
   return buf;
 }
 

@@ -70,6 +70,7 @@ struct _M6FrameIndex
   gint64            window_ns;
   guint64           max_bytes;
   guint64           bytes_held;  /* the live blocks' events */
+  GPtrArray        *spare;       /* full-size blocks left by the window, for reuse */
   gint64            newest_t;
   M6FrameClosedFunc closed;
   gpointer          closed_data;
@@ -77,11 +78,23 @@ struct _M6FrameIndex
   char             *display;     /* capture: the file's name for messages */
   int               fd;
   guint64           bytes_read;
-  guint8           *record_buf;  /* 12 + M6_CAPTURE_RECORD_MAX bytes */
+  guint8           *record_buf;  /* 4 + 12 + M6_CAPTURE_RECORD_MAX bytes */
+  M6Event          *events;      /* a record's events, decoded */
+  gsize             events_alloc;
 };
 
 M6ThreadFrames *m6_frame_index_thread (M6FrameIndex   *self,
                                        guint           thread);
+/* The thread's entry, made when first seen. */
+M6ThreadFrames *m6_frame_index_thread_get (M6FrameIndex *self,
+                                           guint         thread);
+void            m6_thread_frames_free     (gpointer      data);
+/* Index the frames in @events, the thread's events from ordinal @base on. */
+void            m6_frame_index_scan_frames (M6FrameIndex   *self,
+                                            M6ThreadFrames *tf,
+                                            const M6Event  *events,
+                                            gsize           n_events,
+                                            guint64         base);
 
 /* Walk the events [from, to) of a thread, a span at a time. */
 typedef struct
@@ -102,6 +115,12 @@ gboolean  m6_event_iter_next (M6EventIter     *iter,
                               const M6Event  **events,
                               gsize           *n_events,
                               GError         **error);
+
+/* m6_event_iter_next() on a capture (m6-frame-capture.c). */
+gboolean  m6_frame_capture_next (M6EventIter    *iter,
+                                 const M6Event  **events,
+                                 gsize           *n_events,
+                                 GError         **error);
 
 /* Frames of @tf starting in [t0, t1), as indexes into tf->frames. */
 void      m6_frame_index_span (M6ThreadFrames *tf,

@@ -8,21 +8,14 @@
  * fall out of the window's time or bytes. */
 #include "m6-frame-index-private.h"
 
-#include <glib/gi18n.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#include "m6-crc32-fold.h"
-
-#define U(x) ((unsigned long long) (x))
 
 #define BLOCK_MIN     1024u       /* events: a quiet thread holds little */
 #define BLOCK_MAX     16384u      /* 384 KB */
-#define RECORD_HEADER 12u
-#define EVENT_SIZE    24u
+#define SPARE_MAX     4u          /* blocks kept for reuse: a full window
+                                   * recycles its memory instead of taking
+                                   * page faults on fresh blocks */
 
 /* --- blocks ---------------------------------------------------------------- */
 
@@ -36,7 +29,7 @@ m6_event_block_ref (M6EventBlock *block)
 void
 m6_event_block_unref (M6EventBlock *block)
 {
-  if (g_atomic_int_dec_and_test (&block->ref_count))
+  if (block != NULL && g_atomic_int_dec_and_test (&block->ref_count))
     g_free (block);
 }
 
@@ -56,8 +49,8 @@ block_new (guint   cap,
 
 /* --- threads --------------------------------------------------------------- */
 
-static void
-thread_frames_free (gpointer data)
+void
+m6_thread_frames_free (gpointer data)
 {
   M6ThreadFrames *tf = data;
 
@@ -74,8 +67,8 @@ m6_frame_index_thread (M6FrameIndex *self,
   return thread < self->threads->len ? g_ptr_array_index (self->threads, thread) : NULL;
 }
 
-static M6ThreadFrames *
-thread_get (M6FrameIndex *self,
+M6ThreadFrames *
+m6_frame_index_thread_get (M6FrameIndex *self,
             guint         thread)
 {
   while (self->threads->len <= thread)
@@ -94,8 +87,8 @@ thread_get (M6FrameIndex *self,
 }
 
 /* The frames in @events, the thread's events from ordinal @base on. */
-static void
-scan_frames (M6FrameIndex   *self,
+void
+m6_frame_index_scan_frames (M6FrameIndex   *self,
              M6ThreadFrames *tf,
              const M6Event  *events,
              gsize           n_events,
@@ -174,7 +167,12 @@ drop_block (M6FrameIndex   *self,
 
   self->bytes_held -= (guint64) block->n * sizeof (M6Event);
   g_ptr_array_index (tf->blocks, tf->block_head) = NULL;
-  m6_event_block_unref (block);
+  /* No slice holds it (slices take references under the lock we hold):
+   * keep it for the next block. */
+  if (block->cap == BLOCK_MAX && self->spare->len < SPARE_MAX && g_atomic_int_get (&block->ref_count) == 1)
+    g_ptr_array_add (self->spare, block);
+  else
+    m6_event_block_unref (block);
   tf->block_head++;
 }
 
@@ -238,7 +236,15 @@ append_events (M6FrameIndex   *self,
         {
           /* Blocks grow with the thread's rate, up to BLOCK_MAX. */
           guint cap = block == NULL ? BLOCK_MIN : MIN (block->cap * 2, BLOCK_MAX);
-          block = block_new (cap, tf->n_seen);
+          if (cap == BLOCK_MAX && self->spare->len > 0)
+            {
+              block = g_ptr_array_steal_index_fast (self->spare, self->spare->len - 1);
+              block->n = 0;
+              block->first_pos = tf->n_seen;
+              block->first_t = block->last_t = 0;
+            }
+          else
+            block = block_new (cap, tf->n_seen);
           g_ptr_array_add (tf->blocks, block);
         }
       gsize n = MIN (n_events, (gsize) (block->cap - block->n));
@@ -263,12 +269,12 @@ on_tap (M6Session     *session,
         gpointer       user_data)
 {
   M6FrameIndex *self = user_data;
-  M6ThreadFrames *tf = thread_get (self, thread->index);
+  M6ThreadFrames *tf = m6_frame_index_thread_get (self, thread->index);
   guint64 base = tf->n_seen;
   const M6Event *last = &events[n_events - 1];
 
   append_events (self, tf, events, n_events);
-  scan_frames (self, tf, events, n_events, base);
+  m6_frame_index_scan_frames (self, tf, events, n_events, base);
   if (m6_event_in_range (last))
     self->newest_t = MAX (self->newest_t, last->t_ns);
   evict (self);
@@ -283,7 +289,8 @@ m6_frame_index_new_live (M6Session *session)
 
   self->session = g_object_ref (session);
   self->live = TRUE;
-  self->threads = g_ptr_array_new_with_free_func (thread_frames_free);
+  self->threads = g_ptr_array_new_with_free_func (m6_thread_frames_free);
+  self->spare = g_ptr_array_new_with_free_func ((GDestroyNotify) m6_event_block_unref);
   self->window_ns = M6_FRAME_INDEX_DEFAULT_WINDOW_NS;
   self->max_bytes = M6_FRAME_INDEX_DEFAULT_WINDOW_BYTES;
   self->newest_t = G_MININT64 / 2;
@@ -334,10 +341,12 @@ m6_frame_index_free (M6FrameIndex *self)
     m6_session_set_tap (self->session, NULL, NULL);
   g_clear_object (&self->session);
   g_ptr_array_unref (self->threads);
+  g_clear_pointer (&self->spare, g_ptr_array_unref);
   if (self->fd >= 0)
     close (self->fd);
   g_free (self->display);
   g_free (self->record_buf);
+  g_free (self->events);
   g_free (self);
 }
 
@@ -346,6 +355,8 @@ m6_frame_index_get_memory (M6FrameIndex *self)
 {
   guint64 total = self->bytes_held + sizeof *self;
 
+  if (self->spare != NULL)
+    total += (guint64) self->spare->len * BLOCK_MAX * sizeof (M6Event);
   for (guint i = 0; i < self->threads->len; i++)
     {
       M6ThreadFrames *tf = g_ptr_array_index (self->threads, i);
@@ -366,231 +377,6 @@ M6Session *
 m6_frame_index_get_session (M6FrameIndex *self)
 {
   return self->session;
-}
-
-/* --- reading a capture ----------------------------------------------------- */
-
-/* CRC-32 as the capture has it (m6-capture.c keeps its own static). */
-static guint32
-crc32 (guint32      crc,
-       const guint8 *p,
-       gsize        length)
-{
-  static guint32 table[256];
-  static gsize done = 0;
-
-  if (g_once_init_enter (&done))
-    {
-      for (guint32 n = 0; n < 256; n++)
-        {
-          guint32 c = n;
-          for (int k = 0; k < 8; k++)
-            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-          table[n] = c;
-        }
-      g_once_init_leave (&done, 1);
-    }
-  crc = ~crc;
-  if (length >= 256 && m6_crc32_fold_available ())
-    {
-      gsize bulk = length & ~(gsize) 15;
-      crc = m6_crc32_fold (crc, p, bulk);
-      p += bulk;
-      length -= bulk;
-    }
-  for (; length > 0; length--, p++)
-    crc = table[(crc ^ *p) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
-
-static guint32
-get_u32 (const guint8 *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_LE (v);
-}
-
-static gboolean
-read_at (M6FrameIndex  *self,
-         guint8        *buf,
-         gsize          length,
-         guint64        offset,
-         GError       **error)
-{
-  while (length > 0)
-    {
-      gssize n = pread (self->fd, buf, length, (off_t) offset);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
-                       _("cannot read %s at offset %llu: %s"), self->display, U (offset),
-                       n < 0 ? g_strerror (errno) : _("the file got shorter"));
-          return FALSE;
-        }
-      buf += n;
-      length -= (gsize) n;
-      offset += (guint64) n;
-    }
-  return TRUE;
-}
-
-/* The record at @offset into record_buf: its type, payload and length,
- * checked like the loader checks it. A record cut short at the end of the
- * file is *type 0 (the end). */
-static gboolean
-read_record (M6FrameIndex  *self,
-             guint64        offset,
-             guint64        file_size,
-             guint32       *type,
-             guint32       *length,
-             GError       **error)
-{
-  guint8 *rh = self->record_buf;
-
-  *type = 0;
-  if (file_size - offset < RECORD_HEADER)
-    return TRUE;
-  if (!read_at (self, rh, RECORD_HEADER, offset, error))
-    return FALSE;
-  guint32 len = get_u32 (rh + 4);
-  if (len > M6_CAPTURE_RECORD_MAX)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: the record at offset %llu is %u bytes long, more than the limit of %u"),
-                   self->display, U (offset), len, M6_CAPTURE_RECORD_MAX);
-      return FALSE;
-    }
-  if (len > file_size - offset - RECORD_HEADER)
-    return TRUE;
-  if (!read_at (self, rh + RECORD_HEADER, len, offset + RECORD_HEADER, error))
-    return FALSE;
-  if (crc32 (crc32 (0, rh, 8), rh + RECORD_HEADER, len) != get_u32 (rh + 8))
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: the record at offset %llu does not match its checksum"),
-                   self->display, U (offset));
-      return FALSE;
-    }
-  *type = get_u32 (rh);
-  *length = len;
-  return TRUE;
-}
-
-/* An EVENTS payload's events, in place (little-endian machines) or
- * converted into @scratch. */
-static const M6Event *
-record_events (guint8  *payload,
-               guint32  count)
-{
-  M6Event *events = (M6Event *) (gpointer) (payload + 8);
-#if G_BYTE_ORDER != G_LITTLE_ENDIAN
-  for (guint32 i = 0; i < count; i++)
-    {
-      events[i].t_ns = GINT64_FROM_LE (events[i].t_ns);
-      events[i].heap = GINT64_FROM_LE (events[i].heap);
-      events[i].label = GUINT32_FROM_LE (events[i].label);
-      events[i].depth = GUINT32_FROM_LE (events[i].depth);
-    }
-#endif
-  return events;
-}
-
-M6FrameIndex *
-m6_frame_index_open_capture (const char     *path,
-                             M6Session      *session,
-                             GCancellable   *cancellable,
-                             M6ProgressFunc  progress,
-                             gpointer        progress_data,
-                             GError        **error)
-{
-  g_autoptr (M6FrameIndex) self = g_new0 (M6FrameIndex, 1);
-  guint8 header[M6_CAPTURE_HEADER_SIZE];
-  guint32 n_declared = 0;
-  struct stat st;
-
-  g_return_val_if_fail (path != NULL, NULL);
-
-  self->session = session != NULL ? g_object_ref (session) : NULL;
-  self->threads = g_ptr_array_new_with_free_func (thread_frames_free);
-  self->display = g_filename_display_name (path);
-  self->fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (self->fd < 0)
-    {
-      int saved = errno;
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
-                   _("cannot open %s: %s"), self->display, g_strerror (saved));
-      return NULL;
-    }
-  if (fstat (self->fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
-                   _("%s is not a regular file"), self->display);
-      return NULL;
-    }
-  guint64 size = (guint64) st.st_size;
-  if (size < sizeof header || !read_at (self, header, sizeof header, 0, NULL)
-      || memcmp (header, "MACH6CAP", 8) != 0)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_NOT_CAPTURE,
-                   _("%s is not a mach6 capture"), self->display);
-      return NULL;
-    }
-  /* Versions 1 and 2 hold the events as 24-byte records; a later version
-   * must be taught here (docs/frame-index.md). */
-  guint32 version = get_u32 (header + 8);
-  if (version < 1 || version > 2 || crc32 (0, header, sizeof header - 4) != get_u32 (header + 124))
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_VERSION,
-                   _("%s: the frame index reads captures of format version 1 and 2, not this one (version %u, or a damaged header)"),
-                   self->display, version);
-      return NULL;
-    }
-
-  self->record_buf = g_malloc (RECORD_HEADER + M6_CAPTURE_RECORD_MAX);
-  guint64 offset = M6_CAPTURE_HEADER_SIZE;
-  for (guint64 n_records = 0; offset < size; n_records++)
-    {
-      guint32 type, length;
-
-      if ((n_records & 63) == 0)
-        {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
-            return NULL;
-          if (progress != NULL)
-            progress (offset, size, progress_data);
-        }
-      if (!read_record (self, offset, size, &type, &length, error))
-        return NULL;
-      if (type == 0 || type == M6_CAPTURE_RECORD_END)
-        break;
-      guint8 *payload = self->record_buf + RECORD_HEADER;
-      if (type == M6_CAPTURE_RECORD_THREAD && length >= 12)
-        n_declared = MAX (n_declared, get_u32 (payload) + 1);
-      else if (type == M6_CAPTURE_RECORD_EVENTS && length >= 8)
-        {
-          guint32 index = get_u32 (payload), count = get_u32 (payload + 4);
-
-          if (index >= n_declared || (guint64) length != 8 + (guint64) count * EVENT_SIZE)
-            {
-              g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                           _("%s: the EVENTS record at offset %llu names an undeclared thread or has the wrong length"),
-                           self->display, U (offset));
-              return NULL;
-            }
-          M6ThreadFrames *tf = thread_get (self, index);
-          M6RecordRef ref = { tf->n_seen, offset, count, 0 };
-          g_array_append_val (tf->records, ref);
-          scan_frames (self, tf, record_events (payload, count), count, tf->n_seen);
-          tf->n_seen += count;
-        }
-      offset += RECORD_HEADER + length;
-    }
-  if (progress != NULL)
-    progress (size, size, progress_data);
-  return g_steal_pointer (&self);
 }
 
 /* --- walking events -------------------------------------------------------- */
@@ -645,39 +431,7 @@ m6_event_iter_next (M6EventIter    *iter,
       return TRUE;
     }
 
-  guint lo = 0, hi = tf->records->len;
-  while (hi - lo > 1)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (g_array_index (tf->records, M6RecordRef, mid).first_pos <= iter->pos)
-        lo = mid;
-      else
-        hi = mid;
-    }
-  if (lo >= tf->records->len)
-    return FALSE;
-  M6RecordRef *ref = &g_array_index (tf->records, M6RecordRef, lo);
-  guint32 type, length;
-  if (!read_record (self, ref->offset, G_MAXUINT64, &type, &length, error))
-    return FALSE;
-  self->bytes_read += RECORD_HEADER + length;
-  guint8 *payload = self->record_buf + RECORD_HEADER;
-  if (type != M6_CAPTURE_RECORD_EVENTS || get_u32 (payload) != tf->index || get_u32 (payload + 4) != ref->count)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: the EVENTS record at offset %llu changed since the file was opened"),
-                   self->display, U (ref->offset));
-      return FALSE;
-    }
-  const M6Event *all = record_events (payload, ref->count);
-  guint64 at = iter->pos - ref->first_pos;
-  if (at >= ref->count)
-    return FALSE;
-  guint64 n = MIN ((guint64) ref->count - at, iter->end - iter->pos);
-  *events = all + at;
-  *n_events = (gsize) n;
-  iter->pos += n;
-  return TRUE;
+  return m6_frame_capture_next (iter, events, n_events, error);
 }
 
 /* --- frames ---------------------------------------------------------------- */

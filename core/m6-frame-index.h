@@ -94,6 +94,7 @@ M6FrameIndex *m6_frame_index_open_capture  (const char     *path,
                                             gpointer        progress_data,
                                             GError        **error);
 
+/* A live index: with the recording's lock held, or after it stopped. */
 void          m6_frame_index_free          (M6FrameIndex   *self);
 
 /* Memory held: the index and, live, the raw window's events. */

@@ -402,6 +402,11 @@ m6_frame_index_get_histogram (M6FrameIndex  *self,
               const M6Event *ev = &events[i];
               guint depth = ev->depth;
 
+              if (G_UNLIKELY (!m6_event_in_range (ev)))
+                {
+                  match = 0;
+                  continue;
+                }
               if (ev->label != M6_EVENT_DONE)
                 {
                   if (depth == 0)
@@ -417,7 +422,7 @@ m6_frame_index_get_histogram (M6FrameIndex  *self,
                 }
               else
                 {
-                  if (match == k && depth == k - 1 && m6_event_in_range (ev))
+                  if (match == k && depth == k - 1)
                     {
                       M6ScopeOccurrence occ = { open_t, MAX (ev->t_ns - open_t, 0), frame };
                       hist->count++;

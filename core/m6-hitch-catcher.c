@@ -145,7 +145,6 @@ write_job (gpointer data,
 
   m6_window_slice_free (job->slice);
   g_free (job->path);
-  g_object_unref (job->self);
   g_free (job);
 }
 
@@ -188,7 +187,9 @@ start_write (M6HitchCatcher *self,
 {
   Job *job = g_new0 (Job, 1);
 
-  job->self = g_object_ref (self);
+  /* No reference: dispose waits for the writer thread, so the last
+   * reference never goes on it. */
+  job->self = self;
   job->slice = m6_frame_index_slice (self->index, hitch->start_ns - self->keep_ns, hitch->end_ns + self->after_ns);
   job->path = capture_name (self, hitch);
   job->duration_ns = hitch->duration_ns;
@@ -361,6 +362,9 @@ m6_hitch_catcher_dispose (GObject *object)
       m6_frame_index_set_frame_closed (self->index, NULL, NULL);
       self->index = NULL;
     }
+  /* Captures started are written before we go. */
+  if (self->writers != NULL)
+    g_thread_pool_free (g_steal_pointer (&self->writers), FALSE, TRUE);
   G_OBJECT_CLASS (m6_hitch_catcher_parent_class)->dispose (object);
 }
 
@@ -369,8 +373,6 @@ m6_hitch_catcher_finalize (GObject *object)
 {
   M6HitchCatcher *self = M6_HITCH_CATCHER (object);
 
-  /* Jobs hold a reference: none is left when we get here. */
-  g_thread_pool_free (self->writers, FALSE, TRUE);
   g_array_unref (self->pending);
   g_ptr_array_unref (self->paths);
   g_clear_error (&self->error);

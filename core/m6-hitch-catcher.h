@@ -53,7 +53,11 @@ guint           m6_hitch_catcher_get_n_hitches (M6HitchCatcher *self);
 /* The first error writing a capture, or NULL (a copy). */
 GError         *m6_hitch_catcher_dup_error    (M6HitchCatcher *self);
 
-/* Signals, on the main context of the thread that created it:
+/* Dropping the last reference waits for the captures being written; do it
+ * with the recording's lock held or after the recording stopped (the
+ * worker calls the catcher).
+ *
+ * Signals, on the main context of the thread that created it:
  *   "hitch" (guint64 frame number, gint64 duration ns): a hitch was seen;
  *   "saved" (const char *path, gint64 duration ns): its capture is written;
  *   "failed" (const char *message): a capture could not be written. */
