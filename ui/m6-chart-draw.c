@@ -46,7 +46,7 @@ get_palette (M6Chart *self,
       pal->colors[M6_CHART_COLOR_BAD] = (GdkRGBA) { 0.88f, 0.11f, 0.14f, 0.85f };
     }
   pal->colors[M6_CHART_COLOR_MUTED] = pal->colors[M6_CHART_COLOR_SERIES];
-  pal->colors[M6_CHART_COLOR_MUTED].alpha = 0.45f;
+  pal->colors[M6_CHART_COLOR_MUTED].alpha = 0.35f;
   pal->colors[M6_CHART_COLOR_DIM] = pal->dim;
 }
 

@@ -476,6 +476,46 @@ test_export (void)
     }
 }
 
+/* --- 7: capture on hitch ------------------------------------------------- */
+
+static gboolean
+hitch_captured (gpointer data)
+{
+  g_auto (GStrv) paths = m6_session_frames_dup_hitch_paths (window);
+  const char *message = m6_session_window_get_last_message (window);
+  return paths[0] != NULL && message != NULL && g_str_has_prefix (message, "Hitch captured");
+}
+
+static void
+test_capture_on_hitch (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  ensure_session ();
+  g_action_group_activate_action (G_ACTION_GROUP (window), "hitch-keep-seconds", g_variant_new_int32 (2));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (TRUE));
+  g_assert_nonnull (m6_session_frames_get_catcher (window));
+  if (!ui_wait_for (hitch_captured, NULL, 60))
+    g_error ("no hitch capture within 60 s (last message: %s)", m6_session_window_get_last_message (window));
+
+  /* One file per hitch, next to the others, and it holds the hitch. */
+  g_auto (GStrv) paths = m6_session_frames_dup_hitch_paths (window);
+  g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "mach6", "hitches", NULL);
+  g_assert_true (g_str_has_prefix (paths[0], dir));
+  g_assert_true (g_str_has_suffix (paths[0], ".mach6"));
+  M6FrameIndex *index = m6_frame_index_open_capture (paths[0], NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  gboolean found = FALSE;
+  for (guint t = 0; t < 4 && !found; t++)
+    {
+      g_autoptr (GArray) worst = m6_frame_index_get_worst (index, t, 1, G_MININT64, G_MAXINT64, NULL);
+      found = worst != NULL && worst->len == 1 && g_array_index (worst, M6FrameHeaviest, 0).frame.duration_ns >= SLOW_NS;
+    }
+  m6_frame_index_free (index);
+  g_assert_true (found);
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (FALSE));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -511,6 +551,7 @@ main (int   argc,
   g_test_add_func ("/ui/hitch/histogram", test_histogram);
   g_test_add_func ("/ui/hitch/keys", test_keys);
   g_test_add_func ("/ui/hitch/export", test_export);
+  g_test_add_func ("/ui/hitch/capture-on-hitch", test_capture_on_hitch);
 
   status = g_test_run ();
   if (window != NULL)
