@@ -63,7 +63,8 @@ static char *
 format_count_tick (double   count,
                    gpointer user_data)
 {
-  return g_strdup_printf ("%.0f", count);
+  /* The axis starts below 1 so that a single call has a bar. */
+  return count >= 1 ? g_strdup_printf ("%.0f", count) : g_strdup ("");
 }
 
 static const char *

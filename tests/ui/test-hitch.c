@@ -377,7 +377,6 @@ test_histogram (void)
   g_assert_true (m6_frame_window_get_frame (fw, &shown));
   g_assert_cmpuint (shown.number, ==, frame);
   ui_spin (0.3);
-  shoot (GTK_WIDGET (fw), "hitch-histogram.png");
 }
 
 /* --- 5: keys step through frames ----------------------------------------- */
