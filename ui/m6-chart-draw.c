@@ -512,6 +512,7 @@ m6_chart_paint (M6Chart   *self,
   p.w = w - left - 4;
   p.h = h - (p.y - y) - sh - 8;
   self->plot_left = left;
+  self->plot_rect = GRAPHENE_RECT_INIT ((float) p.x, (float) p.y, (float) p.w, (float) p.h);
   if (p.w < 20 || p.h < 16)
     return;
 

@@ -65,6 +65,8 @@ struct _M6Chart
   /* What the last drawing did. */
   GArray            *marks;    /* Mark */
   double             plot_left;
+  graphene_rect_t    plot_rect;   /* the plot area, as last drawn */
+  double             drag_x0, drag_x1;  /* a range being dragged, px; -1 none */
   double             time_step;
   gboolean           title_wrapped;
   int                hover_mark;  /* index into marks, or -1 */

@@ -3,12 +3,13 @@
 #include "m6-chart-private.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #define MARK_SLOP 3.0   /* px sideways a click may miss a thin mark by */
 
 G_DEFINE_FINAL_TYPE (M6Chart, m6_chart, GTK_TYPE_WIDGET)
 
-enum { MARK_ACTIVATED, N_SIGNALS };
+enum { MARK_ACTIVATED, RANGE_SELECTED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void
@@ -50,6 +51,15 @@ m6_chart_snapshot (GtkWidget   *widget,
     }
   if (self->cached != NULL)
     gtk_snapshot_append_node (snapshot, self->cached);
+
+  /* A range being dragged, shaded. */
+  if (self->drag_x0 >= 0 && fabs (self->drag_x1 - self->drag_x0) >= 2)
+    {
+      GdkRGBA shade = { 0.21f, 0.52f, 0.89f, 0.25f };
+      double a = MIN (self->drag_x0, self->drag_x1), b = MAX (self->drag_x0, self->drag_x1);
+      gtk_snapshot_append_color (snapshot, &shade,
+                                 &GRAPHENE_RECT_INIT ((float) a, self->plot_rect.origin.y, (float) (b - a), self->plot_rect.size.height));
+    }
 
   /* The hovered mark, outlined on top of the cached drawing. */
   if (self->hover_mark >= 0 && (guint) self->hover_mark < self->marks->len)
@@ -144,12 +154,65 @@ leave_cb (GtkEventControllerMotion *motion,
     }
 }
 
+/* The x value (seconds, or the log axis' unit) at widget x @px. */
+static double
+value_at (M6Chart *self,
+          double   px)
+{
+  double f = self->plot_rect.size.width > 0 ? (px - self->plot_rect.origin.x) / self->plot_rect.size.width : 0;
+
+  f = CLAMP (f, 0, 1);
+  if (self->x_scale == M6_CHART_SCALE_LOG && self->x0 > 0 && self->x1 > 0)
+    return pow (10, log10 (self->x0) + f * (log10 (self->x1) - log10 (self->x0)));
+  return self->x0 + f * (self->x1 - self->x0);
+}
+
 static void
-pressed_cb (GtkGestureClick *click,
-            int              n_press,
-            double           x,
-            double           y,
-            M6Chart         *self)
+drag_begin_cb (GtkGestureDrag *drag,
+               double          x,
+               double          y,
+               M6Chart        *self)
+{
+  if (!graphene_rect_contains_point (&self->plot_rect, &GRAPHENE_POINT_INIT ((float) x, (float) y)))
+    {
+      gtk_gesture_set_state (GTK_GESTURE (drag), GTK_EVENT_SEQUENCE_DENIED);
+      return;
+    }
+  self->drag_x0 = self->drag_x1 = x;
+}
+
+static void
+drag_update_cb (GtkGestureDrag *drag,
+                double          dx,
+                double          dy,
+                M6Chart        *self)
+{
+  if (self->drag_x0 < 0)
+    return;
+  self->drag_x1 = CLAMP (self->drag_x0 + dx, self->plot_rect.origin.x, self->plot_rect.origin.x + self->plot_rect.size.width);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+drag_end_cb (GtkGestureDrag *drag,
+             double          dx,
+             double          dy,
+             M6Chart        *self)
+{
+  double a = MIN (self->drag_x0, self->drag_x1), b = MAX (self->drag_x0, self->drag_x1);
+
+  if (self->drag_x0 >= 0 && b - a >= 6)
+    g_signal_emit (self, signals[RANGE_SELECTED], 0, value_at (self, a), value_at (self, b));
+  self->drag_x0 = self->drag_x1 = -1;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+released_cb (GtkGestureClick *click,
+             int              n_press,
+             double           x,
+             double           y,
+             M6Chart         *self)
 {
   guint layer, index;
 
@@ -247,6 +310,10 @@ m6_chart_class_init (M6ChartClass *klass)
   signals[MARK_ACTIVATED] = g_signal_new ("mark-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                           0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
 
+  /* A range of the x axis was dragged: (from, to) in x units. */
+  signals[RANGE_SELECTED] = g_signal_new ("range-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
+
   gtk_widget_class_set_css_name (widget_class, "chart");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
@@ -266,8 +333,15 @@ m6_chart_init (M6Chart *self)
   g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
   g_signal_connect (motion, "leave", G_CALLBACK (leave_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
-  g_signal_connect (click, "pressed", G_CALLBACK (pressed_cb), self);
+  /* On release: a press that becomes a drag selects a range instead. */
+  g_signal_connect (click, "released", G_CALLBACK (released_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (drag_update_cb), self);
+  g_signal_connect (drag, "drag-end", G_CALLBACK (drag_end_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  self->drag_x0 = self->drag_x1 = -1;
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
 }
 

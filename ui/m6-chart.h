@@ -8,7 +8,8 @@
  * node) and into files (m6_chart_paint()), so a picture looks like the
  * screen. Bars of a layer made with M6_CHART_MARKS are remembered where
  * they were drawn: a click on one emits "mark-activated", hovering one
- * shows the tooltip the owner gives, and tests read the same model. */
+ * shows the tooltip the owner gives, and tests read the same model. A
+ * drag across the plot emits "range-selected" (from, to) in x units. */
 #pragma once
 
 #include <gtk/gtk.h>

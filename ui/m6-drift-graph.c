@@ -41,7 +41,7 @@ struct _M6DriftGraph
 
 G_DEFINE_FINAL_TYPE (M6DriftGraph, m6_drift_graph, GTK_TYPE_WIDGET)
 
-enum { FRAME_ACTIVATED, N_SIGNALS };
+enum { FRAME_ACTIVATED, RANGE_ACTIVATED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static M6Thread *
@@ -292,6 +292,15 @@ frame_mark_activated_cb (M6Chart      *chart,
     g_signal_emit (self, signals[FRAME_ACTIVATED], 0, frame->start_ns, frame->end_ns, frame->number);
 }
 
+static void
+frame_range_selected_cb (M6Chart      *chart,
+                         double        from,
+                         double        to,
+                         M6DriftGraph *self)
+{
+  g_signal_emit (self, signals[RANGE_ACTIVATED], 0, (gint64) (from * 1e9), (gint64) (to * 1e9));
+}
+
 static char *
 frame_tooltip (guint    layer,
                guint    index,
@@ -391,6 +400,10 @@ m6_drift_graph_class_init (M6DriftGraphClass *klass)
                                            0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                                            G_TYPE_INT64, G_TYPE_INT64, G_TYPE_UINT64);
 
+  /* A time range of the lane was dragged: its start and end, ns. */
+  signals[RANGE_ACTIVATED] = g_signal_new ("range-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
+
   gtk_widget_class_set_css_name (widget_class, "driftgraph");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
@@ -409,6 +422,7 @@ m6_drift_graph_init (M6DriftGraph *self)
   gtk_widget_set_parent (GTK_WIDGET (self->between), GTK_WIDGET (self));
   gtk_widget_set_parent (GTK_WIDGET (self->frames), GTK_WIDGET (self));
   g_signal_connect (self->frames, "mark-activated", G_CALLBACK (frame_mark_activated_cb), self);
+  g_signal_connect (self->frames, "range-selected", G_CALLBACK (frame_range_selected_cb), self);
   m6_chart_set_tooltip_func (self->frames, frame_tooltip, self);
 }
 

@@ -59,6 +59,7 @@ void       m6_drift_graph_set_budget       (M6DriftGraph *self,
                                             gint64        budget_ns);
 
 /* Signals: "frame-activated" (gint64 start_ns, gint64 end_ns, guint64
- * number) when a frame of the lane is clicked. */
+ * number) when a frame of the lane is clicked; "range-activated" (gint64
+ * t0_ns, gint64 t1_ns) when a time range of it is dragged. */
 
 G_END_DECLS

@@ -671,7 +671,7 @@ static void
 m6_frame_window_init (M6FrameWindow *self)
 {
   self->budget_ns = M6_DEFAULT_BUDGET_NS;
-  gtk_window_set_default_size (GTK_WINDOW (self), 1200, 760);
+  gtk_window_set_default_size (GTK_WINDOW (self), 1000, 620);
   gtk_window_set_title (GTK_WINDOW (self), _("Frame View"));
   build (self);
 }
@@ -689,6 +689,11 @@ m6_frame_window_new (GtkWindow    *session_window,
   self->session_window = session_window;
   g_object_add_weak_pointer (G_OBJECT (session_window), (gpointer *) &self->session_window);
   gtk_window_set_transient_for (GTK_WINDOW (self), session_window);
+  /* Most of the session window's size: fits a 1024 × 640 screen as well
+   * as it uses a 4K one. */
+  int w = gtk_widget_get_width (GTK_WIDGET (session_window)), h = gtk_widget_get_height (GTK_WIDGET (session_window));
+  if (w > 0 && h > 0)
+    gtk_window_set_default_size (GTK_WINDOW (self), MAX (w * 9 / 10, 640), MAX (h * 9 / 10, 480));
   gtk_window_set_application (GTK_WINDOW (self), gtk_window_get_application (session_window));
   if (M6_IS_SESSION_WINDOW (session_window))
     {

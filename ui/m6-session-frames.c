@@ -111,6 +111,24 @@ m6_session_frames_open (M6SessionWindow *window,
   return f->frame_window;
 }
 
+M6FrameWindow *
+m6_session_frames_open_range (M6SessionWindow *window,
+                              gint64           t0,
+                              gint64           t1)
+{
+  Frames *f = get (window);
+
+  if (f == NULL || !ensure_index (f) || t1 <= t0)
+    return NULL;
+  if (f->frame_window == NULL)
+    {
+      f->frame_window = m6_frame_window_new (GTK_WINDOW (window), f->index, m6_session_window_get_thread (window));
+      g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
+    }
+  m6_frame_window_open_range (f->frame_window, t0, t1);
+  return f->frame_window;
+}
+
 static void
 frame_activated_cb (M6DriftGraph    *drift_graph,
                     gint64           start_ns,
@@ -119,6 +137,18 @@ frame_activated_cb (M6DriftGraph    *drift_graph,
                     M6SessionWindow *window)
 {
   m6_session_frames_open (window, start_ns + (end_ns - start_ns) / 2);
+}
+
+static void
+range_activated_cb (M6DriftGraph    *drift_graph,
+                    gint64           t0,
+                    gint64           t1,
+                    M6SessionWindow *window)
+{
+  M6FrameWindow *fw = m6_session_frames_open_range (window, t0, t1);
+
+  if (fw != NULL)
+    gtk_window_present (GTK_WINDOW (fw));
 }
 
 static void
@@ -241,6 +271,7 @@ m6_session_frames_init (M6SessionWindow *window,
       g_signal_connect (f->settings, "changed", G_CALLBACK (settings_changed_cb), f);
     }
   g_signal_connect (drift_graph, "frame-activated", G_CALLBACK (frame_activated_cb), window);
+  g_signal_connect (drift_graph, "range-activated", G_CALLBACK (range_activated_cb), window);
 }
 
 void

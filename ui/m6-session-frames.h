@@ -30,6 +30,11 @@ void            m6_session_frames_dispose       (M6SessionWindow *window);
  * (< 0: the slowest frame). NULL, with a toast, when there are none. */
 M6FrameWindow  *m6_session_frames_open          (M6SessionWindow *window,
                                                  gint64           t_ns);
+/* Open the frame view on every thread's scopes in [@t0, @t1) (ns), as a
+ * drag across the frame-time lane does. */
+M6FrameWindow  *m6_session_frames_open_range    (M6SessionWindow *window,
+                                                 gint64           t0,
+                                                 gint64           t1);
 M6FrameWindow  *m6_session_frames_get_window    (M6SessionWindow *window);
 M6FrameIndex   *m6_session_frames_get_index     (M6SessionWindow *window);
 M6HitchCatcher *m6_session_frames_get_catcher   (M6SessionWindow *window);

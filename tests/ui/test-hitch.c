@@ -310,6 +310,56 @@ test_click_opens_frame (void)
   shoot (GTK_WIDGET (fw), "hitch-frame-view.png");
 }
 
+/* --- 2b: a dragged range opens every frame in it -------------------------- */
+
+static void
+test_drag_range (void)
+{
+  M6DriftGraph *drift;
+  M6Chart *chart;
+  g_autoptr (GArray) series = NULL;
+  const M6FrameInfo *hitch = NULL;
+  graphene_rect_t rect;
+
+  ensure_session ();
+  drift = m6_session_window_get_drift_graph (window);
+  chart = m6_drift_graph_get_frame_chart (drift);
+  series = m6_frame_index_get_series (m6_session_frames_get_index (window), m6_session_window_get_thread (window),
+                                      G_MININT64, G_MAXINT64);
+  for (guint i = 0; i < series->len && hitch == NULL; i++)
+    if (g_array_index (series, M6FrameInfo, i).duration_ns >= SLOW_NS)
+      hitch = &g_array_index (series, M6FrameInfo, i);
+  g_assert_nonnull (hitch);
+  g_assert_true (mark_for_frame (drift, hitch, &rect));
+
+  /* From 30 px before the hitch to 30 px after it, low in the plot. */
+  double x = rect.origin.x + rect.size.width / 2, y = rect.origin.y + rect.size.height - 4;
+  if (ui_input_available ())
+    ui_drag (GTK_WIDGET (chart), x - 30, y, x + 30, y);
+  else
+    {
+      g_test_message ("no XTest: the range is given without a drag");
+      g_signal_emit_by_name (chart, "range-selected", (hitch->start_ns - 300000000) / 1e9,
+                             (hitch->start_ns + 300000000) / 1e9);
+    }
+  M6FrameWindow *fw = m6_session_frames_get_window (window);
+  g_assert_nonnull (fw);
+  g_assert_false (m6_frame_window_get_frame (fw, NULL));
+
+  /* Several frames of the thread, the hitch among them. */
+  GArray *instances = m6_timeline_get_instances (m6_frame_window_get_timeline (fw), 0);
+  guint frames = 0;
+  gboolean has_hitch = FALSE;
+  for (guint i = 0; i < instances->len; i++)
+    {
+      const M6ScopeInstance *inst = &g_array_index (instances, M6ScopeInstance, i);
+      frames += inst->depth == 0;
+      has_hitch |= inst->depth == 0 && inst->start_ns == hitch->start_ns;
+    }
+  g_assert_cmpuint (frames, >=, 3);
+  g_assert_true (has_hitch);
+}
+
 /* --- 3: the slowest frames are the hitches -------------------------------- */
 
 static void
@@ -546,6 +596,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/hitch/lane-marks-every-hitch", test_lane_marks_every_hitch);
   g_test_add_func ("/ui/hitch/click-opens-frame", test_click_opens_frame);
+  g_test_add_func ("/ui/hitch/drag-range", test_drag_range);
   g_test_add_func ("/ui/hitch/worst-frames", test_worst_frames);
   g_test_add_func ("/ui/hitch/histogram", test_histogram);
   g_test_add_func ("/ui/hitch/keys", test_keys);
