@@ -28,12 +28,6 @@ session_window (void)
 }
 
 static gboolean
-has_session_window (gpointer data)
-{
-  return session_window () != NULL;
-}
-
-static gboolean
 flame_drawn (gpointer data)
 {
   return m6_flame_graph_get_n_rects (data) > 0;
@@ -80,8 +74,7 @@ check_viewer (BigTreeShape shape)
 
   big_tree_write_capture (capture, shape, n);
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (capture));
-  /* Captures of 4 MB and more load on a thread (format 3): wait for it. */
-  g_assert_true (ui_wait_for (has_session_window, NULL, 60));
+  ui_wait_jobs (app);
   M6SessionWindow *window = session_window ();
   g_assert_nonnull (window);
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
