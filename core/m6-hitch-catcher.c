@@ -283,6 +283,22 @@ m6_hitch_catcher_set_span (M6HitchCatcher *self,
 }
 
 void
+m6_hitch_catcher_set_threshold (M6HitchCatcher *self,
+                                gint64          threshold_ns)
+{
+  g_return_if_fail (M6_IS_HITCH_CATCHER (self));
+  g_return_if_fail (threshold_ns > 0);
+  self->threshold_ns = threshold_ns;
+}
+
+gint64
+m6_hitch_catcher_get_threshold (M6HitchCatcher *self)
+{
+  g_return_val_if_fail (M6_IS_HITCH_CATCHER (self), 0);
+  return self->threshold_ns;
+}
+
+void
 m6_hitch_catcher_set_enabled (M6HitchCatcher *self,
                               gboolean        enabled)
 {

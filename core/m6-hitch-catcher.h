@@ -36,6 +36,11 @@ M6HitchCatcher *m6_hitch_catcher_new          (M6Recording    *recording,
 void            m6_hitch_catcher_set_span     (M6HitchCatcher *self,
                                                gint64          keep_ns,
                                                gint64          after_ns);
+/* A new threshold (> 0) for the frames closing from now on. With the
+ * recording's lock held, like every setter here. */
+void            m6_hitch_catcher_set_threshold (M6HitchCatcher *self,
+                                                gint64          threshold_ns);
+gint64          m6_hitch_catcher_get_threshold (M6HitchCatcher *self);
 /* Stop catching (nothing new is caught); pending captures still get
  * written by m6_hitch_catcher_flush(). */
 void            m6_hitch_catcher_set_enabled  (M6HitchCatcher *self,

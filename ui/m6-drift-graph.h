@@ -44,6 +44,12 @@ gboolean   m6_drift_graph_export         (M6DriftGraph *self,
                                           int           width,
                                           int           height,
                                           GError      **error);
+/* The same picture in memory, for a thread to write. */
+GBytes    *m6_drift_graph_render         (M6DriftGraph *self,
+                                          const char   *path,
+                                          int           width,
+                                          int           height,
+                                          GError      **error);
 
 /* The three charts' frame-time lane (its marks are frames) and drift lane. */
 M6Chart   *m6_drift_graph_get_frame_chart  (M6DriftGraph *self);

@@ -425,6 +425,32 @@ test_on_hitch (void)
   g_rmdir (dir);
 }
 
+/* `mach6 report PID --worst`: recorded live for a while, the hitches on
+ * top, without a display. */
+static void
+test_report_pid_worst (void)
+{
+  GPid pid = start_game ("60", "0");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *pid_text = g_strdup_printf ("%d", pid);
+  g_auto (CliRun) report = { 0 };
+
+  M6Reader *probe = test_attach (pid, &error);
+  g_assert_no_error (error);
+  m6_reader_free (probe);
+  /* 4.5 s at 60 fps: at least two hitches (every 2 s). */
+  const char *args[] = { "report", pid_text, "--worst", "2", "--duration", "4.5", NULL };
+  run_cli (&report, args);
+  reap (pid);
+  g_test_message ("%s", report.out);
+  g_assert_cmpint (report.status, ==, 0);
+  g_assert_nonnull (strstr (report.out, "the slowest 2 of"));
+  /* Both rows name the hitching scope. */
+  const char *first = strstr (report.out, "frame/stream/load_chunk");
+  g_assert_nonnull (first);
+  g_assert_nonnull (strstr (first + 1, "frame/stream/load_chunk"));
+}
+
 static void
 test_bad_durations (void)
 {
@@ -455,6 +481,7 @@ main (int   argc,
   g_test_add_func ("/reader/hitch/live-index", test_live_index);
   g_test_add_func ("/reader/hitch/on-hitch", test_on_hitch);
   g_test_add_func ("/reader/hitch/catcher-toggle", test_catcher_toggle);
+  g_test_add_func ("/reader/hitch/report-pid-worst", test_report_pid_worst);
   g_test_add_func ("/reader/hitch/bad-durations", test_bad_durations);
   return g_test_run ();
 }
