@@ -67,6 +67,7 @@ struct _M6Chart
   double             plot_left;
   graphene_rect_t    plot_rect;   /* the plot area, as last drawn */
   double             drag_x0, drag_x1;  /* a range being dragged, px; -1 none */
+  gboolean           drag_moved;        /* this press became a drag: no click */
   double             time_step;
   gboolean           title_wrapped;
   int                hover_mark;  /* index into marks, or -1 */

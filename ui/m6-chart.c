@@ -179,6 +179,7 @@ drag_begin_cb (GtkGestureDrag *drag,
       return;
     }
   self->drag_x0 = self->drag_x1 = x;
+  self->drag_moved = FALSE;
 }
 
 static void
@@ -189,6 +190,8 @@ drag_update_cb (GtkGestureDrag *drag,
 {
   if (self->drag_x0 < 0)
     return;
+  if (fabs (dx) >= 4)
+    self->drag_moved = TRUE;
   self->drag_x1 = CLAMP (self->drag_x0 + dx, self->plot_rect.origin.x, self->plot_rect.origin.x + self->plot_rect.size.width);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -216,6 +219,8 @@ released_cb (GtkGestureClick *click,
 {
   guint layer, index;
 
+  if (self->drag_moved)
+    return;
   if (m6_chart_get_mark_at (self, x, y, &layer, &index))
     {
       gtk_gesture_set_state (GTK_GESTURE (click), GTK_EVENT_SEQUENCE_CLAIMED);

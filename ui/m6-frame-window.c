@@ -703,6 +703,9 @@ m6_frame_window_new (GtkWindow    *session_window,
     }
   m6_frame_window_refresh_worst (self);
   m6_frame_window_show_scope (self, 0);
+  /* The scope already selected in the session window, if any. */
+  if (self->flame_graph != NULL)
+    flame_selected_cb (self->flame_graph, NULL, self);
   return self;
 }
 

@@ -240,6 +240,8 @@ settings_changed_cb (GSettings  *settings,
     m6_frame_index_set_window (f->index, window_ns (f), 0);
   else if (g_str_equal (key, "hitch-keep-seconds"))
     apply_hitch_settings (f);
+  else if (g_str_equal (key, "hitch-threshold-ms") && f->catcher != NULL)
+    m6_hitch_catcher_set_threshold (f->catcher, (gint64) g_settings_get_int (settings, key) * 1000000);
 }
 
 /* --- hooks --------------------------------------------------------------- */
