@@ -11,6 +11,7 @@
 
 #include "m6-duration.h"
 #include "m6-flame-graph.h"
+#include "m6-format.h"
 #include "m6-painter.h"
 
 G_DEFINE_FINAL_TYPE (M6Timeline, m6_timeline, GTK_TYPE_WIDGET)
@@ -126,14 +127,13 @@ draw_axis (M6Timeline    *self,
   double px = span > 0 ? width / span : 0;
   double step = 1, raw = span / MAX (width / 110.0, 1);
   double mag = pow (10, floor (log10 (MAX (raw, 1))));
-  char buf[M6_DURATION_BUF];
-
   step = raw / mag <= 1 ? mag : raw / mag <= 2 ? 2 * mag : raw / mag <= 5 ? 5 * mag : 10 * mag;
   for (double t = ceil ((self->v0 - self->t0) / step) * step; self->t0 + t <= self->v1; t += step)
     {
       double x = floor ((self->t0 + t - self->v0) * px) + 0.5;
       m6_painter_stroke_line (painter, x, AXIS_H - 6, x, height, 1.0f, &pal->grid, NULL, 0);
-      draw_text (self, painter, m6_duration_format_buf ((gint64) round (t), buf), x + 3, 3, 0, &pal->dim, FALSE);
+      g_autofree char *label = m6_format_duration_tick (t / 1e9);
+      draw_text (self, painter, label, x + 3, 3, 0, &pal->dim, FALSE);
     }
   m6_painter_stroke_line (painter, 0, AXIS_H - 0.5, width, AXIS_H - 0.5, 1.0f, &pal->dim, NULL, 0);
 }
