@@ -60,7 +60,7 @@ m6_export_csv_write (GOutputStream  *out,
       PathStack ps;
 
       m6_export_path_stack_init (&ps, '/', FALSE);
-      for (const M6Node *node = root->first_child; node; node = m6_export_next_preorder (node, root))
+      for (const M6Node *node = root->first_child; node; node = m6_node_next_preorder (node, root))
         {
           M6NodeStats s;
           const char *label = m6_export_path_stack_push (&ps, thread->tree, node);

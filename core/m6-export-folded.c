@@ -44,7 +44,7 @@ m6_export_folded_write (GOutputStream  *out,
       PathStack ps;
 
       m6_export_path_stack_init (&ps, ';', TRUE);
-      for (const M6Node *node = root->first_child; node; node = m6_export_next_preorder (node, root))
+      for (const M6Node *node = root->first_child; node; node = m6_node_next_preorder (node, root))
         {
           gint64 self = self_time (node);
 

@@ -58,8 +58,6 @@ void m6_export_path_stack_clear (PathStack *ps);
 const char *m6_export_path_stack_push (PathStack    *ps,
                                        M6Tree       *tree,
                                        const M6Node *node);
-const M6Node *m6_export_next_preorder (const M6Node *node,
-                                       const M6Node *top);
 const char *m6_export_thread_state_name (M6Session *session,
                                          M6Thread  *thread);
 

@@ -194,22 +194,6 @@ m6_export_path_stack_push (PathStack    *ps,
   return ps->path->str + parent_end + (depth >= 2);
 }
 
-/* Pre-order walk of a subtree without recursion. */
-const M6Node *
-m6_export_next_preorder (const M6Node *node,
-                         const M6Node *top)
-{
-  if (node->first_child)
-    return node->first_child;
-  while (node != top)
-    {
-      if (node->next_sibling)
-        return node->next_sibling;
-      node = node->parent;
-    }
-  return NULL;
-}
-
 /* "exited" only when the thread or its program is known to have exited;
  * a recording that stopped while it ran says "stopped". */
 const char *

@@ -13,6 +13,7 @@
 #include "m6-flame-graph.h"
 #include "m6-format.h"
 #include "m6-payload.h"
+#include "m6-view-node.h"
 
 enum { COL_SWATCH, COL_NAME, COL_PER_FRAME, COL_TOTAL, COL_SHARE, N_COLS };
 
@@ -42,19 +43,13 @@ G_DEFINE_FINAL_TYPE (M6LedgerView, m6_ledger_view, GTK_TYPE_WIDGET)
 static M6Thread *
 get_thread (M6LedgerView *self)
 {
-  return self->session ? m6_session_get_thread (self->session, self->thread_index) : NULL;
+  return m6_view_thread (self->session, self->thread_index);
 }
 
 static const M6Node *
 shown_node (M6LedgerView *self)
 {
-  M6Thread *thread = get_thread (self);
-
-  if (thread == NULL)
-    return NULL;
-  if (self->node_id != 0 && self->node_id < m6_tree_get_n_nodes (thread->tree))
-    return m6_tree_get_node (thread->tree, self->node_id);
-  return m6_tree_get_root (thread->tree)->first_child;
+  return m6_view_shown_node (self->session, self->thread_index, self->node_id);
 }
 
 static void

@@ -66,29 +66,13 @@ append_row (GString      *out,
                             kb_for_display (s.mem_delta_rate), kb_for_display (s.mem_self_rate), "-");
 }
 
-/* Pre-order walk of a subtree without recursion. */
-static const M6Node *
-next_preorder (const M6Node *node,
-               const M6Node *top)
-{
-  if (node->first_child)
-    return node->first_child;
-  while (node != top)
-    {
-      if (node->next_sibling)
-        return node->next_sibling;
-      node = node->parent;
-    }
-  return NULL;
-}
-
 static guint
 label_width (M6Tree       *tree,
              const M6Node *top)
 {
   guint width = 0;
 
-  for (const M6Node *node = top->first_child; node != NULL; node = next_preorder (node, top))
+  for (const M6Node *node = top->first_child; node != NULL; node = m6_node_next_preorder (node, top))
     {
       g_autofree char *label = indented_label (tree, node);
       width = MAX (width, (guint) g_utf8_strlen (label, -1));
@@ -106,7 +90,7 @@ append_subtree (GString      *out,
                 guint         width,
                 gboolean      memory)
 {
-  for (const M6Node *node = top->first_child; node != NULL; node = next_preorder (node, top))
+  for (const M6Node *node = top->first_child; node != NULL; node = m6_node_next_preorder (node, top))
     append_row (out, tree, node, width, memory);
 }
 
@@ -126,6 +110,24 @@ heap_source_text (M6HeapSource source)
     default:
       return _("none: memory is not available");
     }
+}
+
+/* The thread indices to print: the main thread (its tid is the pid) first,
+ * as that is where frames are, then the others in order. */
+static guint *
+thread_order (M6Session *session)
+{
+  guint n_threads = m6_session_get_n_threads (session);
+  guint *order = g_new (guint, MAX (n_threads, 1));
+  guint n = 0;
+
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_session_get_thread (session, i)->tid == (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_session_get_thread (session, i)->tid != (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+  return order;
 }
 
 static void
@@ -152,17 +154,8 @@ print_table (M6Session *session,
                             (unsigned long long) m6_session_get_depth_refused (session),
                             (unsigned long long) m6_session_get_label_full (session));
 
-  /* The main thread (its tid is the pid) first: that is where frames are. */
   guint n_threads = m6_session_get_n_threads (session);
-  g_autofree guint *order = g_new (guint, MAX (n_threads, 1));
-  guint n = 0;
-
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_session_get_thread (session, i)->tid == (guint64) m6_session_get_pid (session))
-      order[n++] = i;
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_session_get_thread (session, i)->tid != (guint64) m6_session_get_pid (session))
-      order[n++] = i;
+  g_autofree guint *order = thread_order (session);
 
   for (guint k = 0; k < n_threads; k++)
     {
@@ -226,16 +219,8 @@ print_leaks (M6Session *session,
       && m6_session_get_n_threads (session) > 1 && only_thread < 0)
     g_string_append (out, _("Heap readings are process-wide: each thread’s drift includes what the other threads keep. Record with MACH6_HEAP=thread to keep them apart.\n\n"));
 
-  /* The main thread (its tid is the pid) first, as in the table. */
   guint n_threads = m6_session_get_n_threads (session);
-  g_autofree guint *order = g_new (guint, MAX (n_threads, 1));
-  guint n = 0;
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_session_get_thread (session, i)->tid == (guint64) m6_session_get_pid (session))
-      order[n++] = i;
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_session_get_thread (session, i)->tid != (guint64) m6_session_get_pid (session))
-      order[n++] = i;
+  g_autofree guint *order = thread_order (session);
 
   for (guint k = 0; k < n_threads; k++)
     {
