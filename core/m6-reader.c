@@ -56,6 +56,7 @@ typedef struct
   guint32 heap_source;
   guint32 thread_count;
   guint32 threads_unslotted;
+  guint32 threads_active;
   gint32  pid;
   gint32  attached_pid;
   guint64 producer_start;
@@ -581,6 +582,7 @@ validate_control (const Mach6Control *c,
     .heap_source = c->heap_source,
     .thread_count = MIN (c->thread_count, c->max_threads),
     .threads_unslotted = c->threads_unslotted,
+    .threads_active = c->threads_active,
     .pid = c->pid,
     .attached_pid = c->attached_pid,
     .producer_start = c->producer_start,
@@ -692,8 +694,19 @@ probe_segment (gint        pid,
                    _("cannot map segment %s: %s"), info->shm_name, g_strerror (saved));
       goto unreadable;
     }
-  snapshot_control (p, &copy);
+  /* A segment shrunk under us (a hostile or broken neighbour, or one
+   * being replaced) faults on the copy: that is "unreadable", not a crash
+   * of `mach6 list` or the picker. */
+  volatile gboolean faulted = FALSE;
+  guard_install ();
+  GUARDED (snapshot_control (p, &copy), faulted = TRUE);
   munmap (p, MACH6_CONTROL_SIZE);
+  if (faulted)
+    {
+      g_set_error (&error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
+                   _("segment %s shrank while it was read"), info->shm_name);
+      goto unreadable;
+    }
 
   if (!validate_control (&copy, (guint64) st.st_size, pid, info->shm_name, &geo, &error))
     goto unreadable;
@@ -704,6 +717,8 @@ probe_segment (gint        pid,
   info->threads_unslotted = geo.threads_unslotted;
   info->alive = geo.state == MACH6_PROCESS_ALIVE && pid_alive (pid, geo.producer_start);
   info->ended = !info->alive;
+  /* A game that died was never uncounted: only a live count means anything. */
+  info->threads_active = info->alive ? MIN (geo.threads_active, 1u << 20) : 0;
   info->attached_pid = pid_alive (geo.attached_pid, geo.holder_start) ? geo.attached_pid : 0;
   return info;
 
@@ -1759,4 +1774,28 @@ m6_reader_get_pending (M6Reader *self)
              pending = 0;
            });
   return pending;
+}
+
+guint64
+m6_reader_get_written (M6Reader *self)
+{
+  volatile guint64 written = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (self->broken != NULL || self->truncated || self->control == NULL)
+    return 0;
+  GUARDED ({
+             for (guint i = 0; i < self->n_threads; i++)
+               {
+                 ReaderThread *rt = &self->threads[i];
+                 if (rt->thread != NULL)
+                   written += load_acquire (&rt->header->write_pos);
+               }
+           },
+           {
+             self->truncated = TRUE;
+             written = 0;
+           });
+  return written;
 }

@@ -33,6 +33,7 @@ typedef struct
   char     *shm_name;      /* "/mach6-<uid>-<pid>-<hex>" */
   guint     n_threads;     /* ring slots claimed */
   guint     threads_unslotted; /* threads that found no slot (over the process's life) */
+  guint     threads_active; /* threads that have marked and not exited (alive processes; 0 = not known) */
   gboolean  alive;         /* state ALIVE and the pid exists */
   gboolean  ended;         /* state EXITED or the pid is gone */
   gint      attached_pid;  /* viewer holding it; 0 if none or if it is dead */
@@ -81,6 +82,10 @@ const char   *m6_reader_get_shm_name   (M6Reader     *self);
 gboolean      m6_reader_is_alive       (M6Reader     *self);
 /* Events in the rings not drained yet, over all threads (a backlog). */
 guint64       m6_reader_get_pending    (M6Reader     *self);
+/* Events the producer ever put in its rings (over the slots' lives). With
+ * get_pending() == 0 on an ended program: > 0 means an earlier reader took
+ * them all, 0 that nothing was ever recorded. */
+guint64       m6_reader_get_written    (M6Reader     *self);
 
 /* Unlink the segments of our uid whose producer is gone (one that cannot
  * be removed is skipped); returns how many were removed, or -1 with @error

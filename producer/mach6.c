@@ -92,6 +92,8 @@ static int process_ready;       /* once-per-process setup done (survives fork) *
 static int shut_down;
 static Segment segment = { .fd = -1 };
 static pthread_key_t thread_key;
+/* The key's value for a thread counted in threads_active without a slot. */
+static char announce_only;
 
 /* Clock. */
 static int clock_tsc;
@@ -163,6 +165,7 @@ typedef struct
   uint32_t slot_state;   /* SLOT_* */
   uint32_t none_generation;  /* SLOT_NONE: the recording that found no slot */
   uint32_t named;
+  uint32_t counted_active;  /* counted in control->threads_active */
   uint64_t heartbeat_checked;  /* tick of the latest look at the holder's heartbeat */
   char     name[MACH6_THREAD_NAME_MAX];
 } ThreadState;
@@ -666,8 +669,14 @@ on_exit_unlink (void)
 static void
 on_thread_exit (void *data)
 {
-  Mach6ThreadHeader *h = data;
-  store_release (&h->state, (uint32_t) MACH6_THREAD_EXITED);
+  if (thread_state.counted_active && segment.control != NULL)
+    __atomic_fetch_sub (&segment.control->threads_active, 1, __ATOMIC_RELAXED);
+  thread_state.counted_active = 0;
+  if (data != &announce_only)
+    {
+      Mach6ThreadHeader *h = data;
+      store_release (&h->state, (uint32_t) MACH6_THREAD_EXITED);
+    }
   /* A later key destructor may still call us: never record again. */
   mach6__fast.generation = 0;
   thread_state.header = NULL;
@@ -711,6 +720,8 @@ atfork_child (void)
 
   ThreadState *t = &thread_state;
   mach6__fast.generation = 0;
+  mach6__fast.announced = 0;   /* counted again in the child's own segment */
+  t->counted_active = 0;
   t->rec_depth = 0;
   t->skip_depth = 0;
   t->header = NULL;
@@ -1345,12 +1356,29 @@ thread_record_done (ThreadState *t, const int64_t *heap)
  * API
  * ------------------------------------------------------------------------- */
 
+/* A thread's first top-level mark counts it in threads_active (what
+ * `mach6 list` and the picker show before anything records); its exit
+ * uncounts it. Once per thread, so the fast path only tests a flag. */
+static COLD void
+thread_announce (void)
+{
+  mach6__fast.announced = 1;
+  if (!ensure_init ())
+    return;
+  __atomic_fetch_add (&segment.control->threads_active, 1, __ATOMIC_RELAXED);
+  thread_state.counted_active = 1;
+  if (thread_key != (pthread_key_t) -1 && pthread_getspecific (thread_key) == NULL)
+    pthread_setspecific (thread_key, &announce_only);
+}
+
 /* The rest of a mark on a thread that is recording, or that may start to
  * (top level, generation word non-zero). Returns 0, with depth bumped, if
  * this mark is not to be recorded. */
 static __attribute__((noinline)) int
 thread_mark_slow (ThreadState *t)
 {
+  if (UNLIKELY (!mach6__fast.announced))
+    thread_announce ();
   if (mach6__fast.generation == 0)
     {
       if (!thread_start_recording (t))
@@ -1376,8 +1404,10 @@ thread_mark_slow (ThreadState *t)
 /* The unattached test every mark starts with: not recording and either
  * nested (recording can only start at top level) or nobody attached. */
 #define MARK_UNRECORDED(t)                                                    \
-  LIKELY (mach6__fast.generation == 0                                                \
-          && (mach6__fast.depth != 0 || load_relaxed (load_relaxed (&mach6__generation)) == 0))
+  LIKELY (mach6__fast.generation == 0                                         \
+          && (mach6__fast.depth != 0                                          \
+              || (mach6__fast.announced                                       \
+                  && load_relaxed (load_relaxed (&mach6__generation)) == 0)))
 
 void
 mach6_mark_id (uint32_t label_id)

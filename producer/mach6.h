@@ -85,6 +85,7 @@ typedef struct
 {
   uint32_t depth;        /* scopes open on this thread */
   uint32_t generation;   /* attach generation being recorded, 0 = none */
+  uint32_t announced;    /* this thread is counted in threads_active */
 } Mach6FastState;
 
 #if defined(__GNUC__)
@@ -96,8 +97,9 @@ mach6__mark_fast (uint32_t label_id)
 {
   if (__builtin_expect (mach6__fast.generation == 0
                         && (mach6__fast.depth != 0
-                            || __atomic_load_n (__atomic_load_n (&mach6__generation, __ATOMIC_RELAXED),
-                                                __ATOMIC_RELAXED) == 0), 1))
+                            || (mach6__fast.announced
+                                && __atomic_load_n (__atomic_load_n (&mach6__generation, __ATOMIC_RELAXED),
+                                                    __ATOMIC_RELAXED) == 0)), 1))
     {
       mach6__fast.depth++;
       return;
@@ -241,7 +243,10 @@ typedef struct
   uint64_t heartbeat_ns;                  /* CLOCK_MONOTONIC of the holder's latest drain */
   uint32_t threads_unslotted;             /* threads that found no free slot */
   uint32_t depth_max;                     /* MACH6_DEPTH_MAX */
-  uint8_t  reserved[MACH6_CONTROL_SIZE - 248];
+  /* Added within ABI 2 (0 from older producers: "not known"). */
+  uint32_t threads_active;                /* threads that have marked and not exited */
+  uint32_t reserved0;
+  uint8_t  reserved[MACH6_CONTROL_SIZE - 256];
 } Mach6Control;
 MACH6_STATIC_ASSERT (sizeof (Mach6Control) == MACH6_CONTROL_SIZE, "Mach6Control layout");
 MACH6_STATIC_ASSERT (offsetof (Mach6Control, clock) == 104, "Mach6Control.clock offset");
@@ -250,6 +255,7 @@ MACH6_STATIC_ASSERT (offsetof (Mach6Control, ring_capacity) == 208, "Mach6Contro
 MACH6_STATIC_ASSERT (offsetof (Mach6Control, producer_start) == 216, "Mach6Control.producer_start offset");
 MACH6_STATIC_ASSERT (offsetof (Mach6Control, heartbeat_ns) == 232, "Mach6Control.heartbeat_ns offset");
 MACH6_STATIC_ASSERT (offsetof (Mach6Control, threads_unslotted) == 240, "Mach6Control.threads_unslotted offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6Control, threads_active) == 248, "Mach6Control.threads_active offset");
 
 /* One event: a mark (label >= 1) or a done (label == 0). @depth is the
  * number of scopes open before the event in the recorded stream

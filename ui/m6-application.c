@@ -147,11 +147,15 @@ attach_finish (M6Application *self,
   M6Session *session = m6_reader_get_session (reader);
   if (m6_session_get_ended (session) && m6_reader_get_pending (reader) == 0)
     {
-      g_autofree char *message = g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
-                                                    "a program is recorded only while a viewer is attached to it."),
-                                                  m6_session_get_process_name (session), pid);
+      g_autofree char *message = m6_reader_get_written (reader) > 0
+        ? g_strdup_printf (_("%s (pid %d) has ended, and the viewer that recorded it read everything it sent: "
+                             "nothing is left in its rings. A session is kept by saving it while its window is open."),
+                           m6_session_get_process_name (session), pid)
+        : g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
+                             "a program is recorded only while a viewer is attached to it."),
+                           m6_session_get_process_name (session), pid);
       m6_reader_free (reader);
-      m6_application_show_error (self, _("Nothing Was Recorded"), message);
+      m6_application_show_error (self, _("Nothing Left to Show"), message);
       return;
     }
 

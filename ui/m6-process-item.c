@@ -251,7 +251,9 @@ m6_process_item_update (M6ProcessItem       *self,
       self->name = g_strdup (info->name);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NAME]);
     }
-  self->n_threads = info->n_threads;
+  /* Live threads when the game says (it counts them from their first
+   * mark); otherwise the ring slots taken so far. */
+  self->n_threads = info->threads_active > 0 ? info->threads_active : info->n_threads;
   if (self->alive != (info->alive && !info->ended))
     {
       self->alive = info->alive && !info->ended;

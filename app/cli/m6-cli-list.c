@@ -60,16 +60,18 @@ m6_cli_list (int    argc,
       m6_cli_append_padded (out, info->name, 16);
       g_autofree char *attached = info->attached_pid ? g_strdup_printf (_("by pid %d"), info->attached_pid)
                                                      : g_strdup ("-");
-      /* Threads take their rings when a recording starts: none yet is
-       * "not known", not "no threads". */
-      g_autofree char *threads = info->n_threads > 0 ? g_strdup_printf ("%u", info->n_threads) : g_strdup ("-");
-      unknown_threads |= info->n_threads == 0;
+      /* A live game counts its threads from their first mark; an ended
+       * one (or one built before that count) shows the rings its threads
+       * took, and none is "not known", not "no threads". */
+      guint n_threads = info->threads_active > 0 ? info->threads_active : info->n_threads;
+      g_autofree char *threads = n_threads > 0 ? g_strdup_printf ("%u", n_threads) : g_strdup ("-");
+      unknown_threads |= n_threads == 0;
       g_string_append_printf (out, " %7s %7u  ", threads, info->threads_unslotted);
       m6_cli_append_padded (out, info->alive ? _("alive") : _("ended"), state_width);
       g_string_append_printf (out, "  %s\n", attached);
     }
   if (unknown_threads)
-    g_string_append_printf (out, "%s\n", _("THREADS “-”: not known until a recording starts (threads take their rings then)."));
+    g_string_append_printf (out, "%s\n", _("THREADS “-”: not known (no thread has marked a scope yet, or the program ended before recording)."));
   g_print ("%s", out->str);
   return EXIT_SUCCESS;
 }

@@ -44,9 +44,13 @@ m6_cli_record (int    argc,
   M6Session *session = m6_reader_get_session (reader);
   if (m6_session_get_ended (session) && m6_reader_get_pending (reader) == 0)
     {
-      g_autofree char *message = g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
-                                                    "a program is recorded only while mach6 is attached to it"),
-                                                  m6_session_get_process_name (session), pid);
+      g_autofree char *message = m6_reader_get_written (reader) > 0
+        ? g_strdup_printf (_("%s (pid %d) has ended, and the viewer or recorder that was attached to it read "
+                             "everything it sent: nothing is left in its rings"),
+                           m6_session_get_process_name (session), pid)
+        : g_strdup_printf (_("%s (pid %d) has ended, and nothing was recorded from it: "
+                             "a program is recorded only while mach6 is attached to it"),
+                           m6_session_get_process_name (session), pid);
       m6_cli_print_error (message);
       return EXIT_FAILURE;
     }

@@ -151,7 +151,9 @@ test_list_and_report_json (void)
 static void
 test_record_then_report (void)
 {
-  const char *args[] = { "--mode", "spin", "--sleep-us", "3000", NULL };
+  /* A name of its own: other suites run reader-producers at the same time. */
+  g_autofree char *comm = g_strdup_printf ("m6cli%d", (int) getpid ());
+  const char *args[] = { "--comm", comm, "--mode", "spin", "--sleep-us", "3000", NULL };
   g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
   g_autofree char *dir = test_tmp_dir ();
   g_autofree char *path = g_build_filename (dir, "rec.mach6", NULL);
@@ -164,8 +166,8 @@ test_record_then_report (void)
   g_assert_no_error (error);
   g_clear_pointer (&probe, m6_reader_free);
 
-  /* By name: the only live reader-producer. */
-  run_cli (&record, "record", "reader-producer", "--duration", "0.5", "-o", path, NULL);
+  /* By name: the only live program of that name. */
+  run_cli (&record, "record", comm, "--duration", "0.5", "-o", path, NULL);
   g_assert_cmpint (record.status, ==, 0);
   g_assert_nonnull (strstr (record.out, "rec.mach6"));
 

@@ -509,8 +509,19 @@ test_ended_after_attach (void)
   g_assert_true (newest_session_window () == window);
   g_assert_cmpuint (ui_node_at (window, "frame")->count, >=, frames);
 
+  /* With its window closed, opening it once more says in one sentence that
+   * this viewer read everything and nothing is left, not "nothing was
+   * recorded" and not a window waiting for a frame. */
   gtk_window_destroy (GTK_WINDOW (window));
   ui_spin (0.1);
+  windows = n_session_windows ();
+  g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (game));
+  ui_spin (0.3);
+  g_assert_cmpuint (n_session_windows (), ==, windows);
+  const char *message = m6_application_get_last_error (app);
+  if (message == NULL || strstr (message, "read everything it sent") == NULL)
+    g_error ("reopening an ended program after its window closed said \"%s\"", message ? message : "nothing");
+  close_dialogs ();
   m6_reader_clean_pid (game, NULL);
 }
 
