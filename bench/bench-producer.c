@@ -25,6 +25,7 @@
 #endif
 
 #include "mach6.h"
+#include "mach6-abi.h"
 
 #define RUN_NS         250000000ull   /* each timed loop runs about this long */
 #define BATCH          100000u

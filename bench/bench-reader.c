@@ -25,6 +25,7 @@
 #include <glib/gstdio.h>
 
 #include "mach6.h"
+#include "mach6-abi.h"
 #include "m6-capture.h"
 #include "m6-reader.h"
 

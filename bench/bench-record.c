@@ -8,6 +8,16 @@
  *   e2e_record_scopes_flat    scopes/s recorded, producer flat out
  *   e2e_record_keep_pct_flat  % of the scopes offered that were recorded
  *   e2e_record_pair_ns_flat   the producer's cost per recorded scope
+ *   e2e_record_producer_ns_per_scope_flat   the producer thread's CPU per
+ *                             scope offered (mark + done), and
+ *   e2e_record_producer_ns_per_recorded_scope_flat  per scope recorded
+ *   e2e_record_worker_ns_per_event_flat   the recording worker's CPU per
+ *                             event drained (validate, account, append)
+ *   e2e_record_io_ns_per_event_flat       the rest of the process (the
+ *                             capture's I/O thread) per event
+ *   e2e_record_keep_bound_pct_flat  100 x producer ns per event / worker
+ *                             ns per event: what a worker on its own core
+ *                             can keep of a producer on another
  *   e2e_record_drop_pct_10m   % dropped at 10 M scopes/s for
  *                             $MACH6_BENCH_10M_SECONDS (default 60)
  *
@@ -53,11 +63,20 @@ typedef struct
   gint64   period_ns;     /* 0: flat out */
   guint64  offered;
   gint64   elapsed_ns;
+  gint64   cpu_ns;        /* the producer thread's CPU time */
   gboolean ready;         /* the thread has its ring */
   gboolean go;
 } Load;
 
 static gint64 heap;
+
+static gint64
+cpu_ns (clockid_t clock)
+{
+  struct timespec ts;
+  clock_gettime (clock, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static int64_t
 read_heap (void *data)
@@ -78,6 +97,7 @@ produce (void *data)
   while (!__atomic_load_n (&load->go, __ATOMIC_ACQUIRE))
     g_usleep (100);
 
+  gint64 cpu0 = cpu_ns (CLOCK_THREAD_CPUTIME_ID);
   gint64 start = now_ns (), now = start, next = start;
   guint64 offered = 0;
   while (now - start < load->duration_ns)
@@ -108,17 +128,27 @@ produce (void *data)
     }
   load->offered = offered;
   load->elapsed_ns = now - start;
+  load->cpu_ns = cpu_ns (CLOCK_THREAD_CPUTIME_ID) - cpu0;
   return NULL;
 }
 
 /* One run: attach a recording (with a capture, as the viewer records),
  * produce, let it catch up, and count. */
+typedef struct
+{
+  double recorded_per_s;
+  double keep_pct;
+  double pair_ns;            /* wall time per recorded scope */
+  double producer_ns;        /* producer CPU per offered scope */
+  double producer_recorded_ns; /* producer CPU per recorded scope */
+  double worker_ns;          /* worker CPU per drained event */
+  double io_ns;              /* the rest of the process per drained event */
+} Figures;
+
 static void
 run (gint64   duration_ns,
      gint64   period_ns,
-     double  *recorded_per_s,
-     double  *keep_pct,
-     double  *pair_ns)
+     Figures *f)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("mach6-bench-XXXXXX", NULL);
@@ -161,6 +191,8 @@ run (gint64   duration_ns,
       if (t == NULL)
         g_usleep (1000);
     }
+  gint64 worker0 = m6_recording_get_worker_cpu_ns (recording);
+  gint64 process0 = cpu_ns (CLOCK_PROCESS_CPUTIME_ID);
   __atomic_store_n (&load.go, TRUE, __ATOMIC_RELEASE);
   pthread_join (thread, NULL);
 
@@ -170,10 +202,17 @@ run (gint64   duration_ns,
       fprintf (stderr, "bench-record: %s\n", error->message);
       exit (1);
     }
+  gint64 worker = m6_recording_get_worker_cpu_ns (recording) - worker0;
+  gint64 process = cpu_ns (CLOCK_PROCESS_CPUTIME_ID) - process0;
   guint64 recorded = (t->n_events - events0) / 2;
-  *recorded_per_s = (double) recorded / ((double) load.elapsed_ns / 1e9);
-  *keep_pct = load.offered ? 100.0 * (double) recorded / (double) load.offered : 0;
-  *pair_ns = recorded ? (double) load.elapsed_ns / (double) recorded : 0;
+  double drained = (double) (recorded * 2);
+  f->recorded_per_s = (double) recorded / ((double) load.elapsed_ns / 1e9);
+  f->keep_pct = load.offered ? 100.0 * (double) recorded / (double) load.offered : 0;
+  f->pair_ns = recorded ? (double) load.elapsed_ns / (double) recorded : 0;
+  f->producer_ns = load.offered ? (double) load.cpu_ns / (double) load.offered : 0;
+  f->producer_recorded_ns = recorded ? (double) load.cpu_ns / (double) recorded : 0;
+  f->worker_ns = drained > 0 ? (double) worker / drained : 0;
+  f->io_ns = drained > 0 ? (double) MAX (process - worker - load.cpu_ns, 0) / drained : 0;
 
   g_clear_object (&recording);
   g_unlink (path);
@@ -187,20 +226,30 @@ main (int argc, char **argv)
   const char *paced_env = g_getenv ("MACH6_BENCH_10M_SECONDS");
   double flat_s = flat_env ? g_ascii_strtod (flat_env, NULL) : 2.0;
   double paced_s = paced_env ? g_ascii_strtod (paced_env, NULL) : 60.0;
-  double rate, keep, pair_ns;
+  Figures f;
 
   mach6_set_heap_source (read_heap, NULL);
 
-  run ((gint64) (flat_s * 1e9), 0, &rate, &keep, &pair_ns);
-  emit ("e2e_record_scopes_flat", rate, "scopes/s");
-  emit ("e2e_record_keep_pct_flat", keep, "%");
-  emit ("e2e_record_pair_ns_flat", pair_ns, "ns");
+  run ((gint64) (flat_s * 1e9), 0, &f);
+  emit ("e2e_record_scopes_flat", f.recorded_per_s, "scopes/s");
+  emit ("e2e_record_keep_pct_flat", f.keep_pct, "%");
+  emit ("e2e_record_pair_ns_flat", f.pair_ns, "ns");
+  emit ("e2e_record_producer_ns_per_scope_flat", f.producer_ns, "ns");
+  emit ("e2e_record_producer_ns_per_recorded_scope_flat", f.producer_recorded_ns, "ns");
+  emit ("e2e_record_worker_ns_per_event_flat", f.worker_ns, "ns");
+  emit ("e2e_record_io_ns_per_event_flat", f.io_ns, "ns");
+  /* A scope is two events: the producer's ns per event is half its
+   * ns per scope. */
+  emit ("e2e_record_keep_bound_pct_flat",
+        f.worker_ns > 0 ? MIN (100.0, 100.0 * (f.producer_ns / 2) / f.worker_ns) : 0, "%");
 
   if (paced_s > 0)
     {
-      run ((gint64) (paced_s * 1e9), 100, &rate, &keep, &pair_ns);
-      emit ("e2e_record_scopes_10m", rate, "scopes/s");
-      emit ("e2e_record_drop_pct_10m", 100.0 - keep, "%");
+      run ((gint64) (paced_s * 1e9), 100, &f);
+      emit ("e2e_record_scopes_10m", f.recorded_per_s, "scopes/s");
+      emit ("e2e_record_drop_pct_10m", 100.0 - f.keep_pct, "%");
+      emit ("e2e_record_worker_ns_per_event_10m", f.worker_ns, "ns");
+      emit ("e2e_record_io_ns_per_event_10m", f.io_ns, "ns");
       emit ("e2e_record_10m_seconds", paced_s, "s");
     }
   return 0;

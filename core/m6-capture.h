@@ -9,10 +9,12 @@
  *     bytes before it;
  *   records: u32 type, u32 payload length, u32 CRC-32 of type, length and
  *     payload; then the payload. The last record is END.
- * Version 2 (the writer's) adds PAD records before EVENTS records, so that
+ * Version 2 adds PAD records before EVENTS records, so that
  * the writer's buffer holds the events 8-byte aligned and the live reader
- * can fill and the session read them in place; version 1 files (no PAD)
- * load as before. */
+ * can fill and the session read them in place. Version 3 (the writer's)
+ * stores the events as PACKED_EVENTS (m6-pack.h), packed on their way to
+ * the file; version 1 (no PAD) and 2 files load as before. The format in
+ * full: docs/capture-format.md. */
 #pragma once
 
 #include <gio/gio.h>
@@ -34,8 +36,9 @@ typedef enum
 
 GQuark            m6_capture_error_quark       (void);
 
-/* Version 2 added PAD records; version 1 files load as before. */
-#define M6_CAPTURE_VERSION       2u
+/* Version 2 added PAD records, version 3 PACKED_EVENTS; version 1 and 2
+ * files load as before. */
+#define M6_CAPTURE_VERSION       3u
 #define M6_CAPTURE_HEADER_SIZE   128u
 #define M6_CAPTURE_RECORD_MAX    (1u << 20)   /* payload bytes */
 
@@ -52,6 +55,7 @@ typedef enum
   M6_CAPTURE_RECORD_REFUSALS = 9,      /* u32 index, u64 stray dones, u64 depth refused, u64 label table full */
   M6_CAPTURE_RECORD_UNSLOTTED = 10,    /* u64 threads that found no slot */
   M6_CAPTURE_RECORD_PAD = 11,          /* 0 to 7 zero bytes, skipped: it puts the next EVENTS record's events on an 8-byte boundary of the writer's buffer (version 2) */
+  M6_CAPTURE_RECORD_PACKED_EVENTS = 12, /* u32 index, u32 count, the events packed by m6-pack.h (version 3) */
 } M6CaptureRecordType;
 
 /* What a load found besides the session. */
@@ -63,7 +67,23 @@ typedef struct
   guint64  n_events;
   guint64  file_size;
   gint64   created_unix_us;
+  guint32  version;           /* the file's format version */
 } M6CaptureInfo;
+
+/* The events of one EVENTS or PACKED_EVENTS record's payload (@type,
+ * @length bytes at @payload, its CRC already checked), for a reader that
+ * seeks to records by their offset (every record decodes on its own): the
+ * thread index in *@thread, the count in *@n_events and the events in
+ * *@events, grown as needed (*@events_alloc; free with g_free()). FALSE,
+ * with a sentence, for a payload that is not such a record. */
+gboolean          m6_capture_decode_events     (guint32           type,
+                                                const guint8     *payload,
+                                                guint32           length,
+                                                guint32          *thread,
+                                                M6Event         **events,
+                                                gsize            *events_alloc,
+                                                guint32          *n_events,
+                                                GError          **error);
 
 typedef struct _M6CaptureWriter M6CaptureWriter;
 

@@ -22,6 +22,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "m6-tempfile.h"
@@ -55,6 +56,7 @@ struct _M6Recording
   guint64          n_batches;      /* atomic */
   gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
   gint64           busy_us;        /* atomic: the worker holding the lock */
+  gint64           cpu_ns;         /* atomic: the worker's CPU time */
   guint64          n_notifies;
   gboolean         on_main_loop;
   GThread         *main_thread;    /* holds the lock outside poll() */
@@ -243,6 +245,15 @@ queue_changed (M6Recording *self)
 
 /* --- the worker --------------------------------------------------------- */
 
+static gint64
+thread_cpu_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -285,6 +296,7 @@ worker_main (gpointer data)
         pending = m6_reader_get_pending (self->reader);
       g_mutex_unlock (&self->lock);
       __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
+      __atomic_store_n (&self->cpu_ns, thread_cpu_ns (), __ATOMIC_RELAXED);
 
       if (n > 0)
         {
@@ -651,6 +663,12 @@ m6_recording_get_worker_times (M6Recording *self,
     *busy_us = __atomic_load_n (&self->busy_us, __ATOMIC_RELAXED);
   if (lock_wait_us != NULL)
     *lock_wait_us = __atomic_load_n (&self->lock_wait_us, __ATOMIC_RELAXED);
+}
+
+gint64
+m6_recording_get_worker_cpu_ns (M6Recording *self)
+{
+  return __atomic_load_n (&self->cpu_ns, __ATOMIC_RELAXED);
 }
 
 guint64

@@ -95,6 +95,8 @@ guint64       m6_recording_get_n_batches      (M6Recording   *self);
 void          m6_recording_get_worker_times   (M6Recording   *self,
                                                gint64        *busy_us,
                                                gint64        *lock_wait_us);
+/* The worker's CPU time so far (CLOCK_THREAD_CPUTIME_ID), in ns. */
+gint64        m6_recording_get_worker_cpu_ns  (M6Recording   *self);
 /* How many times "changed" was emitted. */
 guint64       m6_recording_get_n_notifies     (M6Recording   *self);
 

@@ -48,6 +48,8 @@ struct _M6Session
 
   M6SessionEventsFunc  recorder;
   gpointer             recorder_data;
+  M6SessionEventsFunc  tap;
+  gpointer             tap_data;
 
   M6SessionReserveFunc sink_reserve;
   M6SessionCommitFunc  sink_commit;
@@ -632,6 +634,8 @@ m6_session_ingest (M6Session     *self,
 
   if (self->recorder != NULL && n_events > 0)
     self->recorder (self, thread, events, n_events, self->recorder_data);
+  if (self->tap != NULL && n_events > 0)
+    self->tap (self, thread, events, n_events, self->tap_data);
   if (self->sink_commit != NULL && n_events > 0)
     {
       if (events == self->reserved && n_events <= self->n_reserved)
@@ -756,6 +760,15 @@ m6_session_set_recorder (M6Session           *self,
 {
   self->recorder = func;
   self->recorder_data = user_data;
+}
+
+void
+m6_session_set_tap (M6Session           *self,
+                    M6SessionEventsFunc  func,
+                    gpointer             user_data)
+{
+  self->tap = func;
+  self->tap_data = user_data;
 }
 
 void

@@ -198,6 +198,12 @@ void          m6_session_set_recorder        (M6Session          *self,
                                               M6SessionEventsFunc func,
                                               gpointer            user_data);
 
+/* The frame index's tap (m6-frame-index.h): sees every event given to
+ * m6_session_ingest(), like the recorder, on the ingesting thread. One. */
+void          m6_session_set_tap             (M6Session          *self,
+                                              M6SessionEventsFunc func,
+                                              gpointer            user_data);
+
 /* The capture writer's zero-copy path. A driver that fills events in
  * place asks for room with m6_session_reserve_events() (the sink's buffer,
  * or NULL: then it uses its own), writes the events there and hands them

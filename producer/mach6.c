@@ -12,6 +12,7 @@
 #endif
 
 #include "mach6.h"
+#include "mach6-abi.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

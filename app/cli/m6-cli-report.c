@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "m6-cli-common.h"
+#include "m6-cli-hitch.h"
 #include "m6-cli-recording.h"
+#include "m6-duration.h"
 #include "m6-export.h"
 #include "m6-json.h"
 #include "m6-ledger.h"
@@ -50,9 +52,14 @@ append_row (GString      *out,
 
   m6_node_stats_compute (tree, node, &s);
   m6_cli_append_padded (out, indented, label_width);
-  g_string_append_printf (out, " %8llu %9.3f %9.3f %9.3f %9.3f",
-                          (unsigned long long) s.count,
-                          s.time_avg * 1e3, s.time_p50 * 1e3, s.time_p90 * 1e3, s.time_max * 1e3);
+  const double times[] = { s.time_avg, s.time_p50, s.time_p90, s.time_max };
+  g_string_append_printf (out, " %8llu", (unsigned long long) s.count);
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++)
+    {
+      char cell[M6_DURATION_BUF];
+      g_string_append_c (out, ' ');
+      m6_cli_append_right (out, m6_duration_format_buf ((gint64) llround (times[i] * 1e9), cell), 9);
+    }
   /* The attributable figures (DESIGN §2, the ledger); drift only where it
    * is one: a child's mem.net includes its gaps. */
   if (!memory)
@@ -189,7 +196,7 @@ print_table (M6Session *session,
       guint width = CLAMP (label_width (thread->tree, root), 8, LABEL_COLUMN_MAX);
       m6_cli_append_padded (out, _("SCOPE"), width);
       g_string_append_printf (out, " %8s %9s %9s %9s %9s %10s %11s %10s %11s\n",
-                              _("COUNT"), _("AVG ms"), _("P50 ms"), _("P90 ms"), _("MAX ms"),
+                              _("COUNT"), _("AVG"), _("P50"), _("P90"), _("MAX"),
                               _("Δ AVG KB"), _("ALLOC KB/FR"), _("SELF KB/FR"), _("DRIFT KB/FR"));
       append_subtree (out, thread->tree, root, width, memory);
     }
@@ -314,7 +321,10 @@ m6_cli_report (int    argc,
   gboolean leaks = FALSE;
   gint only_thread = -1;
   double seconds = REPORT_SECONDS;
+  gint worst = 0;
+  g_autoptr (M6FrameIndex) index = NULL;
   const GOptionEntry entries[] = {
+    { "worst", 'w', 0, G_OPTION_ARG_INT, &worst, N_("The N slowest frames of each thread, with the scope that cost each most"), "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the payload JSON of every thread"), NULL },
     { "leaks", 'l', 0, G_OPTION_ARG_NONE, &leaks, N_("Find the leak: where each thread’s drift is kept, with the ledger"), NULL },
     { "thread", 't', 0, G_OPTION_ARG_INT, &only_thread, N_("Only thread N (its index, from 0)"), "N" },
@@ -334,6 +344,8 @@ m6_cli_report (int    argc,
     return m6_cli_usage_error ("report", _("the duration must be positive"));
   if (only_thread < -1)
     return m6_cli_usage_error ("report", _("the thread index cannot be negative"));
+  if (worst < 0)
+    return m6_cli_usage_error ("report", _("--worst needs a positive number of frames"));
   if (argc != 2)
     return m6_cli_usage_error ("report", _("expected one capture file, PID or process name"));
 
@@ -364,6 +376,8 @@ m6_cli_report (int    argc,
       /* The same pipeline as `mach6 record` and the viewer, without a file. */
       recording = m6_recording_new (g_steal_pointer (&reader));
       rec.recording = recording;
+      if (worst > 0)
+        index = m6_frame_index_new_live (m6_recording_get_session (recording));
       if (!m6_cli_record_loop (&rec, seconds, &error))
         {
           m6_cli_print_error (error->message);
@@ -379,7 +393,17 @@ m6_cli_report (int    argc,
       return EXIT_FAILURE;
     }
 
-  if (leaks && json)
+  if (worst > 0)
+    {
+      if (index == NULL)
+        index = m6_frame_index_open_capture (argv[1], session, NULL, NULL, NULL, &error);
+      if (index == NULL || !m6_cli_print_worst (index, only_thread, (guint) worst, &error))
+        {
+          m6_cli_print_error (error->message);
+          return EXIT_FAILURE;
+        }
+    }
+  else if (leaks && json)
     {
       g_autoptr (JsonNode) root = m6_ledger_session_json (session, only_thread);
       g_autofree char *text = m6_json_to_string (root, TRUE);

@@ -1,8 +1,9 @@
-/* test-capture.c — capture files (core/m6-capture.c): a recorded session
+/* test-capture.c — capture files (core/m6-capture*.c): a recorded session
  * written and loaded back equal; an aborted write leaving nothing; files
- * cut short, bit-flipped, of version 1 or not captures at all, each giving
- * a GError naming what is wrong or a correct partial load, never a crash.
- * Built twice, the second time under AddressSanitizer and UBSan. */
+ * cut short, bit-flipped, of older versions, hostile packed records or not
+ * captures at all, each giving a GError naming what is wrong or a correct
+ * partial load, never a crash. Built twice, the second time under
+ * AddressSanitizer and UBSan. */
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -11,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mach6.h"
+#include "mach6-abi.h"
 #include "m6-capture.h"
 #include "m6-payload.h"
 
@@ -291,59 +294,170 @@ get_le32 (const guint8 *p)
   return GUINT32_FROM_LE (v);
 }
 
-/* A version 1 file (before PAD records) still loads, to the same session:
- * the recorded file, its PAD records taken out and its counts fixed, is
- * exactly what version 1 wrote. */
-static void
-test_capture_version1 (void)
+/* @data (a version 3 file) as version @version wrote it: PACKED_EVENTS
+ * records spelled out as EVENTS of 24-byte events (versions 1 and 2), PAD
+ * records taken out and END's record count fixed (version 1). */
+static GByteArray *
+downgrade_capture (const guint8 *data,
+                   gsize         length,
+                   guint         version,
+                   guint        *pads_out,
+                   guint        *packed_out)
 {
-  g_autofree char *dir = g_dir_make_tmp ("mach6-capture-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "small.mach6", NULL);
-  g_autofree guint8 *data = NULL;
-  g_autoptr (GError) error = NULL;
-  gsize length, at = M6_CAPTURE_HEADER_SIZE;
-  guint pads = 0;
+  GByteArray *out = g_byte_array_new ();
+  gsize at = M6_CAPTURE_HEADER_SIZE;
+  guint pads = 0, packed = 0;
+  g_autofree M6Event *events = NULL;
+  gsize events_alloc = 0;
 
-  g_autoptr (M6Session) recorded = build_recorded_session (path, 40, 11);
-  g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
-  g_assert_cmpuint (get_le32 (data + 8), ==, 2);
-
-  g_autoptr (GByteArray) v1 = g_byte_array_new ();
-  g_byte_array_append (v1, data, M6_CAPTURE_HEADER_SIZE);
+  g_assert_cmpuint (get_le32 (data + 8), ==, 3);
+  g_byte_array_append (out, data, M6_CAPTURE_HEADER_SIZE);
   while (at < length)
     {
       guint32 type = get_le32 (data + at);
       guint32 size = 12 + get_le32 (data + at + 4);
+      gsize start = out->len;
 
-      if (type == M6_CAPTURE_RECORD_PAD)
+      if (type == M6_CAPTURE_RECORD_PAD && version == 1)
         pads++;
-      else
+      else if (type == M6_CAPTURE_RECORD_PACKED_EVENTS)
         {
-          gsize start = v1->len;
-          g_byte_array_append (v1, data + at, size);
-          if (type == M6_CAPTURE_RECORD_END)
+          g_autoptr (GError) error = NULL;
+          guint32 thread, count;
+
+          g_assert_true (m6_capture_decode_events (type, data + at + 12, size - 12, &thread, &events,
+                                                   &events_alloc, &count, &error));
+          g_assert_no_error (error);
+          packed++;
+          g_byte_array_set_size (out, (guint) (start + 20 + 24 * (gsize) count));
+          guint8 *r = out->data + start;
+          put_le32 (r, M6_CAPTURE_RECORD_EVENTS);
+          put_le32 (r + 4, 8 + 24 * count);
+          put_le32 (r + 12, thread);
+          put_le32 (r + 16, count);
+          for (guint32 i = 0; i < count; i++)
             {
-              /* u64 records before it: fewer by the PADs. */
-              guint8 *end = v1->data + start;
-              put_le32 (end + 12, get_le32 (end + 12) - pads);
-              g_autofree guint8 *whole = g_malloc (8 + size - 12);
-              memcpy (whole, end, 8);
-              memcpy (whole + 8, end + 12, size - 12);
-              put_le32 (end + 8, crc_bitwise (whole, 8 + size - 12));
+              guint8 *e = r + 20 + 24 * i;
+              guint64 t = GUINT64_TO_LE ((guint64) events[i].t_ns), heap = GUINT64_TO_LE ((guint64) events[i].heap);
+              memcpy (e, &t, 8);
+              memcpy (e + 8, &heap, 8);
+              put_le32 (e + 16, events[i].label);
+              put_le32 (e + 20, events[i].depth);
             }
+        }
+      else
+        g_byte_array_append (out, data + at, size);
+
+      if (out->len > start && (type == M6_CAPTURE_RECORD_PACKED_EVENTS || type == M6_CAPTURE_RECORD_END))
+        {
+          guint8 *r = out->data + start;
+          guint32 rlen = get_le32 (r + 4);
+          /* END: u64 records before it, fewer by the PADs. */
+          if (type == M6_CAPTURE_RECORD_END)
+            put_le32 (r + 12, get_le32 (r + 12) - pads);
+          g_autofree guint8 *whole = g_malloc (8 + rlen);
+          memcpy (whole, r, 8);
+          memcpy (whole + 8, r + 12, rlen);
+          put_le32 (r + 8, crc_bitwise (whole, 8 + rlen));
         }
       at += size;
     }
-  g_test_message ("%u PAD records taken out", pads);
-  g_assert_cmpuint (pads, >, 0);
-  v1->data[8] = 1;
-  put_le32 (v1->data + M6_CAPTURE_HEADER_SIZE - 4, crc_bitwise (v1->data, M6_CAPTURE_HEADER_SIZE - 4));
+  out->data[8] = (guint8) version;
+  put_le32 (out->data + M6_CAPTURE_HEADER_SIZE - 4, crc_bitwise (out->data, M6_CAPTURE_HEADER_SIZE - 4));
+  *pads_out = pads;
+  *packed_out = packed;
+  return out;
+}
 
-  g_autofree char *p = write_temp (dir, v1->data, v1->len);
-  g_autoptr (M6Session) loaded = m6_capture_load (p, &error);
-  g_assert_no_error (error);
-  assert_sessions_equal (recorded, loaded);
-  g_unlink (p);
+/* Version 1 (before PAD records) and version 2 (24-byte events, before
+ * PACKED_EVENTS) files still load, to the same session: the recorded
+ * file, spelled out as those versions wrote it. */
+static void
+test_capture_old_versions (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("mach6-capture-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "small.mach6", NULL);
+  g_autofree guint8 *data = NULL;
+  gsize length;
+
+  g_autoptr (M6Session) recorded = build_recorded_session (path, 40, 11);
+  g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
+  for (guint version = 1; version <= 2; version++)
+    {
+      g_autoptr (GError) error = NULL;
+      guint pads, packed;
+      g_autoptr (GByteArray) old = downgrade_capture (data, length, version, &pads, &packed);
+
+      g_test_message ("version %u: %u PAD records taken out, %u PACKED_EVENTS spelled out", version, pads, packed);
+      g_assert_cmpuint (packed, >, 0);
+      if (version == 1)
+        g_assert_cmpuint (pads, >, 0);
+      g_assert_cmpuint (old->len, >, length);
+
+      g_autofree char *p = write_temp (dir, old->data, old->len);
+      g_autoptr (M6Session) loaded = m6_capture_load (p, &error);
+      g_assert_no_error (error);
+      assert_sessions_equal (recorded, loaded);
+      g_unlink (p);
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A PACKED_EVENTS record is refused in a version 2 file, and one whose
+ * bytes do not decode as its count of events is refused with a sentence
+ * naming the file and the record. */
+static void
+test_capture_packed_hostile (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("mach6-capture-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "small.mach6", NULL);
+  g_autofree guint8 *data = NULL;
+  gsize length, at = M6_CAPTURE_HEADER_SIZE;
+
+  g_autoptr (M6Session) recorded = build_recorded_session (path, 40, 11);
+  g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
+
+  /* Version 2 in the header, PACKED_EVENTS in the records. */
+  {
+    g_autoptr (GError) error = NULL;
+    g_autofree guint8 *v2 = g_memdup2 (data, length);
+    v2[8] = 2;
+    put_le32 (v2 + M6_CAPTURE_HEADER_SIZE - 4, crc_bitwise (v2, M6_CAPTURE_HEADER_SIZE - 4));
+    g_autofree char *p = write_temp (dir, v2, length);
+    g_autoptr (M6Session) loaded = m6_capture_load (p, &error);
+    g_assert_null (loaded);
+    g_assert_nonnull (error);
+    g_test_message ("%s", error->message);
+    g_assert_nonnull (strstr (error->message, "PACKED_EVENTS in a version 2 capture"));
+    g_unlink (p);
+  }
+
+  /* The first PACKED_EVENTS record claiming one event fewer than it holds,
+   * its CRC made good: the check is the decoder's, not the CRC's. */
+  while (at < length && get_le32 (data + at) != M6_CAPTURE_RECORD_PACKED_EVENTS)
+    at += 12 + get_le32 (data + at + 4);
+  g_assert_cmpuint (at, <, length);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autofree guint8 *bad = g_memdup2 (data, length);
+    guint8 *r = bad + at;
+    guint32 rlen = get_le32 (r + 4);
+    g_assert_cmpuint (get_le32 (r + 16), >, 0);
+    put_le32 (r + 16, get_le32 (r + 16) - 1);
+    g_autofree guint8 *whole = g_malloc (8 + rlen);
+    memcpy (whole, r, 8);
+    memcpy (whole + 8, r + 12, rlen);
+    put_le32 (r + 8, crc_bitwise (whole, 8 + rlen));
+    g_autofree char *p = write_temp (dir, bad, length);
+    g_autoptr (M6Session) loaded = m6_capture_load (p, &error);
+    g_assert_null (loaded);
+    g_assert_nonnull (error);
+    g_test_message ("%s", error->message);
+    g_assert_nonnull (strstr (error->message, "does not decode"));
+    g_assert_nonnull (strstr (error->message, "record"));
+    g_unlink (p);
+  }
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -434,6 +548,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/capture/truncated", test_capture_truncated);
   g_test_add_func ("/core/capture/bit-flips", test_capture_bit_flips);
   g_test_add_func ("/core/capture/bad-files", test_capture_bad_files);
-  g_test_add_func ("/core/capture/version1", test_capture_version1);
+  g_test_add_func ("/core/capture/old-versions", test_capture_old_versions);
+  g_test_add_func ("/core/capture/packed-hostile", test_capture_packed_hostile);
   return g_test_run ();
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "mach6.h"
+#include "mach6-abi.h"
 
 typedef struct
 {

@@ -7,6 +7,7 @@
 
 #include "m6-capture.h"
 #include "mach6.h"
+#include "mach6-abi.h"
 #include "reader-test-util.h"
 
 /* The producer's segment, mapped read-write as a reader does. */

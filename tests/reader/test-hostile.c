@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mach6.h"
+#include "mach6-abi.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
 

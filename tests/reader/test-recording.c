@@ -384,7 +384,8 @@ write_synthetic (const char *path,
   g_assert_no_error (error);
   if (background)
     g_assert_true (m6_capture_writer_set_background (writer, &error));
-  /* 300,000 frames, 1.2 M events, 29 MB: many buffers in flight. */
+  /* 300,000 frames, 1.2 M events, 29 MB before packing (about 5 after):
+   * many buffers in flight. */
   for (guint f = 0; f < 300000; f++)
     {
       M6Event evs[] = { { t += 5, f, frame, 0 }, { t += 5, f + 8, a, 1 }, { t += 5, f + 16, 0, 1 }, { t += 5, f, 0, 0 } };
@@ -414,7 +415,7 @@ test_background_io_same_bytes (void)
   g_assert_true (g_file_get_contents (inline_path, &a, &na, NULL));
   g_assert_true (g_file_get_contents (background_path, &b, &nb, NULL));
   g_assert_cmpuint (na, ==, nb);
-  g_assert_cmpuint (na, >, 20 * 1024 * 1024);
+  g_assert_cmpuint (na, >, 4 * 1024 * 1024);
   g_assert_true (memcmp (a + M6_CAPTURE_HEADER_SIZE, b + M6_CAPTURE_HEADER_SIZE, na - M6_CAPTURE_HEADER_SIZE) == 0);
   test_rm_dir (dir);
 }

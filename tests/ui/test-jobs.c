@@ -21,7 +21,7 @@ static char *tmpdir;
 static char *big_path;      /* a capture of BIG_FRAMES frames */
 static char *small_path;
 
-#define BIG_FRAMES 200000u  /* x 10 events: 2 M events, 48 MB */
+#define BIG_FRAMES 200000u  /* x 10 events: 2 M events, 8 MB packed */
 
 /* A capture of @frames frames of frame → a, b (heap moving), written
  * through the real writer. */
@@ -271,7 +271,7 @@ test_save_behind_job_bar (void)
   g_autofree char *copy = g_build_filename (tmpdir, "copy.mach6", NULL);
   M6SessionWindow *window;
 
-  /* 48 MB: over the threshold. */
+  /* 8 MB: over the threshold. */
   open_and_wait (big_path);
   window = find_session_window (big_path);
   g_action_group_activate_action (G_ACTION_GROUP (window), "save-capture", g_variant_new_string (copy));

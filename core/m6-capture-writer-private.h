@@ -1,0 +1,65 @@
+/* m6-capture-writer-private.h — the capture writer's state, shared by
+ * m6-capture-writer.c (records, the I/O thread) and m6-capture-copy.c
+ * (copies of a capture being recorded); private to core/. */
+#pragma once
+
+#include "m6-capture-format.h"
+
+typedef struct
+{
+  char          *name;
+  M6ThreadState  state;
+  guint64        drops;
+  guint64        refusals[3];   /* stray dones, depth refused, label table full */
+} WrittenThread;
+
+struct _M6CaptureWriter
+{
+  M6Session  *session;
+  char       *path;
+  char       *tmp_path;
+  int         fd;
+  GByteArray *buf;          /* not yet written (EVENTS records plain) */
+  GByteArray *packed;       /* what a flush without the I/O thread writes */
+  guint64     flushed;      /* atomic: bytes in the file */
+  guint64     n_records;
+  guint64     n_events;
+  guint32     n_labels;     /* session label ids written: [1, n_labels) */
+  GArray     *threads;      /* WrittenThread, by index */
+  guint32     heap_source;
+  guint64     threads_unslotted;
+  gsize       events_start; /* the EVENTS record the session fills in place */
+  gulong      changed_id;
+  GError     *error;        /* sticky */
+  gboolean    done;         /* finished or aborted */
+
+  /* Background writes (m6_capture_writer_set_background): full buffers go
+   * to io_thread through io_queue and come back empty through io_free. */
+  GThread     *io_thread;
+  GAsyncQueue *io_queue;
+  GAsyncQueue *io_free;
+  GMutex       io_lock;
+  GCond        io_cond;
+  guint        io_pending;  /* buffers queued or being written */
+  GError      *io_error;    /* the I/O thread's first error */
+};
+
+/* Buffers in flight at most: 16 × 256 KB. More, and the appender waits
+ * (its rings fill and drop, counted) rather than memory growing. A
+ * recorder waits for room (m6_capture_writer_wait_io_room) before it
+ * takes its session's lock, so that a slow disk never holds the lock. */
+#define IO_MAX_PENDING 16u
+#define IO_ROOM        8u
+
+/* Labels, threads, names, states, drops and the heap source that changed
+ * since the last look: what the next events may refer to. */
+void      m6_capture_writer_sync_records (M6CaptureWriter *self);
+/* Hand the buffer to the I/O thread (or write it); FALSE on a (sticky) error. */
+gboolean  m6_capture_writer_flush_buffer (M6CaptureWriter *self);
+/* Wait until at most @pending buffers are in flight; take over the I/O
+ * thread's error. */
+gboolean  m6_capture_writer_io_wait      (M6CaptureWriter *self,
+                                          guint            pending);
+/* The END record of what was written so far, appended to @out. */
+void      m6_capture_writer_append_end   (GByteArray      *out,
+                                          M6CaptureWriter *self);

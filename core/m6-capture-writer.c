@@ -1,0 +1,680 @@
+/* m6-capture-writer.c — recording a session into a .mach6 capture.
+ *
+ * The writer is the session's sink: the live reader fills EVENTS records
+ * in place in its buffer (writer_reserve/writer_commit), and it writes the
+ * labels and threads those events need first. Full buffers go to an I/O
+ * thread that packs the events (PACKED_EVENTS, m6-pack.h), checksums them
+ * and writes. The format: m6-capture-format.h. */
+#include "m6-capture-writer-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "m6-pack.h"
+
+#define IO_QUIT        ((gpointer) &io_quit_marker)
+static const int io_quit_marker;
+
+static void
+written_thread_clear (gpointer data)
+{
+  WrittenThread *t = data;
+  g_free (t->name);
+}
+
+static gsize
+record_begin (M6CaptureWriter *self,
+              guint32          type)
+{
+  gsize start = self->buf->len;
+
+  m6_put_u32 (self->buf, type);
+  m6_put_u32 (self->buf, 0);   /* length */
+  m6_put_u32 (self->buf, 0);   /* CRC */
+  return start;
+}
+
+static void
+record_end (M6CaptureWriter *self,
+            gsize            start)
+{
+  guint8 *p = self->buf->data + start;
+  guint32 length = (guint32) (self->buf->len - start - RECORD_HEADER_SIZE);
+  guint32 le = GUINT32_TO_LE (length);
+
+  memcpy (p + 4, &le, 4);
+  guint32 crc = m6_capture_crc (0, p, 8);
+  crc = m6_capture_crc (crc, p + RECORD_HEADER_SIZE, length);
+  le = GUINT32_TO_LE (crc);
+  memcpy (p + 8, &le, 4);
+  self->n_records++;
+}
+
+/* What goes to the file for the records of @in (from @skip on; the bytes
+ * before it, the file header, as they are): EVENTS records become
+ * PACKED_EVENTS (m6-pack.h), sealed with their CRC here, on the I/O
+ * thread when there is one, so that the drain pays for neither; the other
+ * records, already sealed, as they are. */
+static void
+pack_buffer (const GByteArray *in,
+             gsize             skip,
+             GByteArray       *out)
+{
+  gsize at = skip;
+
+  g_byte_array_set_size (out, 0);
+  g_byte_array_append (out, in->data, (guint) skip);
+  while (at + RECORD_HEADER_SIZE <= in->len)
+    {
+      const guint8 *p = in->data + at;
+      guint32 type = m6_get_u32 (p), length = m6_get_u32 (p + 4);
+
+      if (length > in->len - at - RECORD_HEADER_SIZE)
+        break;   /* cannot be: records are appended whole */
+      if (type != M6_CAPTURE_RECORD_EVENTS || length < 8)
+        g_byte_array_append (out, p, RECORD_HEADER_SIZE + length);
+      else
+        {
+          gsize start = out->len;
+          gsize count = (length - 8) / EVENT_SIZE;
+          guint32 le;
+
+          g_byte_array_set_size (out, (guint) (start + RECORD_HEADER_SIZE + 8 + count * M6_PACK_MAX_EVENT_BYTES));
+          guint8 *q = out->data + start;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+          /* The record's events are M6Events, 8-byte aligned (PAD). */
+          gsize packed = m6_pack_events ((const M6Event *) (gconstpointer) (p + RECORD_HEADER_SIZE + 8),
+                                         count, q + RECORD_HEADER_SIZE + 8);
+#else
+          g_autofree M6Event *events = g_new (M6Event, count);
+          for (gsize i = 0; i < count; i++)
+            {
+              const guint8 *e = p + RECORD_HEADER_SIZE + 8 + i * EVENT_SIZE;
+              events[i] = (M6Event) { (gint64) m6_get_u64 (e), (gint64) m6_get_u64 (e + 8),
+                                      m6_get_u32 (e + 16), m6_get_u32 (e + 20) };
+            }
+          gsize packed = m6_pack_events (events, count, q + RECORD_HEADER_SIZE + 8);
+#endif
+          le = GUINT32_TO_LE (M6_CAPTURE_RECORD_PACKED_EVENTS);
+          memcpy (q, &le, 4);
+          le = GUINT32_TO_LE ((guint32) (8 + packed));
+          memcpy (q + 4, &le, 4);
+          memcpy (q + RECORD_HEADER_SIZE, p + RECORD_HEADER_SIZE, 8);   /* index, count */
+          le = GUINT32_TO_LE (m6_capture_crc (m6_capture_crc (0, q, 8), q + RECORD_HEADER_SIZE, 8 + packed));
+          memcpy (q + 8, &le, 4);
+          g_byte_array_set_size (out, (guint) (start + RECORD_HEADER_SIZE + 8 + packed));
+        }
+      at += RECORD_HEADER_SIZE + length;
+    }
+}
+
+static gpointer
+io_main (gpointer data)
+{
+  M6CaptureWriter *self = data;
+  g_autoptr (GByteArray) packed = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+
+  for (;;)
+    {
+      GByteArray *buf = g_async_queue_pop (self->io_queue);
+      GError *error = NULL;
+
+      if (buf == IO_QUIT)
+        break;
+      /* Buffers handed over start at a record (the header went first). */
+      pack_buffer (buf, 0, packed);
+      if (self->io_error == NULL && !m6_capture_write_all (self->fd, packed->data, packed->len, self->path, &error))
+        {
+          g_mutex_lock (&self->io_lock);
+          self->io_error = error;
+          g_mutex_unlock (&self->io_lock);
+        }
+      else
+        __atomic_fetch_add (&self->flushed, (guint64) packed->len, __ATOMIC_RELAXED);
+      g_byte_array_set_size (buf, 0);
+      g_async_queue_push (self->io_free, buf);
+      g_mutex_lock (&self->io_lock);
+      self->io_pending--;
+      g_cond_broadcast (&self->io_cond);
+      g_mutex_unlock (&self->io_lock);
+    }
+  return NULL;
+}
+
+/* Wait until at most @pending buffers are in flight; take over the I/O
+ * thread's error. */
+gboolean
+m6_capture_writer_io_wait (M6CaptureWriter *self,
+                           guint            pending)
+{
+  if (self->io_thread == NULL)
+    return self->error == NULL;
+  g_mutex_lock (&self->io_lock);
+  while (self->io_pending > pending)
+    g_cond_wait (&self->io_cond, &self->io_lock);
+  if (self->io_error != NULL && self->error == NULL)
+    self->error = g_error_copy (self->io_error);
+  g_mutex_unlock (&self->io_lock);
+  return self->error == NULL;
+}
+
+static void
+io_stop (M6CaptureWriter *self)
+{
+  GByteArray *buf;
+
+  if (self->io_thread == NULL)
+    return;
+  g_async_queue_push (self->io_queue, IO_QUIT);
+  g_thread_join (g_steal_pointer (&self->io_thread));
+  m6_capture_writer_io_wait (self, 0);
+  while ((buf = g_async_queue_try_pop (self->io_free)) != NULL)
+    g_byte_array_unref (buf);
+  g_clear_pointer (&self->io_queue, g_async_queue_unref);
+  g_clear_pointer (&self->io_free, g_async_queue_unref);
+}
+
+gboolean
+m6_capture_writer_set_background (M6CaptureWriter  *self,
+                                  GError          **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->io_thread != NULL || self->done)
+    return TRUE;
+  self->io_queue = g_async_queue_new ();
+  self->io_free = g_async_queue_new ();
+  self->io_thread = g_thread_try_new ("mach6-capture-io", io_main, self, error);
+  if (self->io_thread == NULL)
+    {
+      g_clear_pointer (&self->io_queue, g_async_queue_unref);
+      g_clear_pointer (&self->io_free, g_async_queue_unref);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+m6_capture_writer_wait_io_room (M6CaptureWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->io_thread == NULL)
+    return;
+  g_mutex_lock (&self->io_lock);
+  while (self->io_pending > IO_ROOM && self->io_error == NULL)
+    g_cond_wait (&self->io_cond, &self->io_lock);
+  g_mutex_unlock (&self->io_lock);
+}
+
+gboolean
+m6_capture_writer_wait_io (M6CaptureWriter *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return m6_capture_writer_io_wait (self, 0);
+}
+
+gboolean
+m6_capture_writer_flush_buffer (M6CaptureWriter *self)
+{
+  if (self->error != NULL || self->buf->len == 0)
+    return self->error == NULL;
+  if (self->io_thread != NULL)
+    {
+      GByteArray *next;
+
+      /* Hand the full buffer over and go on in an empty one: the append
+       * costs a memcpy, the write() (page cache) is the I/O thread's. */
+      if (!m6_capture_writer_io_wait (self, IO_MAX_PENDING - 1))
+        return FALSE;
+      next = g_async_queue_try_pop (self->io_free);
+      if (next == NULL)
+        next = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+      g_mutex_lock (&self->io_lock);
+      self->io_pending++;
+      g_mutex_unlock (&self->io_lock);
+      g_async_queue_push (self->io_queue, self->buf);
+      self->buf = next;
+      return TRUE;
+    }
+  if (self->packed == NULL)
+    self->packed = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+  /* The first flush holds the file header. */
+  pack_buffer (self->buf, self->flushed == 0 ? M6_CAPTURE_HEADER_SIZE : 0, self->packed);
+  if (!m6_capture_write_all (self->fd, self->packed->data, self->packed->len, self->path, &self->error))
+    return FALSE;
+  __atomic_fetch_add (&self->flushed, (guint64) self->packed->len, __ATOMIC_RELAXED);
+  g_byte_array_set_size (self->buf, 0);
+  return TRUE;
+}
+
+static void
+write_name_record (M6CaptureWriter *self,
+                   guint32          type,
+                   guint32          index,
+                   const guint64   *tid,
+                   const char      *name)
+{
+  gsize length = MIN (strlen (name), (gsize) M6_CAPTURE_RECORD_MAX - 12);
+  gsize start = record_begin (self, type);
+
+  m6_put_u32 (self->buf, index);
+  if (tid != NULL)
+    m6_put_u64 (self->buf, *tid);
+  g_byte_array_append (self->buf, (const guint8 *) name, (guint) length);
+  record_end (self, start);
+}
+
+/* Labels, threads, names, states, drops and the heap source that changed
+ * since the last look: what the next events may refer to. */
+void
+m6_capture_writer_sync_records (M6CaptureWriter *self)
+{
+  M6Labels *labels = m6_session_get_labels (self->session);
+  guint n_labels = m6_labels_count (labels);
+  guint n_threads = m6_session_get_n_threads (self->session);
+  guint32 heap_source = m6_session_get_heap_source (self->session);
+
+  if (self->error != NULL)
+    return;
+
+  for (guint32 id = self->n_labels; id < n_labels; id++)
+    {
+      gsize length = m6_labels_get_len (labels, id);
+      if (length > M6_CAPTURE_RECORD_MAX - 4)
+        {
+          g_set_error (&self->error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
+                       _("label %u is %llu bytes long, too long for a capture"), id, U (length));
+          return;
+        }
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_LABEL);
+      m6_put_u32 (self->buf, id);
+      g_byte_array_append (self->buf, (const guint8 *) m6_labels_get (labels, id), (guint) length);
+      record_end (self, start);
+    }
+  self->n_labels = MAX (self->n_labels, n_labels);
+
+  if (heap_source != self->heap_source)
+    {
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_HEAP_SOURCE);
+      m6_put_u32 (self->buf, heap_source);
+      record_end (self, start);
+      self->heap_source = heap_source;
+    }
+
+  for (guint i = 0; i < n_threads; i++)
+    {
+      M6Thread *thread = m6_session_get_thread (self->session, i);
+
+      if (i >= self->threads->len)
+        {
+          WrittenThread t = { g_strdup (thread->name), M6_THREAD_STATE_LIVE, 0, { 0, 0, 0 } };
+          write_name_record (self, M6_CAPTURE_RECORD_THREAD, i, &thread->tid, thread->name);
+          g_array_append_val (self->threads, t);
+        }
+
+      WrittenThread *t = &g_array_index (self->threads, WrittenThread, i);
+      if (g_strcmp0 (t->name, thread->name) != 0)
+        {
+          write_name_record (self, M6_CAPTURE_RECORD_THREAD_NAME, i, NULL, thread->name);
+          g_free (t->name);
+          t->name = g_strdup (thread->name);
+        }
+      if (t->state != thread->state)
+        {
+          gsize start = record_begin (self, M6_CAPTURE_RECORD_THREAD_STATE);
+          m6_put_u32 (self->buf, i);
+          m6_put_u32 (self->buf, thread->state);
+          record_end (self, start);
+          t->state = thread->state;
+        }
+      if (t->drops != thread->drops)
+        {
+          gsize start = record_begin (self, M6_CAPTURE_RECORD_DROPS);
+          m6_put_u32 (self->buf, i);
+          m6_put_u64 (self->buf, thread->drops);
+          record_end (self, start);
+          t->drops = thread->drops;
+        }
+      if (t->refusals[0] != thread->stray_dones || t->refusals[1] != thread->depth_refused
+          || t->refusals[2] != thread->label_full)
+        {
+          gsize start = record_begin (self, M6_CAPTURE_RECORD_REFUSALS);
+          m6_put_u32 (self->buf, i);
+          m6_put_u64 (self->buf, thread->stray_dones);
+          m6_put_u64 (self->buf, thread->depth_refused);
+          m6_put_u64 (self->buf, thread->label_full);
+          record_end (self, start);
+          t->refusals[0] = thread->stray_dones;
+          t->refusals[1] = thread->depth_refused;
+          t->refusals[2] = thread->label_full;
+        }
+    }
+
+  guint64 unslotted = m6_session_get_threads_unslotted (self->session);
+  if (unslotted != self->threads_unslotted)
+    {
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_UNSLOTTED);
+      m6_put_u64 (self->buf, unslotted);
+      record_end (self, start);
+      self->threads_unslotted = unslotted;
+    }
+}
+
+/* The session's sink: room for @n_events events of @thread in an EVENTS
+ * record of the buffer. The reader copies the ring's events straight in
+ * and converts them in place, the session ingests them from there, and
+ * commit seals the record: the capture costs no copy of its own, only the
+ * CRC (M6Event is the record's layout on little-endian machines). */
+static M6Event *
+writer_reserve (M6Session *session,
+                M6Thread  *thread,
+                gsize      n_events,
+                gpointer   user_data)
+{
+  M6CaptureWriter *self = user_data;
+
+  G_STATIC_ASSERT (sizeof (M6Event) == EVENT_SIZE);
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, heap) == 8);
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, label) == 16);
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, depth) == 20);
+  G_STATIC_ASSERT (EVENTS_PER_RECORD >= M6_SESSION_RESERVE_MAX);
+
+  if (self->error != NULL || self->done || n_events > EVENTS_PER_RECORD)
+    return NULL;
+
+  m6_capture_writer_sync_records (self);
+  if (self->error != NULL)
+    return NULL;
+
+  /* The events start 20 bytes into the record: a PAD record first puts
+   * them on an 8-byte boundary (the buffer's base is malloc's). */
+  if (((self->buf->len + RECORD_HEADER_SIZE + 8) & 7) != 0)
+    {
+      static const guint8 zeros[PAD_MAX] = { 0 };
+      guint pad = (guint) ((8 - (self->buf->len & 7)) & 7);
+      gsize start = record_begin (self, M6_CAPTURE_RECORD_PAD);
+      g_byte_array_append (self->buf, zeros, pad);
+      record_end (self, start);
+    }
+
+  self->events_start = record_begin (self, M6_CAPTURE_RECORD_EVENTS);
+  m6_put_u32 (self->buf, thread->index);
+  m6_put_u32 (self->buf, (guint32) n_events);
+  gsize at = self->buf->len;
+  g_byte_array_set_size (self->buf, (guint) (at + n_events * EVENT_SIZE));
+  g_assert (((guintptr) (self->buf->data + at) & 7) == 0);
+  return (M6Event *) (gpointer) (self->buf->data + at);
+}
+
+static void
+writer_commit (M6Session     *session,
+               M6Thread      *thread,
+               const M6Event *events,
+               gsize          n_events,
+               gpointer       user_data)
+{
+  M6CaptureWriter *self = user_data;
+  gsize start = self->events_start;
+  guint32 count = GUINT32_TO_LE ((guint32) n_events);
+
+  /* The session may have ingested fewer than were reserved. */
+  memcpy (self->buf->data + start + RECORD_HEADER_SIZE + 4, &count, 4);
+  g_byte_array_set_size (self->buf, (guint) (start + RECORD_HEADER_SIZE + 8 + n_events * EVENT_SIZE));
+#if G_BYTE_ORDER != G_LITTLE_ENDIAN
+  guint8 *p = self->buf->data + start + RECORD_HEADER_SIZE + 8;
+  for (gsize i = 0; i < n_events; i++, p += EVENT_SIZE)
+    {
+      guint64 t = GUINT64_TO_LE ((guint64) events[i].t_ns);
+      guint64 heap = GUINT64_TO_LE ((guint64) events[i].heap);
+      guint32 label = GUINT32_TO_LE (events[i].label);
+      guint32 depth = GUINT32_TO_LE (events[i].depth);
+      memcpy (p, &t, 8);
+      memcpy (p + 8, &heap, 8);
+      memcpy (p + 16, &label, 4);
+      memcpy (p + 20, &depth, 4);
+    }
+#endif
+  {
+    /* Packed and sealed when it is written (pack_buffer). */
+    guint32 length = GUINT32_TO_LE ((guint32) (self->buf->len - start - RECORD_HEADER_SIZE));
+    memcpy (self->buf->data + start + 4, &length, 4);
+    self->n_records++;
+  }
+  self->n_events += n_events;
+
+  if (self->buf->len >= FLUSH_BYTES)
+    m6_capture_writer_flush_buffer (self);
+}
+
+static void
+on_changed (M6Session *session,
+            gpointer   user_data)
+{
+  M6CaptureWriter *self = user_data;
+
+  if (!self->done)
+    m6_capture_writer_sync_records (self);
+}
+
+static void
+writer_detach (M6CaptureWriter *self)
+{
+  if (self->done)
+    return;
+  self->done = TRUE;
+  m6_session_set_sink (self->session, NULL, NULL, NULL);
+  g_clear_signal_handler (&self->changed_id, self->session);
+}
+
+static void
+write_header (GByteArray *out,
+              M6Session  *session)
+{
+  guint8 header[M6_CAPTURE_HEADER_SIZE] = { 0 };
+  const char *name = m6_session_get_process_name (session);
+  gsize name_len = strlen (name);
+  guint32 u32;
+  guint64 u64;
+
+  memcpy (header, MAGIC, 8);
+  u32 = GUINT32_TO_LE (M6_CAPTURE_VERSION);
+  memcpy (header + 8, &u32, 4);
+  u32 = GUINT32_TO_LE (M6_CAPTURE_HEADER_SIZE);
+  memcpy (header + 12, &u32, 4);
+  u64 = GUINT64_TO_LE ((guint64) g_get_real_time ());
+  memcpy (header + 16, &u64, 8);
+  u64 = GUINT64_TO_LE ((guint64) m6_session_get_start_time (session));
+  memcpy (header + 24, &u64, 8);
+  u32 = GUINT32_TO_LE ((guint32) m6_session_get_pid (session));
+  memcpy (header + 32, &u32, 4);
+  u32 = GUINT32_TO_LE ((guint32) m6_session_get_heap_source (session));
+  memcpy (header + 36, &u32, 4);
+
+  /* At most 63 bytes, cut before a character, not inside one. */
+  if (name_len > 63)
+    {
+      name_len = 63;
+      while (name_len > 0 && ((guchar) name[name_len] & 0xc0) == 0x80)
+        name_len--;
+    }
+  memcpy (header + 40, name, name_len);
+
+  u32 = GUINT32_TO_LE (m6_capture_crc (0, header, M6_CAPTURE_HEADER_SIZE - 4));
+  memcpy (header + M6_CAPTURE_HEADER_SIZE - 4, &u32, 4);
+  g_byte_array_append (out, header, sizeof header);
+}
+
+M6CaptureWriter *
+m6_capture_writer_new (const char  *path,
+                       M6Session   *session,
+                       GError     **error)
+{
+  M6CaptureWriter *self;
+  char *tmp_path = NULL;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (M6_IS_SESSION (session), NULL);
+
+  m6_capture_crc_init ();
+  fd = m6_capture_open_temp (path, &tmp_path, error);
+  if (fd < 0)
+    return NULL;
+
+  self = g_new0 (M6CaptureWriter, 1);
+  g_mutex_init (&self->io_lock);
+  g_cond_init (&self->io_cond);
+  self->session = g_object_ref (session);
+  self->path = g_strdup (path);
+  self->tmp_path = tmp_path;
+  self->fd = fd;
+  self->buf = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+  self->threads = g_array_new (FALSE, TRUE, sizeof (WrittenThread));
+  g_array_set_clear_func (self->threads, written_thread_clear);
+  self->n_labels = 1;   /* id 0 is the root */
+  self->heap_source = m6_session_get_heap_source (session);
+
+  write_header (self->buf, session);
+  m6_capture_writer_sync_records (self);
+  m6_capture_writer_flush_buffer (self);
+  if (self->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&self->error));
+      m6_capture_writer_free (self);   /* aborts: the temporary file goes */
+      return NULL;
+    }
+
+  m6_session_set_sink (session, writer_reserve, writer_commit, self);
+  self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_changed), self);
+  return self;
+}
+
+void
+m6_capture_writer_append_end (GByteArray      *out,
+                              M6CaptureWriter *self)
+{
+  gsize start = out->len;
+  guint32 flags = m6_session_get_process_exited (self->session) ? END_FLAG_ENDED : 0;
+
+  m6_put_u32 (out, M6_CAPTURE_RECORD_END);
+  m6_put_u32 (out, END_SIZE);
+  m6_put_u32 (out, 0);
+  m6_put_u64 (out, self->n_records);
+  m6_put_u64 (out, self->n_events);
+  m6_put_u32 (out, self->threads->len);
+  m6_put_u32 (out, self->n_labels);
+  m6_put_u32 (out, flags);
+  m6_put_u32 (out, 0);
+  m6_put_u64 (out, (guint64) m6_session_get_duration (self->session));
+
+  guint8 *p = out->data + start;
+  guint32 crc = m6_capture_crc (0, p, 8);
+  crc = GUINT32_TO_LE (m6_capture_crc (crc, p + RECORD_HEADER_SIZE, END_SIZE));
+  memcpy (p + 8, &crc, 4);
+}
+
+gboolean
+m6_capture_writer_finish (M6CaptureWriter  *self,
+                          GError          **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->done)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
+                   _("the capture %s is already finished"), self->path);
+      return FALSE;
+    }
+
+  m6_capture_writer_sync_records (self);
+  if (self->error == NULL)
+    {
+      m6_capture_writer_append_end (self->buf, self);
+      self->n_records++;
+    }
+  m6_capture_writer_flush_buffer (self);
+  writer_detach (self);
+  io_stop (self);
+  m6_capture_writer_io_wait (self, 0);
+
+  if (self->error == NULL)
+    m6_capture_commit_file (self->fd, self->tmp_path, self->path, &self->error);
+  close (self->fd);
+  self->fd = -1;
+
+  if (self->error != NULL)
+    {
+      g_unlink (self->tmp_path);
+      if (error != NULL)
+        *error = g_error_copy (self->error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+m6_capture_writer_abort (M6CaptureWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->done)
+    return;
+  writer_detach (self);
+  io_stop (self);
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
+  g_unlink (self->tmp_path);
+}
+
+void
+m6_capture_writer_free (M6CaptureWriter *self)
+{
+  if (self == NULL)
+    return;
+
+  m6_capture_writer_abort (self);
+  io_stop (self);
+  if (self->fd >= 0)
+    close (self->fd);
+  g_clear_object (&self->session);
+  g_clear_error (&self->error);
+  g_clear_error (&self->io_error);
+  g_mutex_clear (&self->io_lock);
+  g_cond_clear (&self->io_cond);
+  g_byte_array_unref (self->buf);
+  g_clear_pointer (&self->packed, g_byte_array_unref);
+  g_array_unref (self->threads);
+  g_free (self->path);
+  g_free (self->tmp_path);
+  g_free (self);
+}
+
+const char *
+m6_capture_writer_get_path (M6CaptureWriter *self)
+{
+  return self->path;
+}
+
+guint64
+m6_capture_writer_get_size (M6CaptureWriter *self)
+{
+  return __atomic_load_n (&self->flushed, __ATOMIC_RELAXED) + self->buf->len;
+}
+
+guint64
+m6_capture_writer_get_n_events (M6CaptureWriter *self)
+{
+  return self->n_events;
+}
+
+const GError *
+m6_capture_writer_get_error (M6CaptureWriter *self)
+{
+  return self->error;
+}
