@@ -7,6 +7,7 @@
 #include "m6-json.h"
 #include "m6-payload.h"
 #include "m6-tempfile.h"
+#include "m6-session-private.h"
 
 G_BEGIN_DECLS
 

@@ -37,7 +37,7 @@ static gboolean
 func_filter_keeps (lua_State *L, const char *label, const char *short_src, gboolean *frame)
 {
   *frame = FALSE;
-  lua_pushlightuserdata (L, &m6_lua_key_filter);
+  lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_FILTER));
   lua_rawget (L, LUA_REGISTRYINDEX);
   if (!lua_isfunction (L, -1))
     {
@@ -233,7 +233,7 @@ m6_lua_auto (lua_State *L)
   g_hash_table_remove_all (st->funcs);
   st->have_filter = FALSE;
   st->auto_c = FALSE;
-  lua_pushlightuserdata (L, &m6_lua_key_filter);
+  lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_FILTER));
   lua_pushnil (L);
   lua_rawset (L, LUA_REGISTRYINDEX);
 
@@ -276,7 +276,7 @@ m6_lua_auto (lua_State *L)
       lua_call (L, 3, 1);
       if (any)
         {
-          lua_pushlightuserdata (L, &m6_lua_key_filter);
+          lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_FILTER));
           lua_insert (L, -2);
           lua_rawset (L, LUA_REGISTRYINDEX);
           st->have_filter = TRUE;

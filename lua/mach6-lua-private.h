@@ -24,13 +24,20 @@ G_BEGIN_DECLS
 #define SAMPLE_MT   "mach6.sample"
 #define STACK_MT    "mach6.stack"
 
-/* Registry keys: the addresses of these are unique. */
-extern char m6_lua_key_state;
-extern char m6_lua_key_nodes;
-extern char m6_lua_key_children;
-extern char m6_lua_key_threads;
-extern char m6_lua_key_chain;
-extern char m6_lua_key_filter;
+/* Registry keys: light userdata at addresses unique in the process, the
+ * same from every file of the module. */
+typedef enum
+{
+  M6_LUA_KEY_STATE,
+  M6_LUA_KEY_NODES,
+  M6_LUA_KEY_CHILDREN,
+  M6_LUA_KEY_THREADS,
+  M6_LUA_KEY_CHAIN,
+  M6_LUA_KEY_FILTER,
+  M6_LUA_N_KEYS
+} M6LuaKey;
+
+void *m6_lua_key (M6LuaKey key);
 
 /* One open scope of one Lua thread: a manual mark or a hooked call. */
 enum {

@@ -9,13 +9,13 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-/* Registry keys: the addresses of these are unique. */
-char m6_lua_key_state;
-char m6_lua_key_nodes;
-char m6_lua_key_children;
-char m6_lua_key_threads;
-char m6_lua_key_chain;
-char m6_lua_key_filter;
+void *
+m6_lua_key (M6LuaKey key)
+{
+  static char keys[M6_LUA_N_KEYS];
+
+  return &keys[key];
+}
 
 
 
@@ -43,7 +43,7 @@ m6_lua_heap_bytes (State *st, lua_State *L)
 State *
 m6_lua_state_get (lua_State *L)
 {
-  lua_pushlightuserdata (L, &m6_lua_key_state);
+  lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_STATE));
   lua_rawget (L, LUA_REGISTRYINDEX);
   State *st = lua_touserdata (L, -1);
   lua_pop (L, 1);
@@ -178,7 +178,7 @@ m6_lua_stack_pop_to (State *st, Stack *s, guint keep, gint64 t, gint64 h)
 static Stack *
 stack_lookup (lua_State *L)
 {
-  lua_pushlightuserdata (L, &m6_lua_key_threads);
+  lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_THREADS));
   lua_rawget (L, LUA_REGISTRYINDEX);
   lua_pushthread (L);
   lua_rawget (L, -2);
@@ -219,7 +219,7 @@ chain_ref (lua_State *L, guint index, gboolean keep)
 {
   /* The chain holds its threads (not just their stacks): a thread in it is
    * asked for its status later, so it must not be collected meanwhile. */
-  lua_pushlightuserdata (L, &m6_lua_key_chain);
+  lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_CHAIN));
   lua_rawget (L, LUA_REGISTRYINDEX);
   if (keep)
     lua_pushthread (L);
@@ -280,14 +280,14 @@ m6_lua_threads_forget (lua_State *L, State *st)
   g_ptr_array_set_size (st->chain, 0);
   st->cur_L = NULL;
   st->cur = NULL;
-  lua_pushlightuserdata (L, &m6_lua_key_threads);
+  lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_THREADS));
   lua_newtable (L);
   lua_newtable (L);
   lua_pushliteral (L, "k");
   lua_setfield (L, -2, "__mode");
   lua_setmetatable (L, -2);
   lua_rawset (L, LUA_REGISTRYINDEX);
-  lua_pushlightuserdata (L, &m6_lua_key_chain);
+  lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_CHAIN));
   lua_newtable (L);
   lua_rawset (L, LUA_REGISTRYINDEX);
 }

@@ -128,11 +128,11 @@ m6_lua_node_index (lua_State *L)
   const char *key = luaL_checkstring (L, 2);
 
   if (strcmp (key, "children") == 0)
-    push_proxy (L, node, &m6_lua_key_children, CHILDREN_MT);
+    push_proxy (L, node, m6_lua_key (M6_LUA_KEY_CHILDREN), CHILDREN_MT);
   else if (strcmp (key, "label") == 0)
     push_label (L, st, node);
   else if (strcmp (key, "parent") == 0 && node->parent != NULL)
-    push_proxy (L, node->parent, &m6_lua_key_nodes, NODE_MT);
+    push_proxy (L, node->parent, m6_lua_key (M6_LUA_KEY_NODES), NODE_MT);
   else if (strcmp (key, "count") == 0)
     lua_pushinteger (L, (lua_Integer) node->count);
   else
@@ -171,7 +171,7 @@ m6_lua_children_index (lua_State *L)
     ? child_by_label (m6_lua_state_get (L), node, s, len) : NULL;
 
   if (c != NULL)
-    push_proxy (L, c, &m6_lua_key_nodes, NODE_MT);
+    push_proxy (L, c, m6_lua_key (M6_LUA_KEY_NODES), NODE_MT);
   else
     lua_pushnil (L);
   return 1;
@@ -205,7 +205,7 @@ children_next (lua_State *L)
   if (c == NULL)
     return 0;
   push_label (L, st, c);
-  push_proxy (L, c, &m6_lua_key_nodes, NODE_MT);
+  push_proxy (L, c, m6_lua_key (M6_LUA_KEY_NODES), NODE_MT);
   return 2;
 }
 
@@ -367,7 +367,7 @@ m6_lua_profiler_index (lua_State *L)
   if (key != NULL && strcmp (key, "root") == 0)
     {
       State *st = lua_touserdata (L, lua_upvalueindex (1));
-      push_proxy (L, m6_tree_get_root (st->tree), &m6_lua_key_nodes, NODE_MT);
+      push_proxy (L, m6_tree_get_root (st->tree), m6_lua_key (M6_LUA_KEY_NODES), NODE_MT);
       return 1;
     }
   return 0;

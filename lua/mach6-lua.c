@@ -75,12 +75,12 @@ luaopen_mach6 (lua_State *L)
       lua_pushcfunction (L, m6_lua_state_gc);
       lua_setfield (L, -2, "__gc");
       lua_setmetatable (L, -2);
-      lua_pushlightuserdata (L, &m6_lua_key_state);
+      lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_STATE));
       lua_insert (L, -2);
       lua_rawset (L, LUA_REGISTRYINDEX);
 
       /* Proxy caches: weak values, so unused proxies go. */
-      void *caches[] = { &m6_lua_key_nodes, &m6_lua_key_children };
+      void *caches[] = { m6_lua_key (M6_LUA_KEY_NODES), m6_lua_key (M6_LUA_KEY_CHILDREN) };
       for (guint i = 0; i < G_N_ELEMENTS (caches); i++)
         {
           lua_pushlightuserdata (L, caches[i]);

@@ -83,11 +83,11 @@ drift_rate (M6Thread     *thread,
   guint64 n_frames;
   double fps = 0;
 
-  if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (thread->tree)) == 0)
+  if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (m6_thread_get_tree (thread))) == 0)
     return FALSE;
   /* From the frame counters, not the series: the series is decimated. */
-  if (thread->n_frames >= 2 && thread->last_frame_t_ns > thread->first_frame_t_ns)
-    fps = (double) (thread->n_frames - 1) / ((double) (thread->last_frame_t_ns - thread->first_frame_t_ns) / 1e9);
+  if (m6_thread_get_n_frames (thread) >= 2 && m6_thread_get_last_frame_t_ns (thread) > m6_thread_get_first_frame_t_ns (thread))
+    fps = (double) (m6_thread_get_n_frames (thread) - 1) / ((double) (m6_thread_get_last_frame_t_ns (thread) - m6_thread_get_first_frame_t_ns (thread)) / 1e9);
   *bytes_per_frame = (double) m6_node_mem_net (node) / (double) n_frames;
   *bytes_per_minute = *bytes_per_frame * fps * 60.0;
   return TRUE;
@@ -269,7 +269,7 @@ draw_memory (M6DriftGraph  *self,
              const Palette *pal,
              double        *left_out)
 {
-  M6Tree *tree = thread->tree;
+  M6Tree *tree = m6_thread_get_tree (thread);
   g_autofree char *label = node ? m6_payload_label (tree, node) : g_strdup ("—");
   g_autofree char *title = node && node->depth > 1
     ? g_strdup_printf (_("mem.net of %s (includes its gaps)"), label)
@@ -447,8 +447,8 @@ draw_inverse_lane (M6DriftGraph  *self,
   if (top == NULL || !m6_session_get_memory_available (self->session))
     return;
 
-  m6_node_stats_compute (get_thread (self)->tree, top, &stats);
-  guint64 frames = m6_tree_get_n_frames (get_thread (self)->tree);
+  m6_node_stats_compute (m6_thread_get_tree (get_thread (self)), top, &stats);
+  guint64 frames = m6_tree_get_n_frames (m6_thread_get_tree (get_thread (self)));
   g_autofree char *per_frame = m6_format_kb (frames ? stats.inverse_mem_total / (double) frames : 0.0, TRUE);
   g_autofree char *total = m6_format_kb (stats.inverse_mem_total, TRUE);
   g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): Drift/frame %s, %s total"),
@@ -531,7 +531,7 @@ draw_frame_lane (M6DriftGraph  *self,
   /* Buckets of 3 px, but at least two frames to a bucket on average: an
    * empty bucket breaks the lines, and a wide graph of a short session
    * would be all breaks. */
-  guint n = MAX (1u, MIN ((guint) (p.w / 3), thread->frames->len / 2));
+  guint n = MAX (1u, MIN ((guint) (p.w / 3), m6_thread_get_frames (thread)->len / 2));
   g_autofree double *p50 = g_new0 (double, n);
   g_autofree double *p90 = g_new0 (double, n);
   g_autofree double *max = g_new0 (double, n);
@@ -633,10 +633,10 @@ draw_graph (M6DriftGraph *self,
     return;
 
   /* Session time range shared by both plots, in seconds. */
-  double t1 = thread->last_t_ns / 1e9;
+  double t1 = m6_thread_get_last_t_ns (thread) / 1e9;
   double t0 = 0;
-  if (thread->frames->len > 0)
-    t0 = g_array_index (thread->frames, M6FrameSample, 0).t_ns / 1e9;
+  if (m6_thread_get_frames (thread)->len > 0)
+    t0 = g_array_index (m6_thread_get_frames (thread), M6FrameSample, 0).t_ns / 1e9;
   if (node != NULL && m6_history_get_points (thread, node, NULL, NULL, 0) > 0)
     {
       gint64 first;

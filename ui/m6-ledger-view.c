@@ -141,7 +141,7 @@ bar_draw (GtkDrawingArea *area,
 
       if (part->bytes == 0)
         continue;
-      part_color (self, thread->tree, part, &color);
+      part_color (self, m6_thread_get_tree (thread), part, &color);
       gdk_cairo_set_source_rgba (cr, &color);
       if (part->bytes > 0)
         {
@@ -320,7 +320,7 @@ m6_ledger_view_refresh (M6LedgerView *self)
       return;
     }
 
-  M6Tree *tree = thread->tree;
+  M6Tree *tree = m6_thread_get_tree (thread);
   g_clear_pointer (&self->ledger, m6_ledger_free);
   self->ledger = m6_ledger_new (tree, node);
   if (!rows_match (self))

@@ -375,7 +375,7 @@ save_on_thread (M6SessionWindow *self,
       guint nodes = 0;
 
       for (guint i = 0; i < m6_session_get_n_threads (self->session); i++)
-        nodes += m6_tree_get_n_nodes (m6_session_get_thread (self->session, i)->tree);
+        nodes += m6_tree_get_n_nodes (m6_thread_get_tree (m6_session_get_thread (self->session, i)));
       if (nodes < M6_SAVE_TASK_ASYNC_NODES || m6_job_bar_get_busy (self->job_bar))
         return FALSE;
 

@@ -17,7 +17,7 @@ m6_view_shown_node (M6Session *session,
 
   if (thread == NULL)
     return NULL;
-  if (node_id != 0 && node_id < m6_tree_get_n_nodes (thread->tree))
-    return m6_tree_get_node (thread->tree, node_id);
-  return m6_tree_get_root (thread->tree)->first_child;
+  if (node_id != 0 && node_id < m6_tree_get_n_nodes (m6_thread_get_tree (thread)))
+    return m6_tree_get_node (m6_thread_get_tree (thread), node_id);
+  return m6_tree_get_root (m6_thread_get_tree (thread))->first_child;
 }

@@ -16,6 +16,7 @@
 #include "mach6-abi.h"
 #include "m6-capture.h"
 #include "m6-payload.h"
+#include "m6-session-private.h"
 
 /* A session fed balanced random streams on three threads, recorded. */
 static M6Session *

@@ -13,6 +13,7 @@
 #include "m6-frame-index.h"
 #include "m6-hitch-catcher.h"
 #include "m6-recording.h"
+#include "m6-session-private.h"
 
 #define HITCH_EVERY 120
 #define HITCH_NS    G_GINT64_CONSTANT (50000000)

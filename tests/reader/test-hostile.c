@@ -16,6 +16,7 @@
 #include "mach6-abi.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
+#include "m6-session-private.h"
 
 /* --- a segment by hand -------------------------------------------------- */
 

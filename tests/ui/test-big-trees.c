@@ -79,7 +79,7 @@ check_viewer (BigTreeShape shape)
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
 
   M6Session *session = m6_session_window_get_session (window);
-  M6Tree *tree = m6_session_get_thread (session, 0)->tree;
+  M6Tree *tree = m6_thread_get_tree (m6_session_get_thread (session, 0));
   g_assert_cmpuint (m6_tree_get_n_nodes (tree), ==, big_tree_n_nodes (shape, n) + 1);
 
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);

@@ -158,7 +158,7 @@ test_load_keeps_ui_responsive (void)
   big = find_session_window (big_path);
   g_assert_nonnull (big);
   M6Thread *thread = m6_session_get_thread (m6_session_window_get_session (big), 0);
-  g_assert_cmpuint (m6_tree_get_root (thread->tree)->first_child->count, ==, BIG_FRAMES);
+  g_assert_cmpuint (m6_tree_get_root (m6_thread_get_tree (thread))->first_child->count, ==, BIG_FRAMES);
   gtk_window_destroy (GTK_WINDOW (big));
   gtk_window_destroy (GTK_WINDOW (small));
   ui_spin (0.05);

@@ -287,13 +287,13 @@ test_find_leak_other_thread (void)
   ui_spin (0.2);
 
   guint main_index = m6_session_window_get_thread (window);
-  g_assert_cmpstr (m6_session_get_thread (session, main_index)->name, ==, "main");
+  g_assert_cmpstr (m6_thread_get_name (m6_session_get_thread (session, main_index)), ==, "main");
   g_action_group_activate_action (G_ACTION_GROUP (window), "find-leak", NULL);
 
   M6Thread *shown = m6_session_get_thread (session, m6_session_window_get_thread (window));
-  g_assert_cmpstr (shown->name, ==, "worker");
+  g_assert_cmpstr (m6_thread_get_name (shown), ==, "worker");
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
-  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, m6_tree_find_path (shown->tree, "job")->id);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, m6_tree_find_path (m6_thread_get_tree (shown), "job")->id);
   const char *text = m6_ledger_view_get_leak_text (m6_session_window_get_ledger_view (window));
   if (!g_str_has_prefix (text, "job: +16.0") || !g_str_has_suffix (text, "allocated in the scope itself, outside its children"))
     g_error ("Find the leak said “%s”", text);
@@ -333,7 +333,7 @@ test_does_not_close (void)
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
   gtk_window_present (GTK_WINDOW (window));
   m6_ledger_view_set_thread (view, session, 0);
-  M6Node *node = m6_tree_find_path (thread->tree, "frame/physics");
+  M6Node *node = m6_tree_find_path (m6_thread_get_tree (thread), "frame/physics");
   m6_ledger_view_set_node (view, node->id);
   g_assert_nonnull (strstr (m6_ledger_view_get_residual_text (view), "residual 0 bytes"));
 

@@ -285,7 +285,7 @@ test_save_reopen (Fixture       *f,
   for (guint i = 0; i < m6_session_get_n_threads (live); i++)
     {
       M6Thread *thread = m6_session_get_thread (live, i);
-      g_ptr_array_add (payloads, m6_payload_to_string (thread->tree, m6_tree_get_root (thread->tree), FALSE));
+      g_ptr_array_add (payloads, m6_payload_to_string (m6_thread_get_tree (thread), m6_tree_get_root (m6_thread_get_tree (thread)), FALSE));
     }
   g_assert_cmpuint (payloads->len, >=, 2);   /* main and a worker */
 
@@ -299,7 +299,7 @@ test_save_reopen (Fixture       *f,
   for (guint i = 0; i < payloads->len; i++)
     {
       M6Thread *thread = m6_session_get_thread (session, i);
-      g_autofree char *payload = m6_payload_to_string (thread->tree, m6_tree_get_root (thread->tree), FALSE);
+      g_autofree char *payload = m6_payload_to_string (m6_thread_get_tree (thread), m6_tree_get_root (m6_thread_get_tree (thread)), FALSE);
       if (g_strcmp0 (payload, g_ptr_array_index (payloads, i)) != 0)
         g_error ("thread %u: the reopened payload differs from the live one at the save point:\n%s\nagainst\n%s",
                  i, payload, (char *) g_ptr_array_index (payloads, i));
@@ -308,7 +308,7 @@ test_save_reopen (Fixture       *f,
   /* The same graphs: the drift history and the frame lane came along. */
   M6Thread *a = m6_session_get_thread (live, m6_session_window_get_thread (f->window));
   M6Thread *b = m6_session_get_thread (session, m6_session_window_get_thread (opened));
-  g_assert_cmpuint (b->frames->len, ==, a->frames->len);
+  g_assert_cmpuint (m6_thread_get_frames (b)->len, ==, m6_thread_get_frames (a)->len);
   M6Node *frame = ui_node_at (opened, "frame");
   g_assert_nonnull (frame);
   g_assert_cmpuint (m6_history_get_points (b, frame, NULL, NULL, 0), >=, 2);
@@ -751,7 +751,7 @@ count_nodes (M6Session *session)
   guint n = 0;
 
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
-    n += m6_tree_get_n_nodes (m6_session_get_thread (session, i)->tree) - 1;
+    n += m6_tree_get_n_nodes (m6_thread_get_tree (m6_session_get_thread (session, i))) - 1;
   return n;
 }
 
@@ -819,7 +819,7 @@ test_exports (Fixture       *f,
   M6Thread *main_thread = m6_session_get_thread (session, m6_session_window_get_thread (f->window));
   M6Node *frame = ui_node_at (f->window, "frame");
   gint64 frame_total = frame->time_sum;
-  g_autofree char *main_name = g_strdup (main_thread->name);
+  g_autofree char *main_name = g_strdup (m6_thread_get_name (main_thread));
   guint n_threads = m6_session_get_n_threads (session);
   g_assert_nonnull (strstr (m6_session_window_get_last_message (f->window), "s.folded"));
 
