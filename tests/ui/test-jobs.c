@@ -308,7 +308,7 @@ test_save_behind_job_bar (void)
   g_autofree char *copy = g_build_filename (tmpdir, "copy.mach6", NULL);
   M6SessionWindow *window;
 
-  /* 8 MB: over the threshold. */
+  /* 8 MB packed: a load that takes a while. */
   open_and_wait (big_path);
   window = find_session_window (big_path);
   g_action_group_activate_action (G_ACTION_GROUP (window), "save-capture", g_variant_new_string (copy));
