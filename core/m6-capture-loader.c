@@ -41,27 +41,31 @@ m6_capture_decode_events (guint32        type,
       return FALSE;
     }
   guint32 count = m6_get_u32 (payload + 4);
-  /* Every event takes at least 4 packed bytes, 24 plain: the count is
-   * bounded by the length (at most 1 MiB) before anything is allocated. */
-  guint64 min_size = type == M6_CAPTURE_RECORD_PACKED_EVENTS ? 4 : EVENT_SIZE;
-  if (type == M6_CAPTURE_RECORD_EVENTS ? (guint64) length != 8 + (guint64) count * EVENT_SIZE
-                                       : (guint64) count * min_size > (guint64) length - 8)
+  gboolean packed = type == M6_CAPTURE_RECORD_PACKED_EVENTS;
+  /* The count is bounded before anything is allocated: by the length (24
+   * bytes an event) or by the block's own limit. */
+  if (packed ? count == 0 || count > M6_PACK_MAX_EVENTS
+             : (guint64) length != 8 + (guint64) count * EVENT_SIZE)
     {
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
                    _("%s length %u does not hold its %u events"), name, length, count);
       return FALSE;
     }
-  if (count > *events_alloc)
+  gsize room = packed ? M6_PACK_MAX_EVENTS : count;
+  if (room > *events_alloc)
     {
-      *events_alloc = count;
-      *events = g_renew (M6Event, *events, count);
+      *events_alloc = room;
+      *events = g_renew (M6Event, *events, room);
     }
-  if (type == M6_CAPTURE_RECORD_PACKED_EVENTS)
+  if (packed)
     {
-      if (!m6_unpack_events (payload + 8, length - 8, *events, count))
+      g_autoptr (GError) local = NULL;
+      gsize n = m6_pack_decode (payload + 8, length - 8, *events, &local);
+      if (n != count)
         {
           g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                       _("PACKED_EVENTS of length %u does not decode as %u events"), length, count);
+                       _("PACKED_EVENTS of length %u does not decode as %u events: %s"), length, count,
+                       local != NULL ? local->message : _("another number of events"));
           return FALSE;
         }
     }

@@ -57,7 +57,8 @@ record_end (M6CaptureWriter *self,
 
 /* What goes to the file for the records of @in (from @skip on; the bytes
  * before it, the file header, as they are): EVENTS records become
- * PACKED_EVENTS (m6-pack.h), sealed with their CRC here, on the I/O
+ * PACKED_EVENTS (one m6-pack block each, no compression), sealed with
+ * their CRC here, on the I/O
  * thread when there is one, so that the drain pays for neither; the other
  * records, already sealed, as they are. */
 static void
@@ -82,14 +83,21 @@ pack_buffer (const GByteArray *in,
         {
           gsize start = out->len;
           gsize count = (length - 8) / EVENT_SIZE;
-          guint32 le;
+          guint8 header[RECORD_HEADER_SIZE] = { 0 };
 
-          g_byte_array_set_size (out, (guint) (start + RECORD_HEADER_SIZE + 8 + count * M6_PACK_MAX_EVENT_BYTES));
-          guint8 *q = out->data + start;
+          if (count == 0 || count > M6_PACK_MAX_EVENTS)
+            {
+              g_byte_array_append (out, p, RECORD_HEADER_SIZE + length);
+              at += RECORD_HEADER_SIZE + length;
+              continue;
+            }
+          m6_set_u32 (header, M6_CAPTURE_RECORD_PACKED_EVENTS);
+          g_byte_array_append (out, header, RECORD_HEADER_SIZE);
+          g_byte_array_append (out, p + RECORD_HEADER_SIZE, 8);   /* index, count */
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
           /* The record's events are M6Events, 8-byte aligned (PAD). */
-          gsize packed = m6_pack_events ((const M6Event *) (gconstpointer) (p + RECORD_HEADER_SIZE + 8),
-                                         count, q + RECORD_HEADER_SIZE + 8);
+          m6_pack_encode (M6_PACK_CODEC_RAW, (const M6Event *) (gconstpointer) (p + RECORD_HEADER_SIZE + 8),
+                          count, out);
 #else
           g_autofree M6Event *events = g_new (M6Event, count);
           for (gsize i = 0; i < count; i++)
@@ -98,16 +106,12 @@ pack_buffer (const GByteArray *in,
               events[i] = (M6Event) { (gint64) m6_get_u64 (e), (gint64) m6_get_u64 (e + 8),
                                       m6_get_u32 (e + 16), m6_get_u32 (e + 20) };
             }
-          gsize packed = m6_pack_events (events, count, q + RECORD_HEADER_SIZE + 8);
+          m6_pack_encode (M6_PACK_CODEC_RAW, events, count, out);
 #endif
-          le = GUINT32_TO_LE (M6_CAPTURE_RECORD_PACKED_EVENTS);
-          memcpy (q, &le, 4);
-          le = GUINT32_TO_LE ((guint32) (8 + packed));
-          memcpy (q + 4, &le, 4);
-          memcpy (q + RECORD_HEADER_SIZE, p + RECORD_HEADER_SIZE, 8);   /* index, count */
-          le = GUINT32_TO_LE (m6_capture_crc (m6_capture_crc (0, q, 8), q + RECORD_HEADER_SIZE, 8 + packed));
-          memcpy (q + 8, &le, 4);
-          g_byte_array_set_size (out, (guint) (start + RECORD_HEADER_SIZE + 8 + packed));
+          guint8 *q = out->data + start;
+          gsize packed = out->len - start - RECORD_HEADER_SIZE;
+          m6_set_u32 (q + 4, (guint32) packed);
+          m6_set_u32 (q + 8, m6_capture_crc (m6_capture_crc (0, q, 8), q + RECORD_HEADER_SIZE, packed));
         }
       at += RECORD_HEADER_SIZE + length;
     }

@@ -22,9 +22,9 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <errno.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "m6-bytes-private.h"
 #include "m6-tempfile.h"
 
 #define BATCH_EVENTS   65536u     /* per drain, per lock hold */
@@ -245,15 +245,6 @@ queue_changed (M6Recording *self)
 
 /* --- the worker --------------------------------------------------------- */
 
-static gint64
-thread_cpu_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static gpointer
 worker_main (gpointer data)
 {
@@ -296,7 +287,7 @@ worker_main (gpointer data)
         pending = m6_reader_get_pending (self->reader);
       g_mutex_unlock (&self->lock);
       __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
-      __atomic_store_n (&self->cpu_ns, thread_cpu_ns (), __ATOMIC_RELAXED);
+      __atomic_store_n (&self->cpu_ns, m6_thread_cpu_ns (), __ATOMIC_RELAXED);
 
       if (n > 0)
         {

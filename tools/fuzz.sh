@@ -29,7 +29,7 @@ if ! command -v "$CC" >/dev/null; then
   echo "fuzz: $CC is not installed (make deps installs clang)" >&2
   exit 77
 fi
-pkgs="glib-2.0 gobject-2.0 gio-2.0 gio-unix-2.0 json-glib-1.0"
+pkgs="glib-2.0 gobject-2.0 gio-2.0 gio-unix-2.0 json-glib-1.0 liblz4 libzstd"
 cflags=(-g -O1 -Wno-string-plus-int -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE '-DGETTEXT_PACKAGE="mach6"'
         -I"$src/core" -I"$src/producer" $(pkg-config --cflags $pkgs))
 libs=($(pkg-config --libs $pkgs) -lm -lpthread)

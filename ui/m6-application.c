@@ -274,8 +274,11 @@ open_capture_show (M6Application       *self,
 }
 
 
-/* Loading a large capture: on a thread, behind a window with its progress
- * and Cancel; the other windows stay usable. */
+/* Loading a capture: on a thread, behind a window with its progress and
+ * Cancel, shown once the load has taken LOAD_WINDOW_DELAY_MS (a small
+ * capture opens without a flash); the other windows stay usable. */
+#define LOAD_WINDOW_DELAY_MS 250
+
 typedef struct
 {
   M6Application *self;
@@ -285,7 +288,18 @@ typedef struct
   M6CaptureInfo  info;
   GtkWindow     *window;
   M6JobBar      *bar;
+  guint          present_id;
 } Load;
+
+static gboolean
+load_present_cb (gpointer data)
+{
+  Load *load = data;
+
+  load->present_id = 0;
+  gtk_window_present (load->window);
+  return G_SOURCE_REMOVE;
+}
 
 static void
 load_free (gpointer data)
@@ -329,6 +343,7 @@ load_done (GObject      *source,
   g_autoptr (GError) error = NULL;
 
   self->n_loads--;
+  g_clear_handle_id (&load->present_id, g_source_remove);
   m6_job_bar_end (load->bar);
   gtk_window_destroy (load->window);
   if (!g_task_propagate_boolean (task, &error))
@@ -380,7 +395,7 @@ open_capture (M6Application *self,
       gtk_window_set_child (load->window, GTK_WIDGET (load->bar));
       gtk_window_set_deletable (load->window, FALSE);
       cancellable = m6_job_bar_begin (load->bar, title);
-      gtk_window_present (load->window);
+      load->present_id = g_timeout_add (LOAD_WINDOW_DELAY_MS, load_present_cb, load);
 
       self->n_loads++;
       g_application_hold (G_APPLICATION (self));

@@ -43,6 +43,9 @@ struct _M6CompareWindow
   GtkColumnView      *column_view;
 
   M6Session          *session;
+  guint               n_adding;      /* captures being read on a thread, or waiting */
+  GQueue              add_queue;     /* AddRun: the captures waiting, in order */
+  GCancellable       *adding;        /* cancelled when the window goes */
   char               *session_name;
   char               *session_file;  /* where B's own events can be read */
   M6DiffRun          *session_run;   /* B's own run, loaded from it */
@@ -683,21 +686,112 @@ show_error (M6CompareWindow *self,
   m6_app_request_show_error (GTK_WIDGET (self), _("Could Not Add the Capture"), message);
 }
 
+/* A capture added to a side is read on a thread (the main loop does no
+ * I/O), one after another, so that runs join their side in the order they
+ * were added (paired comparisons pair them by that order). */
+typedef struct
+{
+  M6CompareWindow *self;
+  gboolean         to_baseline;
+  char            *path;
+} AddRun;
+
+static void
+add_run_free (gpointer data)
+{
+  AddRun *add = data;
+
+  g_object_unref (add->self);
+  g_free (add->path);
+  g_free (add);
+}
+
+static void
+add_run_thread (GTask        *task,
+                gpointer      source,
+                gpointer      data,
+                GCancellable *cancellable)
+{
+  AddRun *add = data;
+  GError *error = NULL;
+  M6DiffRun *run = m6_diff_run_load (add->path, &error);
+
+  if (run == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, run, (GDestroyNotify) m6_diff_run_free);
+}
+
+static void add_run_start (M6CompareWindow *self);
+
+static void
+add_run_done (GObject      *source,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  GTask *task = G_TASK (result);
+  AddRun *add = g_task_get_task_data (task);
+  M6CompareWindow *self = add->self;
+  g_autoptr (GError) error = NULL;
+  M6DiffRun *run;
+
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    return;   /* the window went meanwhile */
+  self->n_adding--;
+  run = g_task_propagate_pointer (task, &error);
+  if (run == NULL)
+    show_error (self, error->message);
+  else
+    {
+      g_ptr_array_add (add->to_baseline ? self->runs_a : self->runs_b, run);
+      update_subtitle (self);
+      m6_compare_window_refresh (self);
+    }
+  add_run_start (self);
+}
+
+/* The next capture waiting, if any. */
+static void
+add_run_start (M6CompareWindow *self)
+{
+  AddRun *add = g_queue_pop_head (&self->add_queue);
+  GTask *task;
+
+  if (add == NULL)
+    return;
+  task = g_task_new (NULL, self->adding, add_run_done, NULL);
+  g_task_set_task_data (task, add, add_run_free);
+  g_task_run_in_thread (task, add_run_thread);
+  g_object_unref (task);
+}
+
+void
+m6_compare_window_add_capture (M6CompareWindow *self,
+                               gboolean         to_baseline,
+                               const char      *path)
+{
+  AddRun *add;
+
+  g_return_if_fail (M6_IS_COMPARE_WINDOW (self));
+
+  add = g_new0 (AddRun, 1);
+  add->self = g_object_ref (self);
+  add->to_baseline = to_baseline;
+  add->path = g_strdup (path);
+  if (self->adding == NULL)
+    self->adding = g_cancellable_new ();
+  g_queue_push_tail (&self->add_queue, add);
+  /* The first one waiting starts now; the others when it ends. */
+  if (self->n_adding++ == 0)
+    add_run_start (self);
+}
+
 gboolean
-m6_compare_window_add_capture (M6CompareWindow  *self,
-                               gboolean          to_baseline,
-                               const char       *path,
-                               GError          **error)
+m6_compare_window_get_adding (M6CompareWindow *self)
 {
   g_return_val_if_fail (M6_IS_COMPARE_WINDOW (self), FALSE);
 
-  M6DiffRun *run = m6_diff_run_load (path, error);
-  if (run == NULL)
-    return FALSE;
-  g_ptr_array_add (to_baseline ? self->runs_a : self->runs_b, run);
-  update_subtitle (self);
-  m6_compare_window_refresh (self);
-  return TRUE;
+  return self->n_adding > 0;
 }
 
 static void
@@ -714,9 +808,8 @@ add_run_response_cb (GtkNativeDialog *dialog,
         {
           g_autoptr (GFile) file = g_list_model_get_item (files, i);
           g_autofree char *path = g_file_get_path (file);
-          g_autoptr (GError) error = NULL;
-          if (path != NULL && !m6_compare_window_add_capture (self, to_baseline, path, &error))
-            show_error (self, error->message);
+          if (path != NULL)
+            m6_compare_window_add_capture (self, to_baseline, path);
         }
     }
   g_object_unref (self);
@@ -735,9 +828,7 @@ add_run_action (GtkWidget  *widget,
 
   if (*path != '\0')
     {
-      g_autoptr (GError) error = NULL;
-      if (!m6_compare_window_add_capture (self, to_baseline, path, &error))
-        show_error (self, error->message);
+      m6_compare_window_add_capture (self, to_baseline, path);
       return;
     }
 
@@ -762,6 +853,10 @@ m6_compare_window_dispose (GObject *object)
 {
   M6CompareWindow *self = M6_COMPARE_WINDOW (object);
 
+  if (self->adding != NULL)
+    g_cancellable_cancel (self->adding);
+  g_clear_object (&self->adding);
+  g_queue_clear_full (&self->add_queue, add_run_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_COMPARE_WINDOW);
   g_clear_object (&self->selection);
   g_clear_pointer (&self->by_path, g_hash_table_unref);
@@ -950,6 +1045,20 @@ m6_compare_window_new (GtkApplication *app,
 
   m6_compare_window_refresh (self);
   return self;
+}
+
+void
+m6_compare_window_set_session_run (M6CompareWindow *self,
+                                   M6DiffRun       *run,
+                                   gint64           cost_us)
+{
+  g_return_if_fail (M6_IS_COMPARE_WINDOW (self));
+  g_return_if_fail (run != NULL);
+
+  g_clear_pointer (&self->session_run, m6_diff_run_free);
+  self->session_run = run;
+  self->session_run_us = g_get_monotonic_time ();
+  self->session_run_cost_us = cost_us;
 }
 
 void

@@ -26,17 +26,24 @@ M6CompareWindow *m6_compare_window_new                (GtkApplication  *app,
                                                        M6DiffRun       *baseline);
 /* The capture @session's events can be read from (a live session's
  * recording so far); read again when due. */
+/* This session's run, read on a thread (@cost_us: how long that took,
+ * which spaces the next reading); takes @run. */
+void             m6_compare_window_set_session_run    (M6CompareWindow *self,
+                                                       M6DiffRun       *run,
+                                                       gint64           cost_us);
 void             m6_compare_window_set_session_file   (M6CompareWindow *self,
                                                        const char      *path);
 /* Whether the session's events are due to be read again (a live
  * session's copy costs time: it is made only when due). */
 gboolean         m6_compare_window_get_session_due    (M6CompareWindow *self);
-/* Add the capture of another run to A (@to_baseline) or to B. Also the
- * actions compare.add-a(s) and compare.add-b(s) ("" opens a chooser). */
-gboolean         m6_compare_window_add_capture        (M6CompareWindow *self,
+/* Add the capture of another run to A (@to_baseline) or to B, read on a
+ * thread; a file that cannot be read is said in a dialog. Also the actions
+ * compare.add-a(s) and compare.add-b(s) ("" opens a chooser). */
+void             m6_compare_window_add_capture        (M6CompareWindow *self,
                                                        gboolean         to_baseline,
-                                                       const char      *path,
-                                                       GError         **error);
+                                                       const char      *path);
+/* Captures are being read for it. */
+gboolean         m6_compare_window_get_adding         (M6CompareWindow *self);
 guint            m6_compare_window_get_n_runs         (M6CompareWindow *self,
                                                        gboolean         baseline);
 guint            m6_compare_window_get_n_tested       (M6CompareWindow *self);

@@ -879,13 +879,27 @@ m6_drift_graph_export (M6DriftGraph  *self,
 {
   g_return_val_if_fail (M6_IS_DRIFT_GRAPH (self), FALSE);
 
+  g_autoptr (GBytes) bytes = m6_drift_graph_render (self, path, width, height, error);
+
+  return bytes != NULL && m6_painter_write_bytes (path, bytes, error);
+}
+
+GBytes *
+m6_drift_graph_render (M6DriftGraph  *self,
+                       const char    *path,
+                       int            width,
+                       int            height,
+                       GError       **error)
+{
+  g_return_val_if_fail (M6_IS_DRIFT_GRAPH (self), NULL);
+
   if (get_thread (self) == NULL)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
                            _("The drift graph has no data yet, so there is nothing to export."));
-      return FALSE;
+      return NULL;
     }
-  return m6_painter_write_file (path, width, height, paint_export, self, error);
+  return m6_painter_render_file (path, width, height, paint_export, self, error);
 }
 
 double

@@ -42,5 +42,11 @@ gboolean   m6_drift_graph_export         (M6DriftGraph *self,
                                           int           width,
                                           int           height,
                                           GError      **error);
+/* The same picture in memory, for a thread to write. */
+GBytes    *m6_drift_graph_render         (M6DriftGraph *self,
+                                          const char   *path,
+                                          int           width,
+                                          int           height,
+                                          GError      **error);
 
 G_END_DECLS

@@ -1468,6 +1468,31 @@ m6_flame_graph_get_node_color (M6FlameGraph *self,
   return TRUE;
 }
 
+GBytes *
+m6_flame_graph_render (M6FlameGraph  *self,
+                       const char    *path,
+                       int            width,
+                       int            height,
+                       GError       **error)
+{
+  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), NULL);
+
+  if (self->tree == NULL || m6_tree_get_root (self->tree)->first_child == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The flame graph is still empty, so there is nothing to export."));
+      return NULL;
+    }
+
+  GBytes *bytes = m6_painter_render_file (path, width, height, paint_export, self, error);
+
+  /* The export laid the graph out at its own width: lay out again for the screen. */
+  self->layout_dirty = TRUE;
+  g_clear_pointer (&self->cached, gsk_render_node_unref);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  return bytes;
+}
+
 gboolean
 m6_flame_graph_export (M6FlameGraph  *self,
                        const char    *path,
@@ -1475,20 +1500,7 @@ m6_flame_graph_export (M6FlameGraph  *self,
                        int            height,
                        GError       **error)
 {
-  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), FALSE);
+  g_autoptr (GBytes) bytes = m6_flame_graph_render (self, path, width, height, error);
 
-  if (self->tree == NULL || m6_tree_get_root (self->tree)->first_child == NULL)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
-                           _("The flame graph is still empty, so there is nothing to export."));
-      return FALSE;
-    }
-
-  gboolean ok = m6_painter_write_file (path, width, height, paint_export, self, error);
-
-  /* The export laid the graph out at its own width: lay out again for the screen. */
-  self->layout_dirty = TRUE;
-  g_clear_pointer (&self->cached, gsk_render_node_unref);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-  return ok;
+  return bytes != NULL && m6_painter_write_bytes (path, bytes, error);
 }

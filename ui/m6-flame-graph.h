@@ -107,6 +107,12 @@ gboolean     m6_flame_graph_export             (M6FlameGraph *self,
                                                 int           width,
                                                 int           height,
                                                 GError      **error);
+/* The same picture in memory, for a thread to write. */
+GBytes      *m6_flame_graph_render             (M6FlameGraph *self,
+                                                const char   *path,
+                                                int           width,
+                                                int           height,
+                                                GError      **error);
 
 /* Colours used for a label, exported for the stats view's swatches. */
 void         m6_flame_graph_label_color        (const char   *label,

@@ -5,11 +5,10 @@
 
 G_BEGIN_DECLS
 
-/* Files smaller than this load, copy and export in place (a few ms); larger
- * ones on a thread behind a job bar. $MACH6_ASYNC_BYTES overrides it. 4 MB
- * since capture format 3 packs an event in about 4 bytes (a million events;
- * it was 16 MB of 24-byte events). */
-#define M6_JOB_BAR_ASYNC_BYTES (4u * 1024u * 1024u)
+/* Every load, copy and export runs on a thread behind a job bar (the main
+ * loop does no file I/O: an fsync alone can take a second on a busy disk).
+ * $MACH6_ASYNC_BYTES=N lets files smaller than N bytes run in place. */
+#define M6_JOB_BAR_ASYNC_BYTES 0u
 
 #define M6_TYPE_JOB_BAR (m6_job_bar_get_type ())
 G_DECLARE_FINAL_TYPE (M6JobBar, m6_job_bar, M6, JOB_BAR, GtkBox)

@@ -554,17 +554,13 @@ write_picture (GOutputStream  *out,
   return TRUE;
 }
 
-gboolean
-m6_painter_write_file (const char   *path,
-                       int           width,
-                       int           height,
-                       M6PaintFunc   draw,
-                       gpointer      user_data,
-                       GError      **error)
+static gboolean
+check_picture (const char  *path,
+               int          width,
+               int          height,
+               GError     **error)
 {
-  FileJob job = { file_kind (path), width, height, draw, user_data, NULL, NULL };
-
-  if (job.kind == FILE_NONE)
+  if (file_kind (path) == FILE_NONE)
     {
       g_autofree char *display = g_filename_display_basename (path);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -579,10 +575,61 @@ m6_painter_write_file (const char   *path,
                    width, height);
       return FALSE;
     }
+  return TRUE;
+}
 
-  gboolean ok = m6_write_atomically (path, write_picture, &job, error);
+GBytes *
+m6_painter_render_file (const char   *path,
+                        int           width,
+                        int           height,
+                        M6PaintFunc   draw,
+                        gpointer      user_data,
+                        GError      **error)
+{
+  FileJob job = { file_kind (path), width, height, draw, user_data, NULL, NULL };
+  g_autoptr (GOutputStream) out = NULL;
+
+  if (!check_picture (path, width, height, error))
+    return NULL;
+  out = g_memory_output_stream_new_resizable ();
+  gboolean ok = write_picture (out, &job, error) && g_output_stream_close (out, NULL, error);
   g_clear_error (&job.write_error);
-  return ok;
+  if (!ok)
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
+}
+
+static gboolean
+write_bytes (GOutputStream  *out,
+             gpointer        user_data,
+             GError        **error)
+{
+  GBytes *bytes = user_data;
+  gsize size;
+  const void *data = g_bytes_get_data (bytes, &size);
+
+  return g_output_stream_write_all (out, data, size, NULL, NULL, error);
+}
+
+gboolean
+m6_painter_write_bytes (const char  *path,
+                        GBytes      *bytes,
+                        GError     **error)
+{
+  return m6_write_atomically (path, write_bytes, bytes, error);
+}
+
+gboolean
+m6_painter_write_file (const char   *path,
+                       int           width,
+                       int           height,
+                       M6PaintFunc   draw,
+                       gpointer      user_data,
+                       GError      **error)
+{
+  g_autoptr (GBytes) bytes = m6_painter_render_file (path, width, height, draw, user_data, error);
+
+  return bytes != NULL && m6_write_atomically (path, write_bytes, bytes, error);
 }
 
 /* --- picture titles ------------------------------------------------------ */

@@ -105,6 +105,19 @@ gboolean  m6_painter_write_file        (const char             *path,
                                         M6PaintFunc             draw,
                                         gpointer                user_data,
                                         GError                **error);
+/* Write a rendered picture atomically. */
+gboolean  m6_painter_write_bytes       (const char             *path,
+                                        GBytes                 *bytes,
+                                        GError                **error);
+/* The same picture in memory (the kind from @path's extension), for a
+ * caller that writes it elsewhere (on a thread: the viewer's main loop
+ * does no file I/O). */
+GBytes   *m6_painter_render_file       (const char             *path,
+                                        int                     width,
+                                        int                     height,
+                                        M6PaintFunc             draw,
+                                        gpointer                user_data,
+                                        GError                **error);
 /* A picture's title block across @width: program and thread (index
  * @thread_index of @session), recorded duration, date, mach6 version and
  * @extra (or NULL). Returns its height; M6_PICTURE_TITLE_ROOM is more

@@ -12,10 +12,6 @@
 
 G_BEGIN_DECLS
 
-/* Trees with this many nodes or more export on a thread (a 10,000-node
- * payload JSON takes ~60 ms). */
-#define M6_SAVE_TASK_ASYNC_NODES 5000u
-
 /* Copy the capture of @recording (or, if NULL, the file @capture_path) to
  * @dest; or, with @export set, export it as @format to @dest. Progress goes
  * to @bar, which also holds the cancellable (see m6_job_bar_begin). */

@@ -307,6 +307,42 @@ typedef struct
   char            *path;
 } SaveDone;
 
+/* A save asked for while another runs: it starts when that one ends. */
+typedef struct
+{
+  WriteFunc  write;
+  SaveJob    job;
+  char      *path;
+} QueuedSave;
+
+static void write_and_report (M6SessionWindow *self,
+                              WriteFunc        write,
+                              const char      *path,
+                              const SaveJob   *job);
+
+static void
+queued_save_free (gpointer data)
+{
+  QueuedSave *queued = data;
+
+  g_free (queued->path);
+  g_free (queued);
+}
+
+void
+m6_session_window_clear_save_queue (M6SessionWindow *self)
+{
+  g_queue_clear_full (&self->save_queue, queued_save_free);
+}
+
+gboolean
+m6_session_window_get_saving (M6SessionWindow *self)
+{
+  g_return_val_if_fail (M6_IS_SESSION_WINDOW (self), FALSE);
+
+  return m6_job_bar_get_busy (self->job_bar) || !g_queue_is_empty (&self->save_queue);
+}
+
 static void
 save_done_cb (GObject      *source,
               GAsyncResult *result,
@@ -319,7 +355,15 @@ save_done_cb (GObject      *source,
   m6_job_bar_end (done->bar);
   /* The window may have closed meanwhile: then there is no one to tell. */
   if (gtk_widget_get_root (GTK_WIDGET (done->bar)) != NULL)
-    report_written (done->self, done->path, &done->job, error);
+    {
+      report_written (done->self, done->path, &done->job, error);
+      QueuedSave *next = g_queue_pop_head (&done->self->save_queue);
+      if (next != NULL)
+        {
+          write_and_report (done->self, next->write, next->path, &next->job);
+          queued_save_free (next);
+        }
+    }
   g_object_unref (done->self);
   g_object_unref (done->bar);
   g_free (done->path);
@@ -339,10 +383,39 @@ save_on_thread (M6SessionWindow *self,
   M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
   guint64 size = 0;
 
+  /* Pictures: drawn here (they read widgets and the session), written on
+   * the thread. A drawing that fails says why in place. */
+  if (job->kind == SAVED_FLAME_GRAPH || job->kind == SAVED_DRIFT_GRAPH)
+    {
+      GtkWidget *widget = job->kind == SAVED_FLAME_GRAPH ? GTK_WIDGET (self->flame_graph)
+                                                         : GTK_WIDGET (self->drift_graph);
+      int width = job->width, height = job->height;
+      g_autoptr (GBytes) bytes = NULL;
+
+      if (width <= 0 || height <= 0)
+        graph_size (widget, &width, &height);
+      bytes = job->kind == SAVED_FLAME_GRAPH
+        ? m6_flame_graph_render (self->flame_graph, path, width, height, NULL)
+        : m6_drift_graph_render (self->drift_graph, path, width, height, NULL);
+      if (bytes == NULL)
+        return FALSE;
+
+      SaveDone *done = g_new0 (SaveDone, 1);
+      g_autofree char *shown = m6_session_window_display_path (path);
+      g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
+
+      done->self = g_object_ref (self);
+      done->bar = g_object_ref (self->job_bar);
+      done->job = *job;
+      done->path = g_strdup (path);
+      m6_save_task_run_bytes (self->job_bar, m6_job_bar_begin (self->job_bar, title), bytes, path,
+                              save_done_cb, done);
+      return TRUE;
+    }
+
   /* A live session's trees: serialised here (the main thread holds the
    * lock; no I/O), written on the thread. */
-  if (self->recording != NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays))
-      && !m6_job_bar_get_busy (self->job_bar))
+  if (self->recording != NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays)))
     {
       g_autoptr (GOutputStream) out = g_memory_output_stream_new_resizable ();
       g_autoptr (GBytes) bytes = NULL;
@@ -367,18 +440,10 @@ save_on_thread (M6SessionWindow *self,
       return TRUE;
     }
 
-  /* A loaded session's trees (json, csv, folded) on a thread too once
-   * they are large: nothing ingests into it, so the thread and the window
-   * can both read it. A live one's are read in place, under its lock. */
+  /* A loaded session's trees (json, csv, folded) on a thread too: nothing
+   * ingests into it, so the thread and the window can both read it. */
   if (self->recording == NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays)))
     {
-      guint nodes = 0;
-
-      for (guint i = 0; i < m6_session_get_n_threads (self->session); i++)
-        nodes += m6_tree_get_n_nodes (m6_thread_get_tree (m6_session_get_thread (self->session, i)));
-      if (nodes < M6_SAVE_TASK_ASYNC_NODES || m6_job_bar_get_busy (self->job_bar))
-        return FALSE;
-
       SaveDone *done = g_new0 (SaveDone, 1);
       g_autofree char *shown = m6_session_window_display_path (path);
       g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
@@ -413,7 +478,7 @@ save_on_thread (M6SessionWindow *self,
     }
   else
     return FALSE;
-  if (size < m6_job_bar_get_async_threshold () || m6_job_bar_get_busy (self->job_bar))
+  if (size < m6_job_bar_get_async_threshold ())
     return FALSE;
 
   SaveDone *done = g_new0 (SaveDone, 1);
@@ -438,6 +503,20 @@ write_and_report (M6SessionWindow *self,
 {
   g_autoptr (GError) error = NULL;
 
+  /* One job at a time: the others wait their turn, in order. */
+  if (m6_job_bar_get_busy (self->job_bar))
+    {
+      QueuedSave *queued = g_new0 (QueuedSave, 1);
+      g_autofree char *shown = m6_session_window_display_path (path);
+      g_autofree char *message = g_strdup_printf (_("%s will be saved when the save under way ends."), shown);
+
+      queued->write = write;
+      queued->job = *job;
+      queued->path = g_strdup (path);
+      g_queue_push_tail (&self->save_queue, queued);
+      m6_session_window_show_toast (self, message);
+      return;
+    }
   if (save_on_thread (self, path, job))
     return;
   write (self, path, job, &error);

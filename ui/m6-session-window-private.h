@@ -35,6 +35,8 @@ G_BEGIN_DECLS
 #define STATS_INTERVAL_US     (G_USEC_PER_SEC / 10)
 #define COMPARE_INTERVAL_US   G_USEC_PER_SEC
 
+void m6_session_window_clear_save_queue (M6SessionWindow *self);
+
 struct _M6SessionWindow
 {
   AdwApplicationWindow  parent_instance;
@@ -66,6 +68,7 @@ struct _M6SessionWindow
   M6Session            *session;
   M6Recording          *recording;       /* a live session's, or NULL */
   M6JobBar             *job_bar;         /* a save or export on a thread */
+  GQueue                save_queue;      /* QueuedSave: saves waiting for job_bar */
   gboolean              painting;        /* between before- and after-paint */
   char                 *capture_path;    /* the file a loaded session came from */
   M6EventLog           *event_log;       /* a loaded capture's raw events, or NULL */
@@ -74,6 +77,7 @@ struct _M6SessionWindow
   gboolean              compare_colors;  /* the flame graph shows the comparison */
   guint64               compare_serial;
   gint64                last_compare_us;
+  GCancellable         *compare_cancellable; /* a comparison's reading on a thread, or NULL */
   char                 *last_written;
   char                 *last_message;
   GtkStringList        *thread_names;

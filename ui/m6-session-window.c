@@ -107,7 +107,10 @@ m6_session_window_dispose (GObject *object)
   g_clear_handle_id (&self->scroll_idle_id, g_source_remove);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
-  /* The comparison belongs to this window. */
+  /* The comparison belongs to this window, and so does its reading. */
+  if (self->compare_cancellable != NULL)
+    g_cancellable_cancel (self->compare_cancellable);
+  g_clear_object (&self->compare_cancellable);
   if (self->compare_window != NULL)
     {
       M6CompareWindow *compare = g_steal_pointer (&self->compare_window);
@@ -147,6 +150,7 @@ m6_session_window_finalize (GObject *object)
   g_free (self->last_written);
   g_free (self->last_message);
 
+  m6_session_window_clear_save_queue (self);
   G_OBJECT_CLASS (m6_session_window_parent_class)->finalize (object);
 }
 

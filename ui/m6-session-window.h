@@ -58,6 +58,10 @@ gboolean         m6_session_window_get_attached      (M6SessionWindow *self);
 gboolean         m6_session_window_get_paused        (M6SessionWindow *self);
 /* Is the "program exited" bar shown? */
 gboolean         m6_session_window_get_ended_shown   (M6SessionWindow *self);
+/* A comparison is reading its baseline or this session on a thread. */
+gboolean         m6_session_window_get_comparing     (M6SessionWindow *self);
+/* A save or export is running or waiting for its turn. */
+gboolean         m6_session_window_get_saving        (M6SessionWindow *self);
 /* Redraws of the live view so far (pausing stops them). */
 guint            m6_session_window_get_n_refreshes   (M6SessionWindow *self);
 /* Frame-clock ticks and status-timer turns so far: they stop while the

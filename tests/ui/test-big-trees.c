@@ -74,6 +74,7 @@ check_viewer (BigTreeShape shape)
 
   big_tree_write_capture (capture, shape, n);
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (capture));
+  ui_wait_jobs (app);
   M6SessionWindow *window = session_window ();
   g_assert_nonnull (window);
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);

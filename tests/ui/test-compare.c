@@ -73,6 +73,7 @@ static M6SessionWindow *
 open_capture (const char *path)
 {
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  ui_wait_jobs (app);
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
     if (M6_IS_SESSION_WINDOW (l->data))
       return l->data;
@@ -117,6 +118,7 @@ test_aa_pair (void)
   record_pair (a, NULL, b, NULL);
   M6SessionWindow *window = open_capture (b);
   g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (a));
+  ui_wait_jobs (app);
   M6CompareWindow *compare = m6_session_window_get_compare_window (window);
   g_assert_nonnull (compare);
 
@@ -132,6 +134,7 @@ test_aa_pair (void)
   record_pair (a2, NULL, b2, NULL);
   gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-a", "s", a2);
   gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-b", "s", b2);
+  ui_wait_jobs (app);
   g_assert_cmpuint (m6_compare_window_get_n_runs (compare, TRUE), ==, 2);
   g_assert_cmpuint (m6_compare_window_get_n_runs (compare, FALSE), ==, 2);
   g_assert_cmpint (compare_row (compare, "frame")->method, ==, M6_DIFF_METHOD_RUNS);
@@ -145,6 +148,7 @@ test_aa_pair (void)
   g_autofree char *junk = g_build_filename (tmpdir, "junk.mach6", NULL);
   g_assert_true (g_file_set_contents (junk, "no capture", -1, NULL));
   gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-b", "s", junk);
+  ui_wait_jobs (app);
   g_assert_nonnull (strstr (m6_application_get_last_error (app), "junk.mach6"));
   g_assert_cmpuint (m6_compare_window_get_n_runs (compare, FALSE), ==, 2);
 
@@ -173,6 +177,7 @@ test_slow_draw (void)
 
   M6SessionWindow *window = open_capture (g_ptr_array_index (b, 0));
   g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (g_ptr_array_index (a, 0)));
+  ui_wait_jobs (app);
   M6CompareWindow *compare = m6_session_window_get_compare_window (window);
   g_assert_nonnull (compare);
 
@@ -187,6 +192,7 @@ test_slow_draw (void)
     {
       gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-a", "s", g_ptr_array_index (a, i));
       gtk_widget_activate_action (GTK_WIDGET (compare), "compare.add-b", "s", g_ptr_array_index (b, i));
+      ui_wait_jobs (app);
     }
   gtk_widget_activate_action (GTK_WIDGET (compare), "compare.paired", NULL);
   gboolean paired = FALSE;
@@ -226,6 +232,7 @@ test_leak (void)
   record_pair (a, NULL, b, "--leak-kb=4");
   M6SessionWindow *window = open_capture (b);
   g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (a));
+  ui_wait_jobs (app);
   M6CompareWindow *compare = m6_session_window_get_compare_window (window);
   GListModel *rows = m6_compare_window_get_model (compare);
   guint leaks = 0;

@@ -229,6 +229,43 @@ test_held_worker_window_answers (void)
   g_unlink (png);
 }
 
+/* Saves asked for while one runs wait their turn, in order, and all end
+ * written: none runs on the main loop, none is lost. */
+static void
+test_saves_wait_their_turn (void)
+{
+  g_autofree char *capture = g_build_filename (tmpdir, "turn.mach6", NULL);
+  g_autofree char *ndjson = g_build_filename (tmpdir, "turn.ndjson", NULL);
+  g_autofree char *json = g_build_filename (tmpdir, "turn.json", NULL);
+  g_autofree char *ndjson_arg = g_strdup_printf ("ndjson:%s", ndjson);
+  GPid game = ui_start_game ("0", NULL);
+
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  M6SessionWindow *window = ui_attach_live (app, game, 1);
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "save-capture", g_variant_new_string (capture));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export", g_variant_new_string (ndjson_arg));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-json", g_variant_new_string (json));
+  /* Nothing was written in place: the first runs, the others wait. */
+  g_assert_true (m6_session_window_get_saving (window));
+  g_assert_null (m6_session_window_get_last_written (window));
+  ui_wait_jobs (app);
+
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, json);
+  const char *paths[] = { capture, ndjson, json };
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      GStatBuf st;
+      g_assert_cmpint (g_stat (paths[i], &st), ==, 0);
+      g_assert_cmpint (st.st_size, >, 0);
+      g_unlink (paths[i]);
+    }
+
+  ui_stop_game (game, SIGKILL);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+}
+
 /* The window gives the lock up while GTK renders a frame and takes it
  * back after: outside poll(), after frames have been drawn, no batch can
  * land while this thread runs. */
@@ -271,7 +308,7 @@ test_save_behind_job_bar (void)
   g_autofree char *copy = g_build_filename (tmpdir, "copy.mach6", NULL);
   M6SessionWindow *window;
 
-  /* 8 MB: over the threshold. */
+  /* 8 MB packed: a load that takes a while. */
   open_and_wait (big_path);
   window = find_session_window (big_path);
   g_action_group_activate_action (G_ACTION_GROUP (window), "save-capture", g_variant_new_string (copy));
@@ -425,6 +462,7 @@ main (int   argc,
   g_test_add_func ("/ui/jobs/held-worker-window-answers", test_held_worker_window_answers);
   g_test_add_func ("/ui/jobs/render-gives-lock-back", test_render_gives_lock_back);
   g_test_add_func ("/ui/jobs/save-behind-job-bar", test_save_behind_job_bar);
+  g_test_add_func ("/ui/jobs/saves-wait-their-turn", test_saves_wait_their_turn);
   g_test_add_func ("/ui/jobs/export-behind-job-bar", test_export_behind_job_bar);
   g_test_add_func ("/ui/jobs/live-exports-behind-job-bar", test_live_exports_behind_job_bar);
   g_test_add_func ("/ui/jobs/json-of-wide-tree-behind-job-bar", test_json_of_wide_tree_behind_job_bar);

@@ -261,6 +261,7 @@ open_capture (const char      *path,
               M6SessionWindow *except)
 {
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  ui_wait_jobs (app);
   M6SessionWindow *opened = other_session_window (except);
   g_assert_nonnull (opened);
   g_assert_false (m6_session_window_get_live (opened));
@@ -278,8 +279,12 @@ test_save_reopen (Fixture       *f,
   g_autoptr (GPtrArray) payloads = g_ptr_array_new_with_free_func (g_free);
   guint64 events;
 
-  /* Save, then read the live trees before the next drain: the same point. */
+  /* Save, then read the live trees before the next drain: the same point
+   * (the copy runs on a thread; the worker is held still meanwhile). */
+  M6Recording *recording = m6_session_window_get_recording (f->window);
+  m6_recording_hold_worker (recording, TRUE);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (path));
+  ui_wait_jobs (app);
   g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, path);
   events = m6_session_get_n_events (live);
   for (guint i = 0; i < m6_session_get_n_threads (live); i++)
@@ -309,6 +314,7 @@ test_save_reopen (Fixture       *f,
   M6Thread *a = m6_session_get_thread (live, m6_session_window_get_thread (f->window));
   M6Thread *b = m6_session_get_thread (session, m6_session_window_get_thread (opened));
   g_assert_cmpuint (m6_thread_get_frames (b)->len, ==, m6_thread_get_frames (a)->len);
+  m6_recording_hold_worker (recording, FALSE);
   M6Node *frame = ui_node_at (opened, "frame");
   g_assert_nonnull (frame);
   g_assert_cmpuint (m6_history_get_points (b, frame, NULL, NULL, 0), >=, 2);
@@ -325,6 +331,7 @@ test_recent_files (Fixture       *f,
 
   g_assert_false (gtk_recent_manager_has_item (recent, uri));
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (path));
+  ui_wait_jobs (app);
   g_assert_true (gtk_recent_manager_has_item (recent, uri));
 
   g_autoptr (GtkRecentInfo) info = gtk_recent_manager_lookup_item (recent, uri, NULL);
@@ -425,6 +432,7 @@ test_open_corrupt (Fixture       *f,
   g_assert_null (m6_capture_load (path, &expected));
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  ui_wait_jobs (app);
   g_assert_null (other_session_window (NULL));
   g_assert_cmpstr (m6_application_get_last_error (app), ==, expected->message);
   g_assert_true (has_dialog ());
@@ -471,6 +479,7 @@ test_drop (Fixture       *f,
   g_slist_free (files);
   g_assert_true (m6_application_open_dropped (app, &value));
   g_value_unset (&value);
+  ui_wait_jobs (app);
 
   M6SessionWindow *opened = other_session_window (NULL);
   g_assert_nonnull (opened);
@@ -482,6 +491,7 @@ test_drop (Fixture       *f,
   g_value_set_object (&value, file);
   g_assert_true (m6_application_open_dropped (app, &value));
   g_value_unset (&value);
+  ui_wait_jobs (app);
   opened = other_session_window (NULL);
   g_assert_nonnull (opened);
   gtk_window_destroy (GTK_WINDOW (opened));
@@ -572,15 +582,18 @@ test_graph_pictures (Fixture       *f,
       /* At the size shown. */
       g_action_group_change_action_state (G_ACTION_GROUP (f->window), "graph-size", g_variant_new_string (""));
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (svg));
+      ui_wait_jobs (app);
       g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, svg);
       g_assert_nonnull (strstr (m6_session_window_get_last_message (f->window), kinds[k] == kinds[0] ? "flame.svg" : "drift.svg"));
       check_svg (svg, png, k == 0);
 
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (pdf));
+      ui_wait_jobs (app);
       check_pdf (pdf, gtk_widget_get_width (widget), gtk_widget_get_height (widget),
                  k == 0 ? "physics" : "Frame time");
 
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (shot));
+      ui_wait_jobs (app);
       g_assert_cmpfloat (image_variance (shot, &width, &height), >, 50.0);
       g_assert_cmpint (width, ==, gtk_widget_get_width (widget));
       g_assert_cmpint (height, ==, gtk_widget_get_height (widget));
@@ -588,6 +601,7 @@ test_graph_pictures (Fixture       *f,
       /* At a chosen size. */
       g_action_group_change_action_state (G_ACTION_GROUP (f->window), "graph-size", g_variant_new_string ("1920x1080"));
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (big));
+      ui_wait_jobs (app);
       /* "frame" spans the whole width; a smaller scope's share of a young
        * live session can be too narrow for its label (a slow first frame). */
       check_pdf (big, 1920, 1080, k == 0 ? "frame" : "Frame time");
@@ -605,6 +619,7 @@ test_graph_picture_errors (Fixture       *f,
   const char *message;
 
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-flame-graph", g_variant_new_string (wrong));
+  ui_wait_jobs (app);
   message = m6_application_get_last_error (app);
   g_assert_nonnull (message);
   g_assert_nonnull (strstr (message, ".svg, .pdf or .png"));
@@ -613,6 +628,7 @@ test_graph_picture_errors (Fixture       *f,
 
   /* A folder that is not there: an error, and nothing half-written. */
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-drift-graph", g_variant_new_string (nowhere));
+  ui_wait_jobs (app);
   g_assert_cmpstr (m6_session_window_get_last_message (f->window), ==, m6_application_get_last_error (app));
   g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
   g_assert_true (has_dialog ());
@@ -685,6 +701,7 @@ test_graph_chooser (Fixture       *f,
     }
 
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-flame-graph", g_variant_new_string (""));
+  ui_wait_jobs (app);
   if (!ui_wait_for (chooser_shown, NULL, 3))
     {
       g_test_skip ("the file chooser is the desktop portal's, which a test cannot answer");
@@ -738,6 +755,7 @@ export_to (M6SessionWindow *window,
   g_autofree char *target = g_strdup_printf ("%s:%s", format, path);
 
   g_action_group_activate_action (G_ACTION_GROUP (window), "export", g_variant_new_string (target));
+  ui_wait_jobs (app);
   /* A live window's exports are written behind its job bar. */
   ui_wait_for (job_bar_idle, m6_session_window_get_job_bar (window), 30);
   if (g_strcmp0 (m6_session_window_get_last_written (window), path) != 0)
@@ -828,6 +846,7 @@ test_exports (Fixture       *f,
 
   /* Ctrl+E is still the payload JSON, the same document. */
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-json", g_variant_new_string (shortcut));
+  ui_wait_jobs (app);
   g_autofree char *built = m6_session_window_build_json (f->window);
   g_autoptr (JsonNode) doc = parse_json (read_text (json), "the json export");
   g_assert_true (json_object_has_member (json_node_get_object (doc), "threads"));
@@ -869,6 +888,7 @@ test_exports (Fixture       *f,
   g_autofree char *ndjson2 = g_build_filename (f->tmpdir, "reopened.ndjson", NULL);
   g_autofree char *chrome2 = g_build_filename (f->tmpdir, "reopened.trace.json", NULL);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (capture));
+  ui_wait_jobs (app);
   M6SessionWindow *opened = open_capture (capture, f->window);
   export_to (opened, "ndjson", ndjson2);
   export_to (opened, "chrome", chrome2);
@@ -877,6 +897,7 @@ test_exports (Fixture       *f,
 
   /* An unknown format says so. */
   g_action_group_activate_action (G_ACTION_GROUP (opened), "export", g_variant_new_string ("xml:/tmp/x.xml"));
+  ui_wait_jobs (app);
   g_assert_nonnull (strstr (m6_application_get_last_error (app), "xml"));
   g_assert_true (has_dialog ());
 }
@@ -924,6 +945,7 @@ test_compare_captures (Fixture       *f,
   M6SessionWindow *window = open_capture (b, NULL);
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
   g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (a));
+  ui_wait_jobs (app);
 
   M6CompareWindow *compare = m6_session_window_get_compare_window (window);
   g_assert_nonnull (compare);
@@ -994,6 +1016,7 @@ test_compare_captures (Fixture       *f,
   g_assert_true (g_file_set_contents (junk, "not a capture at all", -1, NULL));
   g_assert_null (m6_capture_load (junk, &expected));
   g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string (junk));
+  ui_wait_jobs (app);
   g_assert_cmpstr (m6_application_get_last_error (app), ==, expected->message);
   g_assert_null (m6_session_window_get_compare_window (window));
   g_assert_true (has_dialog ());
@@ -1020,7 +1043,9 @@ test_compare_live (Fixture       *f,
   g_autofree char *baseline = g_build_filename (f->tmpdir, "baseline.mach6", NULL);
 
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (baseline));
+  ui_wait_jobs (app);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "compare", g_variant_new_string (baseline));
+  ui_wait_jobs (app);
 
   M6CompareWindow *compare = m6_session_window_get_compare_window (f->window);
   g_assert_nonnull (compare);

@@ -133,6 +133,7 @@ static M6SessionWindow *
 open_capture (const char *path)
 {
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  ui_wait_jobs (app);
   M6SessionWindow *window = newest_session_window ();
   g_assert_nonnull (window);
   gtk_window_set_default_size (GTK_WINDOW (window), 1024, 640);
@@ -1151,7 +1152,9 @@ test_flame_picture (void)
 
   g_action_group_change_action_state (G_ACTION_GROUP (window), "graph-size", g_variant_new_string ("1920x1080"));
   g_action_group_activate_action (G_ACTION_GROUP (window), "export-flame-graph", g_variant_new_string (png));
+  ui_wait_jobs (app);
   g_action_group_activate_action (G_ACTION_GROUP (window), "export-flame-graph", g_variant_new_string (pdf));
+  ui_wait_jobs (app);
   g_assert_cmpstr (m6_session_window_get_last_written (window), ==, pdf);
   if (g_getenv ("MACH6_TEST_SHOTS") != NULL)
     {
@@ -1210,11 +1213,13 @@ test_flame_picture (void)
   g_autofree char *drift_pdf = g_build_filename (tmpdir, "drift-slide.pdf", NULL);
   g_autofree char *drift_text = NULL;
   g_action_group_activate_action (G_ACTION_GROUP (window), "export-drift-graph", g_variant_new_string (drift_pdf));
+  ui_wait_jobs (app);
   g_assert_cmpstr (m6_session_window_get_last_written (window), ==, drift_pdf);
   if (g_getenv ("MACH6_TEST_SHOTS") != NULL)
     {
       g_autofree char *drift_png = g_build_filename (g_getenv ("MACH6_TEST_SHOTS"), "drift-1920x1080.png", NULL);
       g_action_group_activate_action (G_ACTION_GROUP (window), "export-drift-graph", g_variant_new_string (drift_png));
+      ui_wait_jobs (app);
     }
   const char *drift_argv[] = { "pdftotext", "-raw", drift_pdf, "-", NULL };
   g_spawn_sync (NULL, (char **) drift_argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,

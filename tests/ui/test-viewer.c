@@ -328,13 +328,19 @@ test_export_json (Fixture       *f,
   g_autoptr (GError) error = NULL;
   int status;
 
-  /* Back to back, with no drain between: the same stream. */
+  /* Back to back, with no drain between: the same stream. Saves run on
+   * threads, so the worker is held still until both are written. */
+  M6Recording *recording = m6_session_window_get_recording (f->window);
+  m6_recording_hold_worker (recording, TRUE);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "export-json", g_variant_new_string (json_path));
+  ui_wait_jobs (app);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (capture_path));
+  ui_wait_jobs (app);
   g_assert_cmpstr (m6_session_window_get_last_written (f->window), ==, capture_path);
   /* The JSON was serialised at its action; it is written behind the job bar. */
   while (m6_job_bar_get_busy (m6_session_window_get_job_bar (f->window)))
     g_main_context_iteration (NULL, TRUE);
+  m6_recording_hold_worker (recording, FALSE);
 
   g_file_get_contents (json_path, &exported, NULL, &error);
   g_assert_no_error (error);
@@ -543,16 +549,22 @@ test_open_capture (Fixture       *f,
 {
   g_autofree char *capture_path = g_build_filename (f->tmpdir, "reopen.mach6", NULL);
   guint64 frames;
+  /* The copy runs on a thread: the worker is held still meanwhile. */
+  M6Recording *recording = m6_session_window_get_recording (f->window);
 
+  m6_recording_hold_worker (recording, TRUE);
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "save-capture", g_variant_new_string (capture_path));
+  ui_wait_jobs (app);
   frames = 0;
   {
     /* The frame count the capture holds is what the live tree had then. */
     M6Node *frame = ui_node_at (f->window, "frame");
     frames = frame->count;
   }
+  m6_recording_hold_worker (recording, FALSE);
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (capture_path));
+  ui_wait_jobs (app);
 
   M6SessionWindow *opened = NULL;
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)

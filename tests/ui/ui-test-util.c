@@ -386,3 +386,28 @@ ui_drag (GtkWidget *widget,
   XSync (dpy, False);
   ui_spin (0.15);
 }
+
+static gboolean
+jobs_done (gpointer data)
+{
+  M6Application *app = data;
+
+  if (m6_application_get_n_loads (app) > 0)
+    return FALSE;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (M6_IS_COMPARE_WINDOW (l->data) && m6_compare_window_get_adding (l->data))
+      return FALSE;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data)
+        && (m6_session_window_get_saving (l->data) || m6_session_window_get_comparing (l->data)))
+      return FALSE;
+  return TRUE;
+}
+
+void
+ui_wait_jobs (M6Application *app)
+{
+  if (!ui_wait_for (jobs_done, app, 60))
+    g_error ("a load, save or export did not end within 60 s");
+  ui_spin (0.02);   /* their completions: toasts, windows presented */
+}

@@ -79,3 +79,7 @@ void      ui_press_key       (guint            keyval,
 /* The same with Control and/or Shift held. */
 void      ui_press_keys      (guint            keyval,
                               GdkModifierType  modifiers);
+
+/* Spin until every load, save, export and comparison's reading of @app
+ * has ended (they run on threads: the main loop does no file I/O). */
+void      ui_wait_jobs       (M6Application   *app);
