@@ -180,7 +180,7 @@ bench_queries (void)
   emit ("open_frame_bytes_read_share", (double) (m6_frame_index_get_bytes_read (index) - read0) / (double) st.st_size,
         "of file");
 
-  M6Node *work = m6_tree_find_path (m6_session_get_thread (loaded, 0)->tree, "frame/work");
+  M6Node *work = m6_tree_find_path (m6_thread_get_tree (m6_session_get_thread (loaded, 0)), "frame/work");
   gint64 t7 = g_get_monotonic_time ();
   g_autoptr (M6ScopeHistogram) hist = m6_frame_index_get_histogram (index, 0, work->id, G_MININT64, G_MAXINT64,
                                                                     10, NULL, &error);

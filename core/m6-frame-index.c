@@ -7,6 +7,7 @@
  * and one test per event (depth 0?) for the frames. Old blocks go when they
  * fall out of the window's time or bytes. */
 #include "m6-frame-index-private.h"
+#include "m6-session-private.h"
 
 #include <string.h>
 #include <unistd.h>

@@ -2,6 +2,7 @@
  * rebuilt from their events (for a timeline and a frame's heaviest scope),
  * and one scope's durations over many frames (its histogram). */
 #include "m6-frame-index-private.h"
+#include "m6-session-private.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

@@ -12,6 +12,8 @@
 
 #include "m6-duration.h"
 
+/* A capture waiting for its "after": the first hitch's start, the last
+ * one's end, the slowest one's duration. */
 typedef struct
 {
   gint64   start_ns;
@@ -219,8 +221,21 @@ on_frame_closed (M6FrameIndex      *index,
 
   if (!self->enabled || frame->thread != self->thread || frame->duration_ns < self->threshold_ns)
     return;
-  Pending hitch = { frame->start_ns, end, frame->duration_ns, frame->number };
-  g_array_append_val (self->pending, hitch);
+  /* A hitch while the previous one still waits for its "after" joins that
+   * capture (a burst of slow frames, a loading screen, is one capture, not
+   * one a frame), as long as the capture spans less than keep: a game that
+   * hitches on every frame still gets a capture every keep seconds. */
+  Pending *last = self->pending->len > 0 ? &g_array_index (self->pending, Pending, self->pending->len - 1) : NULL;
+  if (last != NULL && frame->start_ns - last->start_ns < self->keep_ns)
+    {
+      last->end_ns = MAX (last->end_ns, end);
+      last->duration_ns = MAX (last->duration_ns, frame->duration_ns);
+    }
+  else
+    {
+      Pending hitch = { frame->start_ns, end, frame->duration_ns, frame->number };
+      g_array_append_val (self->pending, hitch);
+    }
   g_mutex_lock (&self->lock);
   self->n_hitches++;
   g_mutex_unlock (&self->lock);

@@ -25,7 +25,11 @@ G_DECLARE_FINAL_TYPE (M6HitchCatcher, m6_hitch_catcher, M6, HITCH_CATCHER, GObje
  * recorded, a game's main thread) slower than @threshold_ns are hitches.
  * Captures go to @dir (created if missing) as
  * "PROCESS-YYYY-MM-DDTHH-MM-SS.mmm-hitch-41ms.mach6" (local time of the
- * hitch). Create it with the recording's lock held or before it starts. */
+ * hitch, with the slowest frame's duration). A hitch that comes while the
+ * previous capture still waits for its "after" seconds joins it (its
+ * "after" then runs from the later hitch), unless that capture would span
+ * more than keep: a burst of slow frames is one file, not one a frame.
+ * Create it with the recording's lock held or before it starts. */
 M6HitchCatcher *m6_hitch_catcher_new          (M6Recording    *recording,
                                                M6FrameIndex   *index,
                                                guint           thread,

@@ -5,6 +5,7 @@
  * lock) replays those events into a session of its own whose capture
  * writer records them, so the file is an ordinary capture. */
 #include "m6-frame-index-private.h"
+#include "m6-session-private.h"
 
 #include <glib/gi18n.h>
 #include <string.h>

@@ -17,6 +17,7 @@
 #include "m6-frame-lane.h"
 #include "m6-painter.h"
 #include "m6-payload.h"
+#include "m6-view-node.h"
 
 #define PAD            8
 #define LANE_FRACTION  0.45
@@ -47,19 +48,13 @@ static guint signals[N_SIGNALS];
 static M6Thread *
 get_thread (M6DriftGraph *self)
 {
-  return self->session ? m6_session_get_thread (self->session, self->thread_index) : NULL;
+  return m6_view_thread (self->session, self->thread_index);
 }
 
 static const M6Node *
 shown_node (M6DriftGraph *self)
 {
-  M6Thread *thread = get_thread (self);
-
-  if (thread == NULL)
-    return NULL;
-  if (self->node_id != 0 && self->node_id < m6_tree_get_n_nodes (thread->tree))
-    return m6_tree_get_node (thread->tree, self->node_id);
-  return m6_tree_get_root (thread->tree)->first_child;
+  return m6_view_shown_node (self->session, self->thread_index, self->node_id);
 }
 
 static const M6Node *
@@ -83,11 +78,11 @@ drift_rate (M6Thread     *thread,
   guint64 n_frames;
   double fps = 0;
 
-  if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (thread->tree)) == 0)
+  if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (m6_thread_get_tree (thread))) == 0)
     return FALSE;
   /* From the frame counters, not the series: the series is decimated. */
-  if (thread->n_frames >= 2 && thread->last_frame_t_ns > thread->first_frame_t_ns)
-    fps = (double) (thread->n_frames - 1) / ((double) (thread->last_frame_t_ns - thread->first_frame_t_ns) / 1e9);
+  if (m6_thread_get_n_frames (thread) >= 2 && m6_thread_get_last_frame_t_ns (thread) > m6_thread_get_first_frame_t_ns (thread))
+    fps = (double) (m6_thread_get_n_frames (thread) - 1) / ((double) (m6_thread_get_last_frame_t_ns (thread) - m6_thread_get_first_frame_t_ns (thread)) / 1e9);
   *bytes_per_frame = (double) m6_node_mem_net (node) / (double) n_frames;
   *bytes_per_minute = *bytes_per_frame * fps * 60.0;
   return TRUE;
@@ -113,11 +108,11 @@ time_range (M6DriftGraph *self,
             double       *t0_out,
             double       *t1_out)
 {
-  double t1 = thread->last_t_ns / 1e9;
+  double t1 = m6_thread_get_last_t_ns (thread) / 1e9;
   double t0 = 0;
 
-  if (thread->frames->len > 0)
-    t0 = g_array_index (thread->frames, M6FrameSample, 0).t_ns / 1e9;
+  if (m6_thread_get_frames (thread)->len > 0)
+    t0 = g_array_index (m6_thread_get_frames (thread), M6FrameSample, 0).t_ns / 1e9;
   if (node != NULL && m6_history_get_points (thread, node, NULL, NULL, 0) > 0)
     {
       gint64 first;
@@ -138,7 +133,7 @@ fill_memory (M6DriftGraph *self,
              double        t1)
 {
   M6Chart *chart = self->memory;
-  g_autofree char *label = node ? m6_payload_label (thread->tree, node) : g_strdup ("—");
+  g_autofree char *label = node ? m6_payload_label (m6_thread_get_tree (thread), node) : g_strdup ("—");
   g_autofree char *title = node && node->depth > 1
     ? g_strdup_printf (_("mem.net of %s (includes its gaps)"), label)
     : g_strdup_printf (_("mem.net of %s"), label);
@@ -239,8 +234,8 @@ fill_between (M6DriftGraph *self,
   if (top == NULL || !m6_session_get_memory_available (self->session))
     return;
 
-  m6_node_stats_compute (thread->tree, top, &stats);
-  guint64 frames = m6_tree_get_n_frames (thread->tree);
+  m6_node_stats_compute (m6_thread_get_tree (thread), top, &stats);
+  guint64 frames = m6_tree_get_n_frames (m6_thread_get_tree (thread));
   g_autofree char *per_frame = m6_format_kb (frames ? stats.inverse_mem_total / (double) frames : 0.0, TRUE);
   g_autofree char *total = m6_format_kb (stats.inverse_mem_total, TRUE);
   g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): Drift/frame %s, %s total"),

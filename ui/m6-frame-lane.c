@@ -78,9 +78,9 @@ m6_frame_lane_fill (M6FrameLane *lane,
 
   /* The samples' frames; a decimated sample stands for several frames and
    * carries the largest of them, so a spike is never lost. */
-  for (guint i = 0; i < thread->frames->len; i++)
+  for (guint i = 0; i < m6_thread_get_frames (thread)->len; i++)
     {
-      const M6FrameSample *s = &g_array_index (thread->frames, M6FrameSample, i);
+      const M6FrameSample *s = &g_array_index (m6_thread_get_frames (thread), M6FrameSample, i);
       gint64 dt = MAX (s->dt_max_ns, s->dt_ns);
       M6LaneFrame frame = { s->t_ns - s->dt_ns, s->t_ns, number };
       double mid = (s->t_ns - dt / 2) / 1e9;
@@ -140,7 +140,7 @@ m6_frame_lane_fill (M6FrameLane *lane,
   m6_chart_layer_set_width (chart, lane->over_layer, column_s);
 
   /* p50 and p90 per bucket of about two columns. */
-  guint n = MAX (1u, MIN (n_columns / 2, thread->frames->len / 2));
+  guint n = MAX (1u, MIN (n_columns / 2, m6_thread_get_frames (thread)->len / 2));
   g_autofree double *p50 = g_new0 (double, n);
   g_autofree double *p90 = g_new0 (double, n);
   g_autofree double *max = g_new0 (double, n);

@@ -72,7 +72,8 @@ thread_name (M6FrameWindow *self,
              guint          thread_index)
 {
   M6Thread *thread = m6_session_get_thread (self->session, thread_index);
-  return thread && thread->name && *thread->name ? thread->name : _("main");
+  const char *name = thread ? m6_thread_get_name (thread) : NULL;
+  return name && *name ? name : _("main");
 }
 
 /* --- the timeline ------------------------------------------------------- */

@@ -723,7 +723,7 @@ m6_painter_draw_picture_title (M6Painter  *self,
 {
   M6Thread *thread = session ? m6_session_get_thread (session, thread_index) : NULL;
   const char *program = session ? m6_session_get_process_name (session) : NULL;
-  g_autofree char *tid = thread ? g_strdup_printf ("%" G_GUINT64_FORMAT, thread->tid) : g_strdup ("");
+  g_autofree char *tid = thread ? g_strdup_printf ("%" G_GUINT64_FORMAT, m6_thread_get_tid (thread)) : g_strdup ("");
   g_autofree char *thread_text = NULL;
   g_autofree char *duration = m6_format_duration (session ? m6_session_get_duration (session) / 1e9 : 0);
   g_autoptr (GDateTime) start = NULL;
@@ -737,11 +737,11 @@ m6_painter_draw_picture_title (M6Painter  *self,
   dim = fg;
   dim.alpha *= 0.65f;
 
-  if (thread != NULL && thread->name != NULL && *thread->name)
+  if (thread != NULL && m6_thread_get_name (thread) != NULL && *m6_thread_get_name (thread))
     /* Translators: the thread in a picture's title: its name and id */
-    thread_text = g_strdup_printf (_("thread %s (tid %s)"), thread->name, tid);
+    thread_text = g_strdup_printf (_("thread %s (tid %s)"), m6_thread_get_name (thread), tid);
   else
-    thread_text = g_strdup_printf (_("thread %u (tid %s)"), thread ? thread->index + 1 : 1, tid);
+    thread_text = g_strdup_printf (_("thread %u (tid %s)"), thread ? m6_thread_get_index (thread) + 1 : 1, tid);
   if (session != NULL && m6_session_get_start_time (session) > 0)
     start = g_date_time_new_from_unix_local (m6_session_get_start_time (session) / G_USEC_PER_SEC);
   date = start ? g_date_time_format (start, "%Y-%m-%d %H:%M") : NULL;

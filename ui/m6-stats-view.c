@@ -423,7 +423,7 @@ expand_row (M6StatsView *self,
 static void
 auto_expand (M6StatsView *self)
 {
-  M6Tree *tree = self->thread->tree;
+  M6Tree *tree = m6_thread_get_tree (self->thread);
 
   for (guint id = 1; id < self->n_published; id++)
     {
@@ -444,7 +444,7 @@ auto_expand (M6StatsView *self)
 static void
 publish_new_rows (M6StatsView *self)
 {
-  M6Tree *tree = self->thread->tree;
+  M6Tree *tree = m6_thread_get_tree (self->thread);
   guint n_nodes = m6_tree_get_n_nodes (tree);
   guint first_new = self->n_published;
 
@@ -866,7 +866,7 @@ m6_stats_view_set_selected_node (M6StatsView *self,
     }
 
   /* Open every ancestor, top first, so the row exists in the flat model. */
-  const M6Node *node = m6_tree_get_node (self->thread->tree, node_id);
+  const M6Node *node = m6_tree_get_node (m6_thread_get_tree (self->thread), node_id);
   g_autoptr (GPtrArray) chain = g_ptr_array_new ();
   for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
     g_ptr_array_add (chain, (gpointer) a);

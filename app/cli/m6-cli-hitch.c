@@ -147,7 +147,7 @@ m6_cli_print_worst (M6FrameIndex  *index,
         continue;
       if (!m6_frame_index_get_range (index, i, &first, &n_frames))
         {
-          g_string_append_printf (out, _("Thread %u “%s”: no frames\n\n"), i, thread->name);
+          g_string_append_printf (out, _("Thread %u “%s”: no frames\n\n"), i, m6_thread_get_name (thread));
           continue;
         }
       g_autoptr (GArray) worst = m6_frame_index_get_worst (index, i, n, G_MININT64, G_MAXINT64, error);
@@ -155,7 +155,7 @@ m6_cli_print_worst (M6FrameIndex  *index,
         return FALSE;
       g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "Thread %u “%s”: the slowest %u of %llu frame\n",
                                                 "Thread %u “%s”: the slowest %u of %llu frames\n", n_frames),
-                              i, thread->name, worst->len, (unsigned long long) n_frames);
+                              i, m6_thread_get_name (thread), worst->len, (unsigned long long) n_frames);
       g_string_append_printf (out, "%10s %10s %10s  %s\n", _("FRAME"), _("AT"), _("TIME"), _("HEAVIEST SCOPE (SELF TIME)"));
       for (guint k = 0; k < worst->len; k++)
         {

@@ -11,6 +11,7 @@
 #include "m6-capture.h"
 #include "m6-frame-index.h"
 #include "m6-session.h"
+#include "m6-session-private.h"
 
 typedef struct
 {

@@ -13,16 +13,18 @@
 #include "m6-frame-index.h"
 #include "m6-hitch-catcher.h"
 #include "m6-recording.h"
+#include "m6-session-private.h"
 
 #define HITCH_EVERY 120
 #define HITCH_NS    G_GINT64_CONSTANT (50000000)
 
 static GPid
-start_game (const char *fps,
-            const char *frames)
+start_game_every (const char *fps,
+                  const char *frames,
+                  const char *every)
 {
   const char *argv[] = { DEMO_GAME, "--fps", fps, "--frames", frames,
-                         "--hitch-every", G_STRINGIFY (HITCH_EVERY), "--hitch-ms", "50", NULL };
+                         "--hitch-every", every, "--hitch-ms", "50", NULL };
   g_autoptr (GError) error = NULL;
   GPid pid;
 
@@ -30,6 +32,13 @@ start_game (const char *fps,
                  NULL, NULL, &pid, &error);
   g_assert_no_error (error);
   return pid;
+}
+
+static GPid
+start_game (const char *fps,
+            const char *frames)
+{
+  return start_game_every (fps, frames, G_STRINGIFY (HITCH_EVERY));
 }
 
 static void
@@ -451,6 +460,50 @@ test_report_pid_worst (void)
   g_assert_nonnull (strstr (first + 1, "frame/stream/load_chunk"));
 }
 
+/* A burst of slow frames (every frame hitches for 3 s) makes a capture
+ * every --keep seconds, not one a frame. */
+static void
+test_burst (void)
+{
+  GPid pid = start_game_every ("60", "60", "1");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("m6-burst-XXXXXX", NULL);
+  g_autofree char *pid_text = g_strdup_printf ("%d", pid);
+  g_auto (CliRun) record = { 0 };
+  guint n_hitches = 0, n_written = 0;
+
+  M6Reader *probe = test_attach (pid, &error);
+  g_assert_no_error (error);
+  m6_reader_free (probe);
+  const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "500ms", "-o", dir, NULL };
+  run_cli (&record, args);
+  reap (pid);
+  g_test_message ("%s", record.out);
+  g_assert_cmpint (record.status, ==, 0);
+  const char *summary = strstr (record.out, " hitches, ");
+  g_assert_nonnull (summary);
+  while (summary > record.out && summary[-1] != '\n')
+    summary--;
+  g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", &n_hitches, &n_written), ==, 2);
+  g_assert_cmpuint (n_hitches, >=, 30);
+  g_assert_cmpuint (n_written, >=, 1);
+  g_assert_cmpuint (n_written, <=, n_hitches / 10);
+
+  g_autoptr (GDir) listing = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  guint n_files = 0;
+  for (const char *name; (name = g_dir_read_name (listing)) != NULL; n_files++)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr (M6Session) loaded = m6_capture_load (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (m6_session_get_thread (loaded, 0)->n_frames, >, 1);
+      g_unlink (path);
+    }
+  g_assert_cmpuint (n_files, ==, n_written);
+  g_rmdir (dir);
+}
+
 static void
 test_bad_durations (void)
 {
@@ -482,6 +535,7 @@ main (int   argc,
   g_test_add_func ("/reader/hitch/on-hitch", test_on_hitch);
   g_test_add_func ("/reader/hitch/catcher-toggle", test_catcher_toggle);
   g_test_add_func ("/reader/hitch/report-pid-worst", test_report_pid_worst);
+  g_test_add_func ("/reader/hitch/burst", test_burst);
   g_test_add_func ("/reader/hitch/bad-durations", test_bad_durations);
   return g_test_run ();
 }

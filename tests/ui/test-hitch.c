@@ -155,7 +155,7 @@ lane_marks_all (gpointer data)
       graphene_rect_t rect;
 
       /* The paused lane ends where it was drawn; later frames are not in it. */
-      if (f->duration_ns < SLOW_NS || f->start_ns + f->duration_ns > m6_session_get_thread (m6_session_window_get_session (window), m6_session_window_get_thread (window))->last_t_ns)
+      if (f->duration_ns < SLOW_NS || f->start_ns + f->duration_ns > m6_thread_get_last_t_ns (m6_session_get_thread (m6_session_window_get_session (window), m6_session_window_get_thread (window))))
         continue;
       c->n_hitches++;
       if (mark_for_frame (drift, f, &rect) && rect.size.height >= chart_h * 0.25

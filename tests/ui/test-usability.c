@@ -1455,31 +1455,10 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr (GError) error = NULL;
-  int status;
-
-  g_autofree char *cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
-  g_autofree char *data_home = g_build_filename (cache, "data", NULL);
-  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
-  /* Recent captures of the tests stay out of the user's list. */
-  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
-  g_test_init (&argc, &argv, NULL);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("GTK_A11Y", "none", TRUE);
-
-  if (!gtk_init_check ())
-    {
-      g_test_skip ("no display: run under xvfb-run (make test does)");
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
-
+  if (!ui_test_init (&argc, &argv, TRUE))
+    return 0;
   tmpdir = g_dir_make_tmp ("mach6-usability-XXXXXX", NULL);
-  m6_ui_init ();
-  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
-  g_application_hold (G_APPLICATION (app));
+  app = ui_test_app_new ();
 
   g_test_add_func ("/ui/usability/deep-click-keeps-zoom-in-view", test_deep_click);
   g_test_add_func ("/ui/usability/space-pauses-wherever-the-focus-is", test_space_anywhere);
@@ -1495,12 +1474,7 @@ main (int   argc,
   g_test_add_func ("/ui/usability/live-tooltip", test_live_tooltip);
   g_test_add_func ("/ui/usability/drift-title-and-ticks", test_drift_title_and_ticks);
 
-  status = g_test_run ();
-  g_application_release (G_APPLICATION (app));
-  g_clear_object (&app);
-
-  g_autofree char *command = g_strdup_printf ("rm -rf '%s' '%s'", tmpdir, cache);
-  if (system (command) != 0)
-    g_printerr ("could not remove %s\n", tmpdir);
-  return status;
+  int status = g_test_run ();
+  ui_remove_tree (tmpdir);
+  return ui_test_finish (app, status);
 }
