@@ -3,7 +3,7 @@
 #   make run    build, start the demo and show it (GAME=love: the LÖVE demo)
 #   make test   build and run the whole meson test suite (UI tests under Xvfb)
 #   make bench  build and print the benchmark figures as JSON lines
-#   make fuzz   fuzz the capture loader, exporters, ingest and reader (FUZZ_SECONDS=60 each)
+#   make fuzz   fuzz the capture loader, exporters, ingest, reader and remote protocol (FUZZ_SECONDS=60 each)
 
 BUILD ?= build
 SHELL := /bin/bash
@@ -13,7 +13,7 @@ DEB_PACKAGES := meson ninja-build pkg-config gcc g++ libc6-dev \
 	gettext desktop-file-utils appstream xvfb xauth xfonts-base \
 	librsvg2-bin poppler-utils python3 libx11-dev libxtst6 locales \
 	clang lua5.4 liblua5.4-dev luajit libluajit-5.1-dev love prometheus \
-	glib-networking libzstd-dev liblz4-dev
+	glib-networking libzstd-dev liblz4-dev libgnutls28-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -827,8 +827,8 @@ compare_top_scope (gconstpointer a,
   return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static M6Session *
-window_session (M6Session *session)
+M6Session *
+m6_export_window_session (M6Session *session)
 {
   /* Same label ids (shared: a window costs no copy of 100,000 labels),
    * same thread indices (and so the same seeds). */
@@ -851,11 +851,21 @@ write_window (Sink      *sink,
               double     interval_s,
               gboolean  *used)
 {
-  g_string_append_printf (sink->buf, "{\"window\":%" G_GINT64_FORMAT ",\"t_start\":", index);
-  m6_json_append_double (sink->buf, (double) index * interval_s);
-  g_string_append (sink->buf, ",\"t_end\":");
-  m6_json_append_double (sink->buf, (double) (index + 1) * interval_s);
-  g_string_append (sink->buf, ",\"threads\":[");
+  m6_export_append_ndjson_window (sink->buf, window, index, interval_s, used);
+}
+
+void
+m6_export_append_ndjson_window (GString        *out,
+                                M6Session      *window,
+                                gint64          index,
+                                double          interval_s,
+                                const gboolean *used)
+{
+  g_string_append_printf (out, "{\"window\":%" G_GINT64_FORMAT ",\"t_start\":", index);
+  m6_json_append_double (out, (double) index * interval_s);
+  g_string_append (out, ",\"t_end\":");
+  m6_json_append_double (out, (double) (index + 1) * interval_s);
+  g_string_append (out, ",\"threads\":[");
 
   gboolean first = TRUE;
   for (guint i = 0; i < m6_session_get_n_threads (window); i++)
@@ -865,15 +875,15 @@ write_window (Sink      *sink,
       if (!used[i])
         continue;
       if (!first)
-        g_string_append_c (sink->buf, ',');
+        g_string_append_c (out, ',');
       first = FALSE;
-      g_string_append_printf (sink->buf, "{\"index\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"name\":", i, thread->tid);
-      m6_json_append_string (sink->buf, thread->name);
-      g_string_append (sink->buf, ",\"payload\":");
-      m6_payload_append (sink->buf, thread->tree, m6_tree_get_root (thread->tree));
-      g_string_append_c (sink->buf, '}');
+      g_string_append_printf (out, "{\"index\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"name\":", i, thread->tid);
+      m6_json_append_string (out, thread->name);
+      g_string_append (out, ",\"payload\":");
+      m6_payload_append (out, thread->tree, m6_tree_get_root (thread->tree));
+      g_string_append_c (out, '}');
     }
-  g_string_append (sink->buf, "]}\n");
+  g_string_append (out, "]}\n");
 }
 
 static gboolean
@@ -925,7 +935,7 @@ write_ndjson (GOutputStream  *out,
   for (guint s = 0; s < scopes->len && !sink.failed;)
     {
       gint64 w = g_array_index (scopes, TopScope, s).window;
-      g_autoptr (M6Session) window = window_session (session);
+      g_autoptr (M6Session) window = m6_export_window_session (session);
 
       memset (used, 0, sizeof (gboolean) * MAX (n_threads, 1));
       for (; s < scopes->len && g_array_index (scopes, TopScope, s).window == w; s++)

@@ -89,6 +89,17 @@ gboolean    m6_export_write_json          (M6Session            *session,
                                            GOutputStream        *out,
                                            GError              **error);
 
+/* The ndjson export's pieces, for `mach6 stream`: an empty session with
+ * @session's labels (shared) and thread indices, to feed one window's
+ * scopes into; and the line of window @index (t_start = index ×
+ * @interval_s) listing the threads i of @window where @used[i]. */
+M6Session  *m6_export_window_session      (M6Session            *session);
+void        m6_export_append_ndjson_window (GString             *out,
+                                           M6Session            *window,
+                                           gint64                index,
+                                           double                interval_s,
+                                           const gboolean       *used);
+
 /* Write @contents to @path through a temporary file in the same folder,
  * then rename; on any error nothing is left behind. */
 typedef gboolean (*M6WriteFunc) (GOutputStream  *out,

@@ -37,6 +37,8 @@ struct _M6Recording
   GObject          parent_instance;
 
   M6Reader        *reader;
+  const M6RecordingSource *source_funcs;  /* or another source (remote) */
+  gpointer         source;
   M6Session       *session;
   M6CaptureWriter *writer;
   char            *capture_path;
@@ -245,6 +247,24 @@ queue_changed (M6Recording *self)
 
 /* --- the worker --------------------------------------------------------- */
 
+static gboolean
+source_drain (M6Recording *self,
+              gsize       *n,
+              GError     **error)
+{
+  if (self->source_funcs != NULL)
+    return self->source_funcs->drain (self->source, BATCH_EVENTS, n, error);
+  return m6_reader_drain (self->reader, BATCH_EVENTS, n, error);
+}
+
+static guint64
+source_get_pending (M6Recording *self)
+{
+  if (self->source_funcs != NULL)
+    return self->source_funcs->get_pending (self->source);
+  return m6_reader_get_pending (self->reader);
+}
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -281,10 +301,10 @@ worker_main (gpointer data)
           __atomic_fetch_add (&self->lock_wait_us, g_get_monotonic_time () - t0, __ATOMIC_RELAXED);
         }
       gint64 t1 = g_get_monotonic_time ();
-      ok = m6_reader_drain (self->reader, BATCH_EVENTS, &n, &error);
+      ok = source_drain (self, &n, &error);
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
-        pending = m6_reader_get_pending (self->reader);
+        pending = source_get_pending (self);
       g_mutex_unlock (&self->lock);
       __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
       __atomic_store_n (&self->cpu_ns, m6_thread_cpu_ns (), __ATOMIC_RELAXED);
@@ -397,7 +417,10 @@ m6_recording_finish (M6Recording  *self,
   m6_recording_stop (self);
 
   /* The worker is gone: nothing else touches the session now. */
-  m6_reader_detach (self->reader);
+  if (self->source_funcs != NULL)
+    self->source_funcs->detach (self->source);
+  else
+    m6_reader_detach (self->reader);
   if (self->writer != NULL)
     ok = m6_capture_writer_finish (self->writer, error);
   return ok;
@@ -486,6 +509,8 @@ m6_recording_finalize (GObject *object)
   /* The temporary capture goes unless finished. */
   g_clear_pointer (&self->writer, m6_capture_writer_free);
   g_clear_pointer (&self->reader, m6_reader_free);
+  if (self->source_funcs != NULL)
+    g_clear_pointer (&self->source, self->source_funcs->free);
   g_clear_object (&self->session);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_error (&self->error);
@@ -556,6 +581,22 @@ m6_recording_new (M6Reader *reader)
   return self;
 }
 
+M6Recording *
+m6_recording_new_for_source (M6Session               *session,
+                             const M6RecordingSource *funcs,
+                             gpointer                 source)
+{
+  M6Recording *self;
+
+  g_return_val_if_fail (M6_IS_SESSION (session) && funcs != NULL, NULL);
+
+  self = g_object_new (M6_TYPE_RECORDING, NULL);
+  self->source_funcs = funcs;
+  self->source = source;
+  self->session = g_object_ref (session);
+  return self;
+}
+
 gboolean
 m6_recording_set_capture (M6Recording  *self,
                           const char   *capture_path,
@@ -598,6 +639,8 @@ gint
 m6_recording_get_pid (M6Recording *self)
 {
   g_return_val_if_fail (M6_IS_RECORDING (self), 0);
+  if (self->source_funcs != NULL)
+    return self->source_funcs->get_pid (self->source);
   return m6_reader_get_pid (self->reader);
 }
 

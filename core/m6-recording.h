@@ -31,6 +31,24 @@ G_DECLARE_FINAL_TYPE (M6Recording, m6_recording, M6, RECORDING, GObject)
 /* Take over @reader. Nothing is drained until m6_recording_start(). */
 M6Recording  *m6_recording_new                (M6Reader      *reader);
 
+/* Another source of events than a local reader (the remote client):
+ * @drain moves up to @max_events into @session like m6_reader_drain() and
+ * is called with the recording's lock held; @get_pending counts what it
+ * holds not drained yet; @detach stops it; @free releases it. */
+typedef struct
+{
+  gboolean (*drain)       (gpointer source, gsize max_events, gsize *n_drained, GError **error);
+  guint64  (*get_pending) (gpointer source);
+  void     (*detach)      (gpointer source);
+  gint     (*get_pid)     (gpointer source);
+  void     (*free)        (gpointer source);
+} M6RecordingSource;
+
+/* Take over @source (its events go to @session). */
+M6Recording  *m6_recording_new_for_source     (M6Session               *session,
+                                               const M6RecordingSource *funcs,
+                                               gpointer                 source);
+
 /* Before start: record everything drained to @capture_path (a temporary
  * file next to it until finished). FALSE with @error if it cannot be
  * created; the recording then runs without a capture. */
@@ -77,6 +95,7 @@ void          m6_recording_release_for_render (M6Recording   *self);
 void          m6_recording_reacquire          (M6Recording   *self);
 
 M6Session    *m6_recording_get_session        (M6Recording   *self);
+/* The local reader, or NULL for another source. */
 M6Reader     *m6_recording_get_reader         (M6Recording   *self);
 gint          m6_recording_get_pid            (M6Recording   *self);
 /* The capture being written, or NULL. */

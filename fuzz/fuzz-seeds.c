@@ -6,7 +6,72 @@
 #include <string.h>
 
 #include "m6-capture.h"
+#include "m6-pack.h"
+#include "m6-wire.h"
 #include "../tests/big-trees.h"
+
+/* A remote stream as a server sends it after ATTACHED (fuzz-remote.c,
+ * target 0), a HELLO and an ATTACH (target 1) and an event block (2). */
+static void
+remote_seeds (const char *dir)
+{
+  g_autoptr (GByteArray) s = g_byte_array_new ();
+  g_autoptr (GByteArray) f = g_byte_array_new ();
+  M6Event ev[] = { { 1000, 4096, 1, 0 }, { 1500, 4096, 2, 1 }, { 2500, 4160, 0, 1 }, { 9000, 4200, 0, 0 } };
+  g_mkdir_with_parents (dir, 0755);
+
+  guint8 target = 0;
+  g_byte_array_append (s, &target, 1);
+  m6_wire_begin (f, M6_MSG_LABELS);
+  m6_wire_put_uint (f, 1); m6_wire_put_uint (f, 2);
+  m6_wire_put_bytes (f, "frame", -1); m6_wire_put_bytes (f, "physics", -1);
+  m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  m6_wire_begin (f, M6_MSG_THREAD);
+  m6_wire_put_uint (f, 0); m6_wire_put_uint (f, 77); m6_wire_put_bytes (f, "main", -1);
+  m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  for (guint codec = 0; codec < 3; codec++)
+    {
+      m6_wire_begin (f, M6_MSG_EVENTS);
+      m6_wire_put_uint (f, 0);
+      m6_pack_encode ((M6PackCodec) codec, ev, G_N_ELEMENTS (ev), f);
+      m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+    }
+  m6_wire_begin (f, M6_MSG_COUNTS);
+  for (guint k = 0; k < 7; k++)
+    m6_wire_put_uint (f, k == 1 ? 0 : k);
+  m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  m6_wire_begin (f, M6_MSG_STATE);
+  m6_wire_put_uint (f, 1); m6_wire_put_uint (f, 0); m6_wire_put_uint (f, 2);
+  m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  m6_wire_begin (f, M6_MSG_END);
+  m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  g_autofree char *p0 = g_build_filename (dir, "stream", NULL);
+  g_file_set_contents (p0, (const char *) s->data, s->len, NULL);
+
+  g_byte_array_set_size (s, 0);
+  target = 1;
+  g_byte_array_append (s, &target, 1);
+  m6_wire_begin (f, M6_MSG_HELLO);
+  m6_wire_put_bytes (f, M6_WIRE_MAGIC, -1); m6_wire_put_uint (f, 1); m6_wire_put_bytes (f, "0123456789abcdef", -1);
+  m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  m6_wire_begin (f, M6_MSG_ATTACH);
+  m6_wire_put_uint (f, 4242);
+  m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  m6_wire_begin (f, M6_MSG_PROCESSES);
+  m6_wire_put_uint (f, 1); m6_wire_put_uint (f, 4242); m6_wire_put_bytes (f, "game", -1);
+  m6_wire_put_uint (f, 2); m6_wire_put_uint (f, 0); m6_wire_put_uint (f, 1); m6_wire_put_uint (f, 0);
+  m6_wire_put_bytes (f, "", -1);
+  m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  g_autofree char *p1 = g_build_filename (dir, "requests", NULL);
+  g_file_set_contents (p1, (const char *) s->data, s->len, NULL);
+
+  g_byte_array_set_size (s, 0);
+  target = 2;
+  g_byte_array_append (s, &target, 1);
+  m6_pack_encode (M6_PACK_CODEC_ZSTD, ev, G_N_ELEMENTS (ev), s);
+  g_autofree char *p2 = g_build_filename (dir, "block", NULL);
+  g_file_set_contents (p2, (const char *) s->data, s->len, NULL);
+}
 
 static void
 game_capture (const char *path,
@@ -133,5 +198,7 @@ main (int argc, char **argv)
       g_file_set_contents (s2, (const char *) patch_start, sizeof patch_start, NULL);
       g_file_set_contents (s3, (const char *) drain_all, sizeof drain_all, NULL);
     }
+  if (argc > 4)
+    remote_seeds (argv[4]);
   return 0;
 }

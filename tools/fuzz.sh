@@ -23,13 +23,14 @@ seconds=${FUZZ_SECONDS:-60}
 [ "$smoke" = 1 ] && seconds=${FUZZ_SMOKE_SECONDS:-2}
 harnesses=${FUZZ_HARNESSES:-"capture ingest"}
 [ -f fuzz/fuzz-segment.c ] && [ -z "${FUZZ_HARNESSES:-}" ] && harnesses="$harnesses segment"
+[ -f fuzz/fuzz-remote.c ] && [ -z "${FUZZ_HARNESSES:-}" ] && harnesses="$harnesses remote"
 
 CC=${FUZZ_CC:-clang}
 if ! command -v "$CC" >/dev/null; then
   echo "fuzz: $CC is not installed (make deps installs clang)" >&2
   exit 77
 fi
-pkgs="glib-2.0 gobject-2.0 gio-2.0 gio-unix-2.0 json-glib-1.0 liblz4 libzstd"
+pkgs="glib-2.0 gobject-2.0 gio-2.0 gio-unix-2.0 json-glib-1.0 liblz4 libzstd gnutls"
 cflags=(-g -O1 -Wno-string-plus-int -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE '-DGETTEXT_PACKAGE="mach6"'
         -I"$src/core" -I"$src/producer" $(pkg-config --cflags $pkgs))
 libs=($(pkg-config --libs $pkgs) -lm -lpthread)
@@ -65,7 +66,7 @@ fi
 
 seeds="$out/seeds"
 rm -rf "$seeds"
-"$out/fuzz-seeds" "$seeds/capture" "$seeds/ingest" "$seeds/segment"
+"$out/fuzz-seeds" "$seeds/capture" "$seeds/ingest" "$seeds/segment" "$seeds/remote"
 
 status=0
 for h in $harnesses; do

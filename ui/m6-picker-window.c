@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "m6-app-requests.h"
+#include "m6-remote-targets.h"
 
 #define MAX_RECENT        8
 #define CAPTURE_MIME_TYPE "application/x-mach6-capture"
@@ -16,6 +17,7 @@ struct _M6PickerWindow
   AdwApplicationWindow  parent_instance;
 
   M6ProcessPicker      *picker;
+  M6RemoteTargets      *remote;
   GtkWidget            *recent_clamp;
   GtkListBox           *recent_list;
 };
@@ -139,8 +141,10 @@ m6_picker_window_class_init (M6PickerWindowClass *klass)
   object_class->dispose = m6_picker_window_dispose;
 
   g_type_ensure (M6_TYPE_PROCESS_PICKER);
+  g_type_ensure (M6_TYPE_REMOTE_TARGETS);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-picker-window.ui");
   gtk_widget_class_bind_template_child (widget_class, M6PickerWindow, picker);
+  gtk_widget_class_bind_template_child (widget_class, M6PickerWindow, remote);
   gtk_widget_class_bind_template_child (widget_class, M6PickerWindow, recent_clamp);
   gtk_widget_class_bind_template_child (widget_class, M6PickerWindow, recent_list);
   gtk_widget_class_bind_template_callback (widget_class, process_activated_cb);
@@ -179,4 +183,10 @@ GtkListBox *
 m6_picker_window_get_recent_list (M6PickerWindow *self)
 {
   return self->recent_list;
+}
+
+M6RemoteTargets *
+m6_picker_window_get_remote (M6PickerWindow *self)
+{
+  return self->remote;
 }

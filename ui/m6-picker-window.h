@@ -5,6 +5,7 @@
 #include <adwaita.h>
 
 #include "m6-process-picker.h"
+#include "m6-remote-targets.h"
 
 G_BEGIN_DECLS
 
@@ -15,5 +16,7 @@ M6PickerWindow  *m6_picker_window_new          (GtkApplication *app);
 M6ProcessPicker *m6_picker_window_get_picker   (M6PickerWindow *self);
 /* The "Recent Captures" rows (AdwActionRow running app.open), newest first. */
 GtkListBox      *m6_picker_window_get_recent_list (M6PickerWindow *self);
+/* "Other Machines": the processes of remote `mach6 serve`s. */
+M6RemoteTargets *m6_picker_window_get_remote   (M6PickerWindow *self);
 
 G_END_DECLS

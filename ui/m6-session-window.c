@@ -305,6 +305,13 @@ M6SessionWindow *
 m6_session_window_new_live (GtkApplication *app,
                             M6Reader       *reader)
 {
+  return m6_session_window_new_for_recording (app, m6_recording_new (reader));
+}
+
+M6SessionWindow *
+m6_session_window_new_for_recording (GtkApplication *app,
+                                     M6Recording    *recording)
+{
   M6SessionWindow *self = g_object_new (M6_TYPE_SESSION_WINDOW, "application", app, NULL);
   g_autoptr (GError) error = NULL;
 
@@ -312,10 +319,10 @@ m6_session_window_new_live (GtkApplication *app,
   g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "mach6", NULL);
   g_autoptr (GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
-  g_autofree char *file = g_strdup_printf ("live-%d-%s.mach6", m6_reader_get_pid (reader), stamp);
+  g_autofree char *file = g_strdup_printf ("live-%d-%s.mach6", m6_recording_get_pid (recording), stamp);
   g_autofree char *path = g_build_filename (dir, file, NULL);
 
-  self->recording = m6_recording_new (reader);
+  self->recording = recording;
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved = errno;

@@ -38,6 +38,9 @@ G_DECLARE_FINAL_TYPE (M6SessionWindow, m6_session_window, M6, SESSION_WINDOW, Ad
  * holds the session's lock outside poll() (see m6-recording.h). */
 M6SessionWindow *m6_session_window_new_live          (GtkApplication  *app,
                                                       M6Reader        *reader);
+/* The same for a recording not started yet (taken over): a remote one. */
+M6SessionWindow *m6_session_window_new_for_recording (GtkApplication  *app,
+                                                      M6Recording     *recording);
 /* A session loaded from @path (a capture file). */
 M6SessionWindow *m6_session_window_new_for_capture   (GtkApplication  *app,
                                                       M6Session       *session,

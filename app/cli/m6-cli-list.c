@@ -3,13 +3,20 @@
 #include <glib/gi18n.h>
 
 #include "m6-cli-common.h"
+#include "m6-cli-remote.h"
 #include "m6-reader.h"
 
 int
 m6_cli_list (int    argc,
              char **argv)
 {
-  const GOptionEntry entries[] = { { NULL } };
+  g_autofree char *remote = NULL, *token = NULL, *token_file = NULL, *server_name = NULL, *chosen = NULL;
+  const GOptionEntry entries[] = {
+    { "remote", 'r', 0, G_OPTION_ARG_STRING, &remote,
+      N_("List the processes of the “mach6 serve” at HOST:PORT"), "HOST:PORT" },
+    M6_CLI_TOKEN_ENTRIES (token, token_file),
+    { NULL }
+  };
   g_autoptr (GPtrArray) list = NULL;
   g_autoptr (GError) error = NULL;
   int status;
@@ -20,12 +27,20 @@ m6_cli_list (int    argc,
   if (argc > 1)
     return m6_cli_usage_error ("list", _("takes no arguments"));
 
-  list = m6_reader_list (&error);
+  if (remote != NULL)
+    {
+      if (m6_cli_remote_token (token, token_file, &chosen, &error))
+        list = m6_cli_list_remote (remote, chosen, &server_name, &error);
+    }
+  else
+    list = m6_reader_list (&error);
   if (list == NULL)
     {
       m6_cli_print_error (error->message);
       return EXIT_FAILURE;
     }
+  if (remote != NULL)
+    g_print (_("On %s (%s):\n"), remote, server_name);
   if (list->len == 0)
     {
       g_print (_("No instrumented processes.\n"));

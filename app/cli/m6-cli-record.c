@@ -6,6 +6,7 @@
 #include "m6-cli-common.h"
 #include "m6-cli-hitch.h"
 #include "m6-cli-recording.h"
+#include "m6-cli-remote.h"
 #include "m6-reader.h"
 
 
@@ -14,10 +15,11 @@ m6_cli_record (int    argc,
                char **argv)
 {
   double seconds = 0;
-  g_autofree char *output = NULL;
+  g_autofree char *output = NULL, *token = NULL, *token_file = NULL;
   g_autofree char *on_hitch = NULL, *keep = NULL, *after = NULL;
   M6CliHitchOptions hitch = { 0 };
   const GOptionEntry entries[] = {
+    M6_CLI_TOKEN_ENTRIES (token, token_file),
     { "on-hitch", 0, 0, G_OPTION_ARG_STRING, &on_hitch, N_("Save only the seconds around every frame slower than D (like 33ms), one capture per hitch"), "D" },
     { "keep", 0, 0, G_OPTION_ARG_STRING, &keep, N_("With --on-hitch: seconds kept before the hitch (default 10s)"), "D" },
     { "after", 0, 0, G_OPTION_ARG_STRING, &after, N_("With --on-hitch: seconds kept after the hitch (default 2s)"), "D" },
@@ -30,7 +32,7 @@ m6_cli_record (int    argc,
   int status;
   gint pid = 0;
 
-  if (!m6_cli_parse_options ("record", "PID|NAME",
+  if (!m6_cli_parse_options ("record", "PID|NAME|HOST:PORT/PID",
                       _("Record a running instrumented process into a capture file. Ctrl-C stops and saves."),
                       entries, FALSE, &argc, &argv, &status))
     return status;
@@ -41,6 +43,18 @@ m6_cli_record (int    argc,
   if (!m6_cli_hitch_options_parse (&hitch, on_hitch, keep, after, &error))
     return m6_cli_usage_error ("record", error->message);
 
+  if (m6_cli_is_remote_target (argv[1]))
+    {
+      g_autofree char *chosen = NULL;
+      if (on_hitch != NULL)
+        return m6_cli_usage_error ("record", _("--on-hitch records a process on this machine, not HOST:PORT/PID"));
+      if (!m6_cli_remote_token (token, token_file, &chosen, &error))
+        {
+          m6_cli_print_error (error->message);
+          return EXIT_FAILURE;
+        }
+      return m6_cli_record_remote (argv[1], chosen, output, seconds);
+    }
   if (!m6_cli_resolve_target (argv[1], &pid, &error)
       || (reader = m6_reader_attach (pid, &error)) == NULL)
     {

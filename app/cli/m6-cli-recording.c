@@ -145,7 +145,16 @@ m6_cli_record_to_file (M6Reader   *reader,
                        double      seconds,
                        gboolean   *ended)
 {
-  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  return m6_cli_record_recording_to_file (m6_recording_new (reader), output, seconds, ended);
+}
+
+int
+m6_cli_record_recording_to_file (M6Recording *taken,
+                                 const char  *output,
+                                 double       seconds,
+                                 gboolean    *ended)
+{
+  g_autoptr (M6Recording) recording = taken;
   M6Session *session = m6_recording_get_session (recording);
   g_autofree char *path = output ? g_strdup (output) : default_output (session);
   g_autoptr (GError) error = NULL;

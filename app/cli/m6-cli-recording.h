@@ -34,5 +34,10 @@ int      m6_cli_record_to_file  (M6Reader        *reader,
                                  const char      *output,
                                  double           seconds,
                                  gboolean        *ended);
+/* The same for a recording not started yet (taken): a remote one. */
+int      m6_cli_record_recording_to_file (M6Recording *recording,
+                                          const char  *output,
+                                          double       seconds,
+                                          gboolean    *ended);
 
 G_END_DECLS

@@ -1,0 +1,68 @@
+/* m6-remote-client.h — the viewer's and the CLI's side of the remote
+ * protocol (docs/remote-protocol.md): connect over TLS to `mach6 serve`,
+ * pin its certificate on first use, authenticate with the token, list its
+ * processes, and attach one as an M6Recording, so that everything
+ * downstream (accounting, capture, viewer, export) works as for a local
+ * process. All calls block: run them off a UI thread. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "m6-recording.h"
+
+G_BEGIN_DECLS
+
+typedef struct _M6RemoteClient M6RemoteClient;
+
+/* Connect to @host_port ("HOST:PORT", "HOST" for port 7766, "[::1]:PORT").
+ * @token NULL: the one kept for that server (m6_trust_tokens_path()). The
+ * server's certificate is checked against @known_hosts (NULL: the default,
+ * m6_trust_known_hosts_path()) before the token is sent; on success a new
+ * pin and the token are stored. */
+M6RemoteClient *m6_remote_client_connect   (const char      *host_port,
+                                            const char      *token,
+                                            const char      *known_hosts,
+                                            GCancellable    *cancellable,
+                                            GError         **error);
+/* "HOST:PORT" as pinned, and the server's host name from WELCOME. */
+const char     *m6_remote_client_get_peer  (M6RemoteClient  *self);
+const char     *m6_remote_client_get_server_name (M6RemoteClient *self);
+const char     *m6_remote_client_get_fingerprint (M6RemoteClient *self);
+
+/* The server's processes (element type M6ProcessInfo). */
+GPtrArray      *m6_remote_client_list      (M6RemoteClient  *self,
+                                            GError         **error);
+
+/* Attach to @pid there. On success @self is taken over by the returned
+ * recording (not started); on failure @self stays usable. */
+M6Recording    *m6_remote_client_attach    (M6RemoteClient  *self,
+                                            gint             pid,
+                                            GError         **error);
+
+void            m6_remote_client_free      (M6RemoteClient  *self);
+
+/* The stream's parser and its effect on a session, for the fuzz harness:
+ * feed it frames (type and body) as they come after ATTACHED. */
+typedef struct _M6RemoteStream M6RemoteStream;
+M6RemoteStream *m6_remote_stream_new       (const char      *peer,
+                                            M6Session       *session);
+/* FALSE with a sentence if the frame is malformed or an ERROR; TRUE at
+ * END too (then m6_session_get_ended()). */
+gboolean        m6_remote_stream_feed      (M6RemoteStream  *self,
+                                            guint8           type,
+                                            const guint8    *body,
+                                            gsize            len,
+                                            GError         **error);
+/* Scopes the server dropped for a slow link, over all threads. */
+guint64         m6_remote_stream_get_net_drops (M6RemoteStream *self);
+void            m6_remote_stream_free      (M6RemoteStream  *self);
+/* Parse a PROCESSES body (element type M6ProcessInfo), or NULL. */
+GPtrArray      *m6_remote_parse_processes  (const char      *peer,
+                                            const guint8    *body,
+                                            gsize            len,
+                                            GError         **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6RemoteClient, m6_remote_client_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6RemoteStream, m6_remote_stream_free)
+
+G_END_DECLS
