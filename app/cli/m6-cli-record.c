@@ -46,6 +46,8 @@ m6_cli_record (int    argc,
   if (m6_cli_is_remote_target (argv[1]))
     {
       g_autofree char *chosen = NULL;
+      if (on_hitch != NULL)
+        return m6_cli_usage_error ("record", _("--on-hitch records a process on this machine, not HOST:PORT/PID"));
       if (!m6_cli_remote_token (token, token_file, &chosen, &error))
         {
           m6_cli_print_error (error->message);
