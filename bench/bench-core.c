@@ -166,7 +166,7 @@ run_session (GArray *frame,
       m6_session_ingest (session, thread, events, frame->len);
     }
   double secs = (double) (g_get_monotonic_time () - start) / 1e6;
-  g_assert (thread->rejected == 0);
+  g_assert (m6_thread_get_rejected (thread) == 0);
   return secs;
 }
 

@@ -180,7 +180,7 @@ main (int   argc,
   for (;;)
     {
       M6Thread *t = m6_session_get_thread (session, 0);
-      if ((t != NULL && m6_tree_get_n_nodes (t->tree) > SYSTEMS * JOBS + SYSTEMS)
+      if ((t != NULL && m6_tree_get_n_nodes (m6_thread_get_tree (t)) > SYSTEMS * JOBS + SYSTEMS)
           || g_get_monotonic_time () > give_up)
         break;
       g_main_context_iteration (NULL, TRUE);
@@ -191,7 +191,7 @@ main (int   argc,
   g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &f);
 
   M6Thread *t = m6_session_get_thread (session, 0);
-  guint64 events0 = t->n_events, drops0 = t->drops, offered0 = offered;
+  guint64 events0 = m6_thread_get_n_events (t), drops0 = m6_thread_get_drops (t), offered0 = offered;
   M6Recording *recording = m6_session_window_get_recording (f.window);
   gint64 busy0, wait0, busy1, wait1;
   m6_recording_get_worker_times (recording, &busy0, &wait0);
@@ -202,7 +202,7 @@ main (int   argc,
   f.measuring = FALSE;
   m6_recording_get_worker_times (recording, &busy1, &wait1);
   double elapsed_s = (g_get_monotonic_time () - start) / 1e6;
-  guint64 events = t->n_events - events0, drops = t->drops - drops0;
+  guint64 events = m6_thread_get_n_events (t) - events0, drops = m6_thread_get_drops (t) - drops0;
   guint64 scopes_offered = offered - offered0;
 
   g_atomic_int_set (&stop, 1);
@@ -226,7 +226,7 @@ main (int   argc,
    * thread to sleep in poll() (the lock rule of m6-recording.h). */
   emit ("live_worker_busy_pct_10m", 100.0 * (busy1 - busy0) / (elapsed_s * 1e6), "%");
   emit ("live_worker_lock_wait_pct_10m", 100.0 * (wait1 - wait0) / (elapsed_s * 1e6), "%");
-  emit ("live_nodes_10m", m6_tree_get_n_nodes (t->tree) - 1, "nodes");
+  emit ("live_nodes_10m", m6_tree_get_n_nodes (m6_thread_get_tree (t)) - 1, "nodes");
 
   gtk_window_destroy (GTK_WINDOW (f.window));
   return 0;

@@ -78,7 +78,7 @@ build_session (void)
       g_array_append_val (events, close);
       m6_session_ingest (session, thread, (const M6Event *) events->data, events->len);
     }
-  g_assert (m6_tree_get_n_nodes (thread->tree) == 1 + 1 + GROUPS + GROUPS * LEAVES);
+  g_assert (m6_tree_get_n_nodes (m6_thread_get_tree (thread)) == 1 + 1 + GROUPS + GROUPS * LEAVES);
   return session;
 }
 

@@ -183,10 +183,10 @@ run (gint64   duration_ns,
     {
       m6_recording_lock (recording);
       for (guint i = 0; i < m6_session_get_n_threads (session); i++)
-        if (g_strcmp0 (m6_session_get_thread (session, i)->name, load.name) == 0)
+        if (g_strcmp0 (m6_thread_get_name (m6_session_get_thread (session, i)), load.name) == 0)
           {
             t = m6_session_get_thread (session, i);
-            events0 = t->n_events;
+            events0 = m6_thread_get_n_events (t);
           }
       m6_recording_unlock (recording);
       if (t == NULL)
@@ -205,7 +205,7 @@ run (gint64   duration_ns,
     }
   gint64 worker = m6_recording_get_worker_cpu_ns (recording) - worker0;
   gint64 process = cpu_ns (CLOCK_PROCESS_CPUTIME_ID) - process0;
-  guint64 recorded = (t->n_events - events0) / 2;
+  guint64 recorded = (m6_thread_get_n_events (t) - events0) / 2;
   double drained = (double) (recorded * 2);
   f->recorded_per_s = (double) recorded / ((double) load.elapsed_ns / 1e9);
   f->keep_pct = load.offered ? 100.0 * (double) recorded / (double) load.offered : 0;

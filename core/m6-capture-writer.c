@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "m6-pack.h"
+#include "m6-session-private.h"
 
 #define IO_QUIT        ((gpointer) &io_quit_marker)
 static const int io_quit_marker;

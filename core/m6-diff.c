@@ -55,6 +55,7 @@
  * drift is located by descending along the child whose ΣD carries it,
  * until a scope's self part does: that scope alone is marked. */
 #include "m6-diff-private.h"
+#include "m6-session-private.h"
 
 #include <math.h>
 #include <stdlib.h>

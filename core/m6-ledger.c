@@ -4,6 +4,7 @@
  * cannot say who keeps memory; ΣD can, and it splits exactly down the
  * tree. Everything here is integer bytes; units change only in the text. */
 #include "m6-ledger.h"
+#include "m6-session-private.h"
 
 #include <glib/gi18n.h>
 

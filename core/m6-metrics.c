@@ -13,6 +13,7 @@
 #include "m6-json.h"
 #include "m6-payload.h"
 #include "m6-reservoir.h"
+#include "m6-session-private.h"
 
 typedef struct
 {

@@ -17,6 +17,7 @@
 #include "m6-reader.h"
 #include "m6-remote-trust.h"
 #include "m6-wire.h"
+#include "m6-session-private.h"
 
 #define BATCH_EVENTS     65536u
 #define BLOCK_EVENTS     4096u

@@ -4,32 +4,12 @@
  * Ingest is the one path both the live reader and a capture replay take,
  * so a replay reproduces the live payload exactly (reservoir seeds depend
  * only on the thread's index). */
-#include "m6-session.h"
-
-#include <stdlib.h>
-#include <string.h>
-
+#include "m6-session-private.h"
 #include "m6-reservoir.h"
 #include "m6-tree-private.h"
 
-#define HISTORY_FIRST_INTERVAL_NS G_GINT64_CONSTANT (16000000)
-
-typedef struct
-{
-  guint   start;     /* index of its first point in the history's times */
-  guint   n;
-  guint   n_alloc;
-  gint64 *net;
-} NodeSeries;
-
-struct _M6History
-{
-  gint64     interval;
-  gint64     next_t;
-  guint      n_times;
-  gint64     times[M6_HISTORY_POINTS];
-  GPtrArray *series;   /* node id -> NodeSeries* (NULL until sampled) */
-};
+#include <stdlib.h>
+#include <string.h>
 
 struct _M6Session
 {
@@ -48,6 +28,8 @@ struct _M6Session
 
   M6SessionEventsFunc  recorder;
   gpointer             recorder_data;
+  M6SessionEventsFunc  tap;
+  gpointer             tap_data;
 
   M6SessionReserveFunc sink_reserve;
   M6SessionCommitFunc  sink_commit;
@@ -73,138 +55,6 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-/* --- history ------------------------------------------------------------ */
-
-static void
-node_series_free (gpointer data)
-{
-  NodeSeries *series = data;
-
-  if (series != NULL)
-    {
-      g_free (series->net);
-      g_free (series);
-    }
-}
-
-static M6History *
-history_new (void)
-{
-  M6History *history = g_new0 (M6History, 1);
-
-  history->interval = HISTORY_FIRST_INTERVAL_NS;
-  history->next_t = G_MININT64;
-  history->series = g_ptr_array_new_with_free_func (node_series_free);
-  return history;
-}
-
-static void
-history_free (M6History *history)
-{
-  g_ptr_array_unref (history->series);
-  g_free (history);
-}
-
-/* Keep the points at even global indices: the grid coarsens by two. */
-static void
-history_halve (M6History *history)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < history->n_times; i += 2)
-    history->times[n++] = history->times[i];
-  history->n_times = n;
-
-  for (guint id = 0; id < history->series->len; id++)
-    {
-      NodeSeries *series = g_ptr_array_index (history->series, id);
-      guint kept = 0;
-
-      if (series == NULL)
-        continue;
-      for (guint k = 0; k < series->n; k++)
-        if (((series->start + k) & 1) == 0)
-          series->net[kept++] = series->net[k];
-      series->start = (series->start + 1) / 2;
-      series->n = kept;
-    }
-  history->interval *= 2;
-}
-
-static void
-history_sample (M6History *history,
-                M6Tree    *tree,
-                gint64     t_ns)
-{
-  if (history->n_times == M6_HISTORY_POINTS)
-    history_halve (history);
-
-  guint index = history->n_times++;
-  guint n_nodes = m6_tree_get_n_nodes (tree);
-
-  history->times[index] = t_ns;
-  history->next_t = t_ns + history->interval;
-
-  if (history->series->len < n_nodes)
-    g_ptr_array_set_size (history->series, n_nodes);
-
-  for (guint id = 1; id < n_nodes; id++)
-    {
-      M6Node *node = m6_tree_get_node (tree, id);
-      NodeSeries *series = g_ptr_array_index (history->series, id);
-
-      if (series == NULL)
-        {
-          series = g_new0 (NodeSeries, 1);
-          series->start = index;
-          g_ptr_array_index (history->series, id) = series;
-        }
-      if (series->n == series->n_alloc)
-        {
-          series->n_alloc = series->n_alloc ? MIN (series->n_alloc * 2, M6_HISTORY_POINTS) : 16;
-          series->net = g_renew (gint64, series->net, series->n_alloc);
-        }
-      series->net[series->n++] = m6_node_mem_net (node);
-    }
-}
-
-gsize
-m6_history_get_points (M6Thread     *thread,
-                       const M6Node *node,
-                       gint64       *t_ns,
-                       gint64       *net,
-                       gsize         max_points)
-{
-  M6History *history = thread->history;
-
-  if (node == NULL || node->id >= history->series->len)
-    return 0;
-
-  NodeSeries *series = g_ptr_array_index (history->series, node->id);
-  if (series == NULL)
-    return 0;
-
-  gsize n = series->n;
-  if (t_ns == NULL && net == NULL)
-    return n;
-
-  n = MIN (n, max_points);
-  for (gsize k = 0; k < n; k++)
-    {
-      if (t_ns != NULL)
-        t_ns[k] = history->times[series->start + k];
-      if (net != NULL)
-        net[k] = series->net[k];
-    }
-  return n;
-}
-
-gint64
-m6_history_get_interval (M6Thread *thread)
-{
-  return thread->history->interval;
-}
-
 /* --- threads ------------------------------------------------------------ */
 
 static void
@@ -214,7 +64,7 @@ thread_free (gpointer data)
 
   m6_tree_free (thread->tree);
   g_array_unref (thread->frames);
-  history_free (thread->history);
+  m6_history_free (thread->history);
   g_free (thread->name);
   g_free (thread);
 }
@@ -436,7 +286,7 @@ m6_session_add_thread (M6Session  *self,
   m6_tree_set_seed (thread->tree, G_GUINT64_CONSTANT (0x6d61636836) + thread->index);
   thread->frames = g_array_new (FALSE, FALSE, sizeof (M6FrameSample));
   thread->frame_stride = 1;
-  thread->history = history_new ();
+  thread->history = m6_history_new ();
   g_ptr_array_add (self->threads, thread);
 
   g_signal_emit (self, signals[THREAD_ADDED], 0, thread->index);
@@ -528,27 +378,6 @@ m6_session_get_label_full (M6Session *self)
   return total;
 }
 
-/* --- the frame series --------------------------------------------------- */
-
-/* Every two samples become one: the first of each pair, with the pair's
- * largest dt and both counts. */
-static void
-frames_halve (M6Thread *thread)
-{
-  M6FrameSample *v = (M6FrameSample *) thread->frames->data;
-  guint n = thread->frames->len / 2;
-
-  for (guint i = 0; i < n; i++)
-    {
-      M6FrameSample merged = v[2 * i];
-      merged.n_frames += v[2 * i + 1].n_frames;
-      merged.dt_max_ns = MAX (merged.dt_max_ns, v[2 * i + 1].dt_max_ns);
-      v[i] = merged;
-    }
-  g_array_set_size (thread->frames, n);
-  thread->frame_stride *= 2;
-}
-
 static inline void
 frames_add (M6Thread *thread,
             gint64    t,
@@ -574,7 +403,7 @@ frames_add (M6Thread *thread,
         }
     }
   if (frames->len == M6_FRAME_POINTS)
-    frames_halve (thread);
+    m6_frame_series_halve (thread);
 
   M6FrameSample sample = { t, dt, heap, node_id, 1, dt };
   g_array_append_val (frames, sample);
@@ -632,6 +461,8 @@ m6_session_ingest (M6Session     *self,
 
   if (self->recorder != NULL && n_events > 0)
     self->recorder (self, thread, events, n_events, self->recorder_data);
+  if (self->tap != NULL && n_events > 0)
+    self->tap (self, thread, events, n_events, self->tap_data);
   if (self->sink_commit != NULL && n_events > 0)
     {
       if (events == self->reserved && n_events <= self->n_reserved)
@@ -675,7 +506,7 @@ m6_session_ingest (M6Session     *self,
       if (G_UNLIKELY (t >= next_sample))
         {
           tree->depth = depth;
-          history_sample (history, tree, t);
+          m6_history_sample (history, tree, t);
           next_sample = history->next_t;
         }
 
@@ -759,6 +590,15 @@ m6_session_set_recorder (M6Session           *self,
 }
 
 void
+m6_session_set_tap (M6Session           *self,
+                    M6SessionEventsFunc  func,
+                    gpointer             user_data)
+{
+  self->tap = func;
+  self->tap_data = user_data;
+}
+
+void
 m6_session_set_sink (M6Session           *self,
                      M6SessionReserveFunc reserve,
                      M6SessionCommitFunc  commit,
@@ -791,110 +631,112 @@ m6_session_notify_changed (M6Session *self)
   g_signal_emit (self, signals[CHANGED], 0);
 }
 
-/* --- derived series ----------------------------------------------------- */
+/* --- the thread's fields ------------------------------------------------ */
 
-gboolean
-m6_session_leak_rate (M6Thread     *thread,
-                      const M6Node *node,
-                      double       *bytes_per_frame,
-                      double       *bytes_per_second)
+guint
+m6_thread_get_index (M6Thread *thread)
 {
-  gsize n = m6_history_get_points (thread, node, NULL, NULL, 0);
-
-  if (n < 2)
-    return FALSE;
-
-  g_autofree gint64 *t = g_new (gint64, n);
-  g_autofree gint64 *net = g_new (gint64, n);
-  n = m6_history_get_points (thread, node, t, net, n);
-
-  /* Least squares in seconds, centred for precision. */
-  double mt = 0, mn = 0;
-  for (gsize k = 0; k < n; k++)
-    {
-      mt += (double) t[k] / 1e9;
-      mn += (double) net[k];
-    }
-  mt /= (double) n;
-  mn /= (double) n;
-
-  double sxx = 0, sxy = 0;
-  for (gsize k = 0; k < n; k++)
-    {
-      double dx = (double) t[k] / 1e9 - mt;
-      sxx += dx * dx;
-      sxy += dx * ((double) net[k] - mn);
-    }
-  if (sxx <= 0)
-    return FALSE;
-
-  double per_second = sxy / sxx;
-  double frames_per_second = 0;
-  GArray *frames = thread->frames;
-
-  (void) frames;
-  if (thread->n_frames >= 2 && thread->last_frame_t_ns > thread->first_frame_t_ns)
-    frames_per_second = (double) (thread->n_frames - 1)
-                        / ((double) (thread->last_frame_t_ns - thread->first_frame_t_ns) / 1e9);
-
-  if (bytes_per_second != NULL)
-    *bytes_per_second = per_second;
-  if (bytes_per_frame != NULL)
-    *bytes_per_frame = frames_per_second > 0 ? per_second / frames_per_second : 0;
-  return TRUE;
+  return thread->index;
 }
 
-void
-m6_session_frame_lane (M6Thread *thread,
-                       gint64    t0,
-                       gint64    t1,
-                       guint     n,
-                       double   *p50,
-                       double   *p90,
-                       double   *max)
+guint64
+m6_thread_get_tid (M6Thread *thread)
 {
-  GArray *frames = thread->frames;
-  const M6FrameSample *samples = (const M6FrameSample *) frames->data;
-  guint lo = 0, hi = frames->len;
+  return thread->tid;
+}
 
-  for (guint b = 0; b < n; b++)
-    p50[b] = p90[b] = max[b] = 0;
-  if (n == 0 || t1 <= t0 || frames->len == 0)
-    return;
+const char *
+m6_thread_get_name (M6Thread *thread)
+{
+  return thread->name;
+}
 
-  /* First sample at or after t0. */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (samples[mid].t_ns < t0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+M6ThreadState
+m6_thread_get_state (M6Thread *thread)
+{
+  return thread->state;
+}
 
-  g_autoptr (GArray) bucket = g_array_new (FALSE, FALSE, sizeof (gint64));
-  guint i = lo;
-  double width = (double) (t1 - t0) / n;
+M6Tree *
+m6_thread_get_tree (M6Thread *thread)
+{
+  return thread->tree;
+}
 
-  for (guint b = 0; b < n && i < frames->len; b++)
-    {
-      gint64 end = t0 + (gint64) (width * (b + 1));
+GArray *
+m6_thread_get_frames (M6Thread *thread)
+{
+  return thread->frames;
+}
 
-      gint64 top = G_MININT64;
+guint64
+m6_thread_get_n_events (M6Thread *thread)
+{
+  return thread->n_events;
+}
 
-      g_array_set_size (bucket, 0);
-      while (i < frames->len && samples[i].t_ns < end)
-        {
-          top = MAX (top, samples[i].dt_max_ns);
-          g_array_append_val (bucket, samples[i++].dt_ns);
-        }
-      if (bucket->len == 0)
-        continue;
+guint64
+m6_thread_get_drops (M6Thread *thread)
+{
+  return thread->drops;
+}
 
-      gint64 *v = (gint64 *) bucket->data;
-      m6_sort_int64 (v, bucket->len);
-      p50[b] = m6_quantile_sorted (v, bucket->len, 0.5);
-      p90[b] = m6_quantile_sorted (v, bucket->len, 0.9);
-      max[b] = (double) top;
-    }
+guint64
+m6_thread_get_skipped (M6Thread *thread)
+{
+  return thread->skipped;
+}
+
+guint64
+m6_thread_get_rejected (M6Thread *thread)
+{
+  return thread->rejected;
+}
+
+guint64
+m6_thread_get_stray_dones (M6Thread *thread)
+{
+  return thread->stray_dones;
+}
+
+guint64
+m6_thread_get_depth_refused (M6Thread *thread)
+{
+  return thread->depth_refused;
+}
+
+guint64
+m6_thread_get_label_full (M6Thread *thread)
+{
+  return thread->label_full;
+}
+
+guint64
+m6_thread_get_n_frames (M6Thread *thread)
+{
+  return thread->n_frames;
+}
+
+guint32
+m6_thread_get_frame_stride (M6Thread *thread)
+{
+  return thread->frame_stride;
+}
+
+gint64
+m6_thread_get_first_frame_t_ns (M6Thread *thread)
+{
+  return thread->first_frame_t_ns;
+}
+
+gint64
+m6_thread_get_last_frame_t_ns (M6Thread *thread)
+{
+  return thread->last_frame_t_ns;
+}
+
+gint64
+m6_thread_get_last_t_ns (M6Thread *thread)
+{
+  return thread->last_t_ns;
 }

@@ -78,31 +78,27 @@ typedef struct
 
 typedef struct _M6History M6History;
 
+/* A thread of the session. Opaque: read it through these. */
 typedef struct _M6Thread M6Thread;
-struct _M6Thread
-{
-  guint          index;       /* position in the session, stable */
-  guint64        tid;
-  char          *name;
-  M6ThreadState  state;
-  M6Tree        *tree;
-  GArray        *frames;      /* M6FrameSample, top-level closes, decimated */
-  M6History     *history;
-  guint64        n_events;    /* events ingested into the tree */
-  guint64        drops;       /* scopes the producer skipped (ring full) */
-  guint64        skipped;     /* events dropped while waiting for a top-level mark */
-  guint64        rejected;    /* events that failed validation */
-  /* Counted by the producer, never in the stream (ABI 2): */
-  guint64        stray_dones;   /* done() with nothing open */
-  guint64        depth_refused; /* marks refused at the depth limit (4096) */
-  guint64        label_full;    /* marks refused: the label table was full */
-  gint64         last_t_ns;
-  gboolean       synced;      /* a depth-0 mark has been seen */
-  guint64        n_frames;    /* top-level closes, all of them */
-  guint32        frame_stride; /* frames per sample now (a power of two) */
-  gint64         first_frame_t_ns;
-  gint64         last_frame_t_ns;
-};
+
+guint          m6_thread_get_index (M6Thread *thread);   /* its position in the session, stable */
+guint64        m6_thread_get_tid (M6Thread *thread);
+const char    *m6_thread_get_name (M6Thread *thread);
+M6ThreadState  m6_thread_get_state (M6Thread *thread);
+M6Tree        *m6_thread_get_tree (M6Thread *thread);
+GArray        *m6_thread_get_frames (M6Thread *thread);   /* M6FrameSample, top-level closes, decimated (see M6_FRAME_POINTS) */
+guint64        m6_thread_get_n_events (M6Thread *thread);   /* events ingested into the tree */
+guint64        m6_thread_get_drops (M6Thread *thread);   /* scopes the producer skipped (ring full) */
+guint64        m6_thread_get_skipped (M6Thread *thread);   /* events dropped while waiting for a top-level mark */
+guint64        m6_thread_get_rejected (M6Thread *thread);   /* events that failed validation */
+guint64        m6_thread_get_stray_dones (M6Thread *thread);   /* done() with nothing open (counted by the producer) */
+guint64        m6_thread_get_depth_refused (M6Thread *thread);   /* marks refused at the depth limit (4096) */
+guint64        m6_thread_get_label_full (M6Thread *thread);   /* marks refused: the label table was full */
+guint64        m6_thread_get_n_frames (M6Thread *thread);   /* top-level closes, all of them */
+guint32        m6_thread_get_frame_stride (M6Thread *thread);   /* frames per sample of the series now */
+gint64         m6_thread_get_first_frame_t_ns (M6Thread *thread);
+gint64         m6_thread_get_last_frame_t_ns (M6Thread *thread);
+gint64         m6_thread_get_last_t_ns (M6Thread *thread);   /* the time of its last event */
 
 #define M6_TYPE_SESSION (m6_session_get_type ())
 G_DECLARE_FINAL_TYPE (M6Session, m6_session, M6, SESSION, GObject)
@@ -195,6 +191,12 @@ typedef void (*M6SessionEventsFunc) (M6Session     *self,
                                      gsize          n_events,
                                      gpointer       user_data);
 void          m6_session_set_recorder        (M6Session          *self,
+                                              M6SessionEventsFunc func,
+                                              gpointer            user_data);
+
+/* The frame index's tap (m6-frame-index.h): sees every event given to
+ * m6_session_ingest(), like the recorder, on the ingesting thread. One. */
+void          m6_session_set_tap             (M6Session          *self,
                                               M6SessionEventsFunc func,
                                               gpointer            user_data);
 

@@ -12,6 +12,7 @@
 #include "m6-stream.h"
 
 #include "m6-export.h"
+#include "m6-session-private.h"
 
 #define MAX_GRACE_NS G_GINT64_CONSTANT (1000000000)
 

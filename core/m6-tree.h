@@ -115,6 +115,23 @@ m6_node_mem_net (const M6Node *node)
   return (gint64) ((guint64) node->mem_sum + (guint64) node->inverse_sum);
 }
 
+/* The node after @node in a pre-order walk of the subtree under @top
+ * (without recursion), or NULL when the walk is done. */
+static inline const M6Node *
+m6_node_next_preorder (const M6Node *node,
+                       const M6Node *top)
+{
+  if (node->first_child)
+    return node->first_child;
+  while (node != top)
+    {
+      if (node->next_sibling)
+        return node->next_sibling;
+      node = node->parent;
+    }
+  return NULL;
+}
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Tree, m6_tree_free)
 
 G_END_DECLS

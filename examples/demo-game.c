@@ -2,7 +2,9 @@
  * with the mach6 viewer: frame → physics / render / ai with real allocation
  * work, optional worker threads, an optional per-frame leak and an optional
  * slowdown of one named scope (--slow draw:20), a known change for
- * `mach6 diff` to find.
+ * `mach6 diff` to find, and optional hitches (--hitch-every 120
+ * --hitch-ms 40): a frame that waits in stream > load_chunk, as a game
+ * does when a level chunk's read misses the cache.
  *
  * The heap reading comes from libmach6-heap.so when it is preloaded;
  * otherwise the game feeds mach6_heap_alloc/free from its own allocations.
@@ -276,6 +278,37 @@ ai (Game *g)
     }
 }
 
+/* Streaming, with --hitch-every only (the default game's tree stays as it
+ * was): every 8th frame reads a level chunk (a little work); every
+ * --hitch-every frames the read misses the cache and the chunk waits
+ * --hitch-ms (a sleep, like a disk wait: the frame is late, the CPU idle). */
+static long hitch_every, hitch_ms;
+
+static void
+stream (Game *g)
+{
+  MACH6_SCOPE ("stream");
+  int hitch = hitch_every > 0 && g->frame % (uint64_t) hitch_every == (uint64_t) hitch_every - 1;
+  if (!hitch && g->frame % 8 != 0)
+    return;
+
+  MACH6_SCOPE ("load_chunk");
+  char *chunk = game_alloc (32 * 1024);
+  if (chunk != NULL)
+    {
+      for (int i = 0; i < 32 * 1024; i += 16)
+        chunk[i] = (char) next_random (&g->seed);
+      g->checksum += (float) chunk[4096];
+    }
+  game_free (chunk);
+  if (hitch)
+    {
+      struct timespec wait = { hitch_ms / 1000, (hitch_ms % 1000) * 1000000L };
+      while (nanosleep (&wait, &wait) != 0 && !atomic_load_explicit (&quit, memory_order_relaxed))
+        ;
+    }
+}
+
 /* ---------------------------------------------------------------------------
  * Workers: their own threads, names and scopes
  * ------------------------------------------------------------------------- */
@@ -363,6 +396,8 @@ usage (FILE *out)
            "  --threads N    N worker threads with their own scopes (default 0)\n"
            "  --slow S:PCT   every call of scope S (of the main thread) takes PCT %% longer\n"
            "                 (for example --slow draw:20)\n"
+           "  --hitch-every N  every Nth frame hitches: stream > load_chunk waits (default 0: never)\n"
+           "  --hitch-ms M   how long a hitch waits, in ms (default 40)\n"
            "  --help         show this help\n"
            "\n"
            "Attach with the mach6 viewer or CLI while it runs. For the heap of the\n"
@@ -398,12 +433,15 @@ int
 main (int argc, char **argv)
 {
   long fps = 60, frames = 0, leak_kb = 0, threads = 0;
+  hitch_ms = 40;
   static const struct option options[] = {
     { "fps", required_argument, NULL, 'f' },
     { "frames", required_argument, NULL, 'n' },
     { "leak-kb", required_argument, NULL, 'l' },
     { "threads", required_argument, NULL, 't' },
     { "slow", required_argument, NULL, 's' },
+    { "hitch-every", required_argument, NULL, 'e' },
+    { "hitch-ms", required_argument, NULL, 'm' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -418,6 +456,8 @@ main (int argc, char **argv)
         case 'l': ok = parse_count (optarg, 1L << 20, &leak_kb); break;
         case 't': ok = parse_count (optarg, 64, &threads); break;
         case 's': ok = parse_slow (optarg); break;
+        case 'e': ok = parse_count (optarg, 1L << 40, &hitch_every); break;
+        case 'm': ok = parse_count (optarg, 60000, &hitch_ms) && hitch_ms > 0; break;
         case 'h': usage (stdout); return 0;
         default: usage (stderr); return 2;
         }
@@ -478,6 +518,8 @@ main (int argc, char **argv)
       physics (&game);
       render (&game);
       ai (&game);
+      if (hitch_every > 0)
+        stream (&game);
       slow_end (&frame);
       MACH6_END ();
 

@@ -62,7 +62,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   for (guint i = 0; i < diff->threads->len; i++)
     {
       M6DiffThread *dt = g_ptr_array_index (diff->threads, i);
-      M6Tree *tree = m6_session_get_thread (again, dt->index)->tree;
+      M6Tree *tree = m6_thread_get_tree (m6_session_get_thread (again, dt->index));
       if (dt->rows->len + 1 != m6_tree_get_n_nodes (tree))
         abort ();
     }

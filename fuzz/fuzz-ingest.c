@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 static void
 check_tree (M6Thread *thread)
 {
-  M6Tree *tree = thread->tree;
+  M6Tree *tree = m6_thread_get_tree (thread);
 
   if (m6_tree_get_depth (tree) > M6_MAX_DEPTH)
     abort ();
@@ -93,7 +93,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   for (guint i = 0; i < 3; i++)
     {
       M6Thread *t = threads[i];
-      if (accepted[i] != t->n_events || t->n_events + t->skipped + t->rejected != given[i])
+      if (accepted[i] != m6_thread_get_n_events (t)
+          || m6_thread_get_n_events (t) + m6_thread_get_skipped (t) + m6_thread_get_rejected (t) != given[i])
         abort ();
       check_tree (t);
     }

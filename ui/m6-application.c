@@ -809,6 +809,8 @@ m6_application_startup (GApplication *app)
     { "app.picker", { "<Control>n", NULL } },
     { "win.search", { "<Control>f", NULL } },
     { "win.find-leak", { "<Control>l", NULL } },
+    { "win.frames", { "<Control>j", NULL } },
+    { "win.capture-on-hitch", { "<Control><Shift>h", NULL } },
     { "win.screenshot('')", { "<Control><Shift>s", NULL } },
     { "win.export-json('')", { "<Control>e", NULL } },
     { "win.save-capture('')", { "<Control>s", NULL } },

@@ -628,7 +628,7 @@ m6_compare_window_refresh (M6CompareWindow *self)
   g_ptr_array_add (b, self->session_run);
   for (guint i = 0; i < self->runs_b->len; i++)
     g_ptr_array_add (b, g_ptr_array_index (self->runs_b, i));
-  self->options.thread = (gint) tb_run->index;
+  self->options.thread = (gint) m6_thread_get_index (tb_run);
   g_autoptr (M6Diff) diff = m6_diff_compute ((M6DiffRun **) self->runs_a->pdata, self->runs_a->len,
                                              (M6DiffRun **) b->pdata, b->len, &self->options);
   M6DiffThread *dt = diff->threads->len > 0 ? g_ptr_array_index (diff->threads, 0) : NULL;
@@ -668,7 +668,7 @@ m6_compare_window_refresh (M6CompareWindow *self)
     gtk_sorter_changed (self->sorters[c], GTK_SORTER_CHANGE_DIFFERENT);
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
 
-  update_changes (self, tb->tree);
+  update_changes (self, m6_thread_get_tree (tb));
   update_summary (self, dt->rows->len, NULL);
   g_signal_emit (self, signals[REFRESHED], 0);
 }

@@ -1,22 +1,26 @@
-/* m6-drift-graph.c — "is it leaking, and where?": the mem.net history of
- * the selected scope with its least-squares slope, the clean top-level
- * inverse-delta lane as text, and frame times (p50, p90, max) below.
+/* m6-drift-graph.c — "is it leaking, and where?": three M6Charts one
+ * above the other. The drift lane: the mem.net history of the selected
+ * scope with its least-squares slope; the between-frames lane: the clean
+ * top-level inverse delta; the frame-time lane: every frame, hitches
+ * marked and clickable (m6-frame-lane.c).
  *
- * One routine, draw_graph(), draws it all through an M6Painter: into a
- * render node on screen (kept until the data or the size change) and into
- * cairo for SVG, PDF and PNG exports. */
+ * The charts are filled when the data changes and draw themselves (each
+ * caches its render node); an export paints the same three charts into
+ * one picture through the painter. */
 #include "m6-drift-graph.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "m6-chart.h"
 #include "m6-format.h"
+#include "m6-frame-lane.h"
 #include "m6-painter.h"
 #include "m6-payload.h"
+#include "m6-view-node.h"
 
-#define PAD            8.0
-#define LANE_FRACTION  0.34
-#define GAP           10.0
+#define PAD            8
+#define LANE_FRACTION  0.45
 
 struct _M6DriftGraph
 {
@@ -25,46 +29,32 @@ struct _M6DriftGraph
   M6Session     *session;
   guint          thread_index;
   guint          node_id;
+  gint64         budget_ns;
 
-  GskRenderNode *cached;
-  int            cached_width;
-  int            cached_height;
+  M6Chart       *memory;
+  M6Chart       *between;
+  M6Chart       *frames;
+  M6FrameLane    lane;
+  double         unit_div;     /* bytes per unit of the memory axis */
+  int            unit_digits;
   guint          n_points;
-  double         time_step;     /* the time axis' tick step, s (tests) */
-  gboolean       title_wrapped; /* the leak rate went under the title (tests) */
 };
 
 G_DEFINE_FINAL_TYPE (M6DriftGraph, m6_drift_graph, GTK_TYPE_WIDGET)
 
-typedef struct
-{
-  GdkRGBA fg;
-  GdkRGBA dim;
-  GdkRGBA grid;
-  GdkRGBA series;
-  GdkRGBA fit;
-  GdkRGBA p50;
-  GdkRGBA p90;
-  GdkRGBA max;
-  gboolean dark;
-} Palette;
+enum { FRAME_ACTIVATED, RANGE_ACTIVATED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 static M6Thread *
 get_thread (M6DriftGraph *self)
 {
-  return self->session ? m6_session_get_thread (self->session, self->thread_index) : NULL;
+  return m6_view_thread (self->session, self->thread_index);
 }
 
 static const M6Node *
 shown_node (M6DriftGraph *self)
 {
-  M6Thread *thread = get_thread (self);
-
-  if (thread == NULL)
-    return NULL;
-  if (self->node_id != 0 && self->node_id < m6_tree_get_n_nodes (thread->tree))
-    return m6_tree_get_node (thread->tree, self->node_id);
-  return m6_tree_get_root (thread->tree)->first_child;
+  return m6_view_shown_node (self->session, self->thread_index, self->node_id);
 }
 
 static const M6Node *
@@ -88,212 +78,74 @@ drift_rate (M6Thread     *thread,
   guint64 n_frames;
   double fps = 0;
 
-  if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (thread->tree)) == 0)
+  if (node == NULL || node->depth != 1 || (n_frames = m6_tree_get_n_frames (m6_thread_get_tree (thread))) == 0)
     return FALSE;
   /* From the frame counters, not the series: the series is decimated. */
-  if (thread->n_frames >= 2 && thread->last_frame_t_ns > thread->first_frame_t_ns)
-    fps = (double) (thread->n_frames - 1) / ((double) (thread->last_frame_t_ns - thread->first_frame_t_ns) / 1e9);
+  if (m6_thread_get_n_frames (thread) >= 2 && m6_thread_get_last_frame_t_ns (thread) > m6_thread_get_first_frame_t_ns (thread))
+    fps = (double) (m6_thread_get_n_frames (thread) - 1) / ((double) (m6_thread_get_last_frame_t_ns (thread) - m6_thread_get_first_frame_t_ns (thread)) / 1e9);
   *bytes_per_frame = (double) m6_node_mem_net (node) / (double) n_frames;
   *bytes_per_minute = *bytes_per_frame * fps * 60.0;
   return TRUE;
 }
 
-/* --- text --------------------------------------------------------------- */
+/* --- filling the charts ------------------------------------------------- */
 
-static PangoLayout *
-make_layout (M6DriftGraph *self,
-             const char   *text,
-             gboolean      small,
-             gboolean      bold)
+static char *
+format_bytes_tick (double   bytes,
+                   gpointer user_data)
 {
-  PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
-  PangoAttrList *attrs = pango_attr_list_new ();
+  M6DriftGraph *self = user_data;
+  const char *unit = self->unit_div > 1024 ? _("MB") : _("KB");
 
-  if (small)
-    pango_attr_list_insert (attrs, pango_attr_scale_new (0.85));
-  if (bold)
-    pango_attr_list_insert (attrs, pango_attr_weight_new (PANGO_WEIGHT_BOLD));
-  pango_attr_list_insert (attrs, pango_attr_font_features_new ("tnum"));
-  pango_layout_set_attributes (layout, attrs);
-  pango_attr_list_unref (attrs);
-  return layout;
+  return g_strdup_printf ("%.*f %s", self->unit_digits, bytes / self->unit_div, unit);
 }
 
-/* Draw @text with its top-left (xalign 0), right (1) or centre (0.5) at x. */
-static double
-draw_text (M6DriftGraph  *self,
-           M6Painter     *painter,
-           const char    *text,
-           double         x,
-           double         y,
-           double         xalign,
-           const GdkRGBA *color,
-           gboolean       small,
-           gboolean       bold,
-           double         max_width)
+/* The session time range shared by the charts, in seconds. */
+static void
+time_range (M6DriftGraph *self,
+            M6Thread     *thread,
+            const M6Node *node,
+            double       *t0_out,
+            double       *t1_out)
 {
-  g_autoptr (PangoLayout) layout = make_layout (self, text, small, bold);
-  int w, h;
+  double t1 = m6_thread_get_last_t_ns (thread) / 1e9;
+  double t0 = 0;
 
-  if (max_width > 0)
+  if (m6_thread_get_frames (thread)->len > 0)
+    t0 = g_array_index (m6_thread_get_frames (thread), M6FrameSample, 0).t_ns / 1e9;
+  if (node != NULL && m6_history_get_points (thread, node, NULL, NULL, 0) > 0)
     {
-      pango_layout_set_width (layout, (int) (max_width * PANGO_SCALE));
-      pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+      gint64 first;
+      m6_history_get_points (thread, node, &first, NULL, 1);
+      t0 = MIN (t0, first / 1e9);
     }
-  pango_layout_get_pixel_size (layout, &w, &h);
-  m6_painter_draw_layout (painter, layout, (float) round (x - w * xalign), (float) round (y), color);
-  return h;
+  if (t1 - t0 < 1.0)
+    t1 = t0 + 1.0;
+  *t0_out = t0;
+  *t1_out = t1;
 }
 
 static void
-text_size_full (M6DriftGraph *self,
-                const char   *text,
-                gboolean      small,
-                gboolean      bold,
-                int          *width,
-                int          *height)
+fill_memory (M6DriftGraph *self,
+             M6Thread     *thread,
+             const M6Node *node,
+             double        t0,
+             double        t1)
 {
-  g_autoptr (PangoLayout) layout = make_layout (self, text, small, bold);
-  pango_layout_get_pixel_size (layout, width, height);
-}
-
-static void
-text_size (M6DriftGraph *self,
-           const char   *text,
-           gboolean      small,
-           int          *width,
-           int          *height)
-{
-  text_size_full (self, text, small, FALSE, width, height);
-}
-
-/* --- axes --------------------------------------------------------------- */
-
-typedef struct
-{
-  double x, y, w, h;        /* plot area */
-  double t0, t1;            /* seconds */
-  double v0, v1;            /* value range */
-} Plot;
-
-static double
-plot_x (const Plot *p,
-        double      t)
-{
-  return p->x + (p->t1 > p->t0 ? (t - p->t0) / (p->t1 - p->t0) : 0) * p->w;
-}
-
-static double
-plot_y (const Plot *p,
-        double      v)
-{
-  return p->y + p->h - (p->v1 > p->v0 ? (v - p->v0) / (p->v1 - p->v0) : 0.5) * p->h;
-}
-
-/* Y ticks at round numbers of the shown unit (values / @unit_div), a
- * light grid and the axis lines. */
-static void
-draw_y_axis (M6DriftGraph  *self,
-             M6Painter     *painter,
-             const Plot    *p,
-             const Palette *pal,
-             double         unit_div,
-             const char    *unit)
-{
-  double lo = p->v0 / unit_div, hi = p->v1 / unit_div;
-  double step = m6_format_nice_step (hi - lo, 4);
-  int digits = step >= 1 ? 0 : (int) ceil (-log10 (step));
-
-  for (double u = ceil (lo / step) * step; u <= hi + step * 1e-6; u += step)
-    {
-      double y = floor (plot_y (p, u * unit_div)) + 0.5;
-      double shown = fabs (u) < step * 1e-6 ? 0 : u;
-      g_autofree char *label = g_strdup_printf ("%.*f %s", digits, shown, unit);
-      int tw, th;
-
-      m6_painter_stroke_line (painter, p->x, y, p->x + p->w, y, 1.0f, &pal->grid, NULL, 0);
-      text_size (self, label, TRUE, &tw, &th);
-      draw_text (self, painter, label, p->x - 6, y - th / 2.0, 1.0, &pal->dim, TRUE, FALSE, 0);
-    }
-
-  m6_painter_stroke_line (painter, p->x + 0.5, p->y, p->x + 0.5, p->y + p->h + 1, 1.0f, &pal->dim, NULL, 0);
-  m6_painter_stroke_line (painter, p->x, p->y + p->h + 0.5, p->x + p->w, p->y + p->h + 0.5, 1.0f, &pal->dim, NULL, 0);
-}
-
-static void
-draw_x_axis (M6DriftGraph  *self,
-             M6Painter     *painter,
-             const Plot    *p,
-             const Palette *pal)
-{
-  double range = p->t1 - p->t0;
-  int sample_w, th;
-
-  text_size (self, "00:00", TRUE, &sample_w, &th);
-  guint n_ticks = MAX (2u, (guint) (p->w / (sample_w * 2.5)));
-  /* Minutes and seconds fall on round values: 1:00, 2:00, not 1:40. */
-  double step = m6_format_nice_time_step (range, n_ticks);
-  double first = ceil (p->t0 / step) * step;
-
-  self->time_step = step;
-
-  for (double t = first; t <= p->t1 + step * 1e-6; t += step)
-    {
-      double x = floor (plot_x (p, t)) + 0.5;
-      g_autofree char *label = NULL;
-
-      if (step >= 60 || t >= 600)
-        label = g_strdup_printf ("%d:%02d", (int) (t / 60), (int) fmod (t, 60));
-      else
-        /* As many decimals as the step has: 0.05 s steps read 0.05, 0.10… */
-        label = g_strdup_printf ("%.*f s", step >= 1 ? 0 : step >= 0.1 - 1e-9 ? 1 : 2, t);
-
-      m6_painter_stroke_line (painter, x, p->y + p->h, x, p->y + p->h + 4, 1.0f, &pal->dim, NULL, 0);
-
-      /* Centred under the tick, but never past the plot's right edge. */
-      int lw, lh;
-      text_size (self, label, TRUE, &lw, &lh);
-      double lx = MIN (x, p->x + p->w + 4 - lw / 2.0);
-      draw_text (self, painter, label, lx, p->y + p->h + 5, 0.5, &pal->dim, TRUE, FALSE, 0);
-    }
-}
-
-/* --- the panels --------------------------------------------------------- */
-
-static double
-draw_memory (M6DriftGraph  *self,
-             M6Painter     *painter,
-             M6Thread      *thread,
-             const M6Node  *node,
-             double         x,
-             double         y,
-             double         w,
-             double         h,
-             double         t0,
-             double         t1,
-             const Palette *pal,
-             double        *left_out)
-{
-  M6Tree *tree = thread->tree;
-  g_autofree char *label = node ? m6_payload_label (tree, node) : g_strdup ("—");
+  M6Chart *chart = self->memory;
+  g_autofree char *label = node ? m6_payload_label (m6_thread_get_tree (thread), node) : g_strdup ("—");
   g_autofree char *title = node && node->depth > 1
     ? g_strdup_printf (_("mem.net of %s (includes its gaps)"), label)
     : g_strdup_printf (_("mem.net of %s"), label);
-  int tw, th, title_w;
 
-  text_size (self, "0", FALSE, &tw, &th);
-  text_size_full (self, title, FALSE, TRUE, &title_w, &th);
-  title_w += 2;
-  self->title_wrapped = FALSE;
-
+  m6_chart_clear (chart);
+  self->n_points = 0;
   if (!m6_session_get_memory_available (self->session))
     {
-      draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
-      draw_text (self, painter, _("Memory unavailable: this program reports no heap readings."),
-                 x + w / 2, y + h / 2 - th, 0.5, &pal->dim, FALSE, FALSE, w);
-      draw_text (self, painter, _("Run it with “mach6 run”, or call mach6_set_heap_source()."),
-                 x + w / 2, y + h / 2 + 2, 0.5, &pal->dim, TRUE, FALSE, w);
-      return th;
+      m6_chart_set_title (chart, title, NULL, NULL, M6_CHART_COLOR_DIM);
+      m6_chart_set_message (chart, _("Memory unavailable: this program reports no heap readings."),
+                            _("Run it with “mach6 run”, or call mach6_set_heap_source()."));
+      return;
     }
 
   gsize n = node ? m6_history_get_points (thread, node, NULL, NULL, 0) : 0;
@@ -302,10 +154,8 @@ draw_memory (M6DriftGraph  *self,
   n = node ? m6_history_get_points (thread, node, ts, net, n) : 0;
   self->n_points = n;
 
-  /* The drift rate, right-aligned on the title line, only for a top-level
-   * scope (the fitted line shows how steady it is); a long name gives way
-   * to it (ellipsized). Only when even a short title would not fit does the
-   * rate go under. */
+  /* The drift rate on the title line, only for a top-level scope (the
+   * fitted line shows how steady it is). */
   double per_frame = 0, per_minute = 0, per_second = 0;
   gboolean have_rate = drift_rate (thread, node, &per_frame, &per_minute)
                        && m6_session_leak_rate (thread, node, NULL, &per_second);
@@ -314,47 +164,11 @@ draw_memory (M6DriftGraph  *self,
       g_autofree char *pf = m6_format_kb (per_frame / M6_BYTES_PER_KB, TRUE);
       g_autofree char *pm = m6_format_kb (per_minute / M6_BYTES_PER_KB, TRUE);
       g_autofree char *rate = g_strdup_printf (_("Drift/frame %s · %s/min"), pf, pm);
-      int rate_w, rate_h;
-      double room;
-
-      text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
-      room = w - rate_w - 12;
-      if (room < title_w)
-        {
-          /* Narrow: the numbers without the words say it (orange, as ever),
-           * and leave the title more room. */
-          g_free (rate);
-          rate = g_strdup_printf (_("%s/frame · %s/min"), pf, pm);
-          text_size_full (self, rate, FALSE, TRUE, &rate_w, &rate_h);
-          room = w - rate_w - 12;
-        }
-
-      /* One line when the title fits whole, or when a long name can give
-       * way and still show its first letters; a short name is not cut to
-       * "fra…": then the rate goes under it. */
-      g_autofree char *prefix = g_strdup_printf (_("mem.net of %s"), "");
-      int prefix_w, prefix_h;
-      text_size_full (self, prefix, FALSE, TRUE, &prefix_w, &prefix_h);
-      gboolean one_line = room >= title_w
-                          || (title_w > w / 2 && room >= prefix_w + 5 * tw);
-      if (one_line)
-        {
-          draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, MIN (title_w, room));
-          draw_text (self, painter, rate, x + w, y, 1.0, &pal->fit, FALSE, TRUE, 0);
-        }
-      else
-        {
-          /* A line of its own has room for the words. */
-          g_autofree char *full_rate = g_strdup_printf (_("Drift/frame %s · %s/min"), pf, pm);
-          self->title_wrapped = TRUE;
-          draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
-          draw_text (self, painter, full_rate, x, y + th + 2, 0, &pal->fit, FALSE, TRUE, w);
-          y += th + 2;
-          h -= th + 2;
-        }
+      g_autofree char *short_rate = g_strdup_printf (_("%s/frame · %s/min"), pf, pm);
+      m6_chart_set_title (chart, title, rate, short_rate, M6_CHART_COLOR_TREND);
     }
   else
-    draw_text (self, painter, title, x, y, 0, &pal->fg, FALSE, TRUE, w);
+    m6_chart_set_title (chart, title, NULL, NULL, M6_CHART_COLOR_DIM);
 
   /* The value range, in bytes, padded and including zero. */
   double vmin = 0, vmax = 0;
@@ -369,341 +183,163 @@ draw_memory (M6DriftGraph  *self,
   vmax += pad;
   if (vmin < 0)
     vmin -= pad;
+  self->unit_div = (vmax - vmin) >= 4.0 * 1024 * 1024 ? 1024.0 * 1024.0 : 1024.0;
+  double ustep = m6_format_nice_step ((vmax - vmin) / self->unit_div, 4);
+  self->unit_digits = ustep >= 1 ? 0 : (int) ceil (-log10 (ustep));
 
-  double unit_div = (vmax - vmin) >= 4.0 * 1024 * 1024 ? 1024.0 * 1024.0 : 1024.0;
-  const char *unit = unit_div > 1024 ? _("MB") : _("KB");
-
-  /* Room for the widest y label. */
-  int lw_min, lw_max, lh;
-  double ustep = m6_format_nice_step ((vmax - vmin) / unit_div, 4);
-  int digits = ustep >= 1 ? 0 : (int) ceil (-log10 (ustep));
-  g_autofree char *s_min = g_strdup_printf ("%.*f %s", digits, floor (vmin / unit_div / ustep) * ustep, unit);
-  g_autofree char *s_max = g_strdup_printf ("%.*f %s", digits, ceil (vmax / unit_div / ustep) * ustep, unit);
-  text_size (self, s_min, TRUE, &lw_min, &lh);
-  text_size (self, s_max, TRUE, &lw_max, &lh);
-  double left = MAX (lw_min, lw_max) + 14;
-  *left_out = left;
-
-  Plot p = {
-    .x = x + left, .y = y + th + 8, .w = w - left - 4, .h = h - th - 8 - lh - 8,
-    .t0 = t0, .t1 = t1, .v0 = vmin, .v1 = vmax,
-  };
-  if (p.w < 20 || p.h < 20)
-    return th;
-
-  draw_y_axis (self, painter, &p, pal, unit_div, unit);
-  draw_x_axis (self, painter, &p, pal);
-
+  m6_chart_set_x_range (chart, t0, t1);
+  m6_chart_set_y_range (chart, vmin, vmax);
+  m6_chart_set_y_format (chart, format_bytes_tick, self);
   if (n == 0)
     {
-      draw_text (self, painter, _("Waiting for data…"), p.x + p.w / 2, p.y + p.h / 2 - lh / 2.0,
-                 0.5, &pal->dim, TRUE, FALSE, p.w);
-      return th;
+      m6_chart_set_message (chart, _("Waiting for data…"), NULL);
+      return;
     }
 
-  /* The series, with a soft fill under it. */
-  g_autofree graphene_point_t *points = g_new (graphene_point_t, n + 2);
+  g_autofree double *xs = g_new (double, n);
+  g_autofree double *ys = g_new (double, n);
   for (gsize k = 0; k < n; k++)
-    points[k + 1] = GRAPHENE_POINT_INIT ((float) plot_x (&p, ts[k] / 1e9), (float) plot_y (&p, (double) net[k]));
-  points[0] = GRAPHENE_POINT_INIT (points[1].x, (float) plot_y (&p, 0));
-  points[n + 1] = GRAPHENE_POINT_INIT (points[n].x, (float) plot_y (&p, 0));
-
-  m6_painter_push_clip (painter, &GRAPHENE_RECT_INIT (p.x, p.y, p.w, p.h + 1));
-
-  GdkRGBA fill = pal->series;
-  fill.alpha = 0.15f;
-  m6_painter_fill_polygon (painter, points, n + 2, &fill);
-  m6_painter_stroke_polyline (painter, points + 1, n, 2.0f, &pal->series);
+    {
+      xs[k] = ts[k] / 1e9;
+      ys[k] = (double) net[k];
+    }
+  m6_chart_add_layer (chart, M6_CHART_AREA, M6_CHART_COLOR_SERIES, xs, ys, n);
 
   /* The fitted line through the centroid, dashed. */
   if (have_rate && n >= 2)
     {
-      static const double dashes[] = { 6.0, 4.0 };
       double mt = 0, mv = 0;
       for (gsize k = 0; k < n; k++)
         {
-          mt += ts[k] / 1e9;
-          mv += (double) net[k];
+          mt += xs[k];
+          mv += ys[k];
         }
       mt /= n;
       mv /= n;
-      double ta = ts[0] / 1e9, tb = ts[n - 1] / 1e9;
-      m6_painter_stroke_line (painter,
-                              plot_x (&p, ta), plot_y (&p, mv + per_second * (ta - mt)),
-                              plot_x (&p, tb), plot_y (&p, mv + per_second * (tb - mt)),
-                              1.5f, &pal->fit, dashes, G_N_ELEMENTS (dashes));
+      double fx[2] = { xs[0], xs[n - 1] };
+      double fy[2] = { mv + per_second * (fx[0] - mt), mv + per_second * (fx[1] - mt) };
+      m6_chart_add_layer (chart, M6_CHART_DASHED, M6_CHART_COLOR_TREND, fx, fy, 2);
     }
-  m6_painter_pop (painter);
-  return th;
 }
 
 static void
-draw_inverse_lane (M6DriftGraph  *self,
-                   M6Painter     *painter,
-                   const M6Node  *node,
-                   double         x,
-                   double         y,
-                   double         w,
-                   const Palette *pal)
+fill_between (M6DriftGraph *self,
+              M6Thread     *thread,
+              const M6Node *node)
 {
   const M6Node *top = top_level_of (node);
   M6NodeStats stats;
 
+  m6_chart_clear (self->between);
   if (top == NULL || !m6_session_get_memory_available (self->session))
     return;
 
-  m6_node_stats_compute (get_thread (self)->tree, top, &stats);
-  guint64 frames = m6_tree_get_n_frames (get_thread (self)->tree);
+  m6_node_stats_compute (m6_thread_get_tree (thread), top, &stats);
+  guint64 frames = m6_tree_get_n_frames (m6_thread_get_tree (thread));
   g_autofree char *per_frame = m6_format_kb (frames ? stats.inverse_mem_total / (double) frames : 0.0, TRUE);
   g_autofree char *total = m6_format_kb (stats.inverse_mem_total, TRUE);
   g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): Drift/frame %s, %s total"),
                                            per_frame, total);
-  double h = draw_text (self, painter, line, x, y, 0, &pal->fg, TRUE, FALSE, w);
-  draw_text (self, painter,
-             _("Only the top-level lane is clean; children’s inverse deltas are noisy."),
-             x, y + h + 1, 0, &pal->dim, TRUE, FALSE, w);
+  m6_chart_set_lines (self->between, line,
+                      _("Only the top-level lane is clean; children’s inverse deltas are noisy."));
 }
 
-/* One frame-time series as polylines, broken where a bucket is empty. */
 static void
-draw_lane_series (M6Painter     *painter,
-                  const Plot    *p,
-                  const double  *values,
-                  guint          n,
-                  const GdkRGBA *color)
+fill_charts_for_width (M6DriftGraph *self,
+                       int           lane_width);
+
+static void
+fill_charts (M6DriftGraph *self)
 {
-  g_autofree graphene_point_t *points = g_new (graphene_point_t, n);
-  double bw = p->w / n;
-  guint run = 0;
-
-  for (guint b = 0; b <= n; b++)
-    {
-      if (b < n && values[b] > 0)
-        {
-          points[run++] = GRAPHENE_POINT_INIT ((float) (p->x + (b + 0.5) * bw), (float) plot_y (p, values[b] / 1e6));
-          continue;
-        }
-      if (run >= 2)
-        m6_painter_stroke_polyline (painter, points, run, 1.5f, color);
-      run = 0;
-    }
+  fill_charts_for_width (self, gtk_widget_get_width (GTK_WIDGET (self->frames)));
 }
 
 static void
-draw_frame_lane (M6DriftGraph  *self,
-                 M6Painter     *painter,
-                 M6Thread      *thread,
-                 double         x,
-                 double         y,
-                 double         w,
-                 double         h,
-                 double         t0,
-                 double         t1,
-                 double         left_hint,
-                 const Palette *pal)
-{
-  int tw, th;
-
-  text_size (self, "0", FALSE, &tw, &th);
-  draw_text (self, painter, _("Frame time"), x, y, 0, &pal->fg, FALSE, TRUE, 0);
-
-  /* The legend, right-aligned on the title line. */
-  struct { const char *name; const GdkRGBA *color; } legend[] = {
-    { N_("max"), &pal->max }, { N_("p90"), &pal->p90 }, { N_("p50"), &pal->p50 },
-  };
-  double lx = x + w;
-  for (guint i = 0; i < G_N_ELEMENTS (legend); i++)
-    {
-      int lw, lh;
-      text_size (self, _(legend[i].name), TRUE, &lw, &lh);
-      lx -= lw;
-      draw_text (self, painter, _(legend[i].name), lx, y + 1, 0, &pal->dim, TRUE, FALSE, 0);
-      lx -= 14;
-      m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (lx, y + 1 + lh / 2.0 - 4, 10, 8), legend[i].color);
-      lx -= 12;
-    }
-
-  int lw, lh;
-  text_size (self, "100 ms", TRUE, &lw, &lh);
-  double left = MAX (left_hint, lw + 14);
-  Plot p = {
-    .x = x + left, .y = y + th + 8, .w = w - left - 4, .h = h - th - 8 - lh - 8,
-    .t0 = t0, .t1 = t1, .v0 = 0, .v1 = 1,
-  };
-  if (p.w < 20 || p.h < 16)
-    return;
-
-  /* Buckets of 3 px, but at least two frames to a bucket on average: an
-   * empty bucket breaks the lines, and a wide graph of a short session
-   * would be all breaks. */
-  guint n = MAX (1u, MIN ((guint) (p.w / 3), thread->frames->len / 2));
-  g_autofree double *p50 = g_new0 (double, n);
-  g_autofree double *p90 = g_new0 (double, n);
-  g_autofree double *max = g_new0 (double, n);
-  m6_session_frame_lane (thread, (gint64) (t0 * 1e9), (gint64) (t1 * 1e9), n, p50, p90, max);
-
-  /* Scale to p90's peak so one long spike does not flatten the lane (max
-   * bars are clipped at the top). The 60 fps budget line is kept in view
-   * unless the frames are far below it, where it would flatten them. */
-  double peak = 0;
-  for (guint b = 0; b < n; b++)
-    peak = MAX (peak, p90[b]);
-  peak = MAX (peak * 1.3, 0.05e6);
-  gboolean show_budget = peak >= 16.667e6 * 0.3;
-  if (show_budget)
-    peak = MAX (peak, 16.667e6 * 1.2);
-  p.v1 = peak / 1e6;
-
-  draw_y_axis (self, painter, &p, pal, 1.0, _("ms"));
-  draw_x_axis (self, painter, &p, pal);
-
-  m6_painter_push_clip (painter, &GRAPHENE_RECT_INIT (p.x, p.y, p.w, p.h));
-
-  /* The worst frame of each bucket as a whisker above p90. */
-  double bw = p.w / n;
-  float whisker = (float) MAX (bw - 1.0, 1.0);
-  for (guint b = 0; b < n; b++)
-    if (max[b] > p90[b])
-      {
-        double px = p.x + (b + 0.5) * bw;
-        double top = plot_y (&p, max[b] / 1e6), bottom = plot_y (&p, p90[b] / 1e6);
-        m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (px - whisker / 2, top, whisker, bottom - top), &pal->max);
-      }
-
-  draw_lane_series (painter, &p, p90, n, &pal->p90);
-  draw_lane_series (painter, &p, p50, n, &pal->p50);
-
-  if (!show_budget)
-    {
-      m6_painter_pop (painter);
-      draw_text (self, painter, _("60 fps budget (16.7 ms) is above this scale"), p.x + p.w - 2, p.y,
-                 1.0, &pal->dim, TRUE, FALSE, p.w);
-      return;
-    }
-
-  /* 60 fps budget. */
-  static const double dashes[] = { 2.0, 3.0 };
-  double y60 = floor (plot_y (&p, 16.667)) + 0.5;
-  m6_painter_stroke_line (painter, p.x, y60, p.x + p.w, y60, 1.0f, &pal->dim, dashes, G_N_ELEMENTS (dashes));
-  m6_painter_pop (painter);
-  draw_text (self, painter, _("60 fps"), p.x + p.w - 2, y60 - lh - 1, 1.0, &pal->dim, TRUE, FALSE, 0);
-}
-
-static void
-get_palette (M6DriftGraph *self,
-             Palette      *pal)
-{
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (self)), &pal->fg);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-
-  pal->dark = (0.299 * pal->fg.red + 0.587 * pal->fg.green + 0.114 * pal->fg.blue) > 0.5;
-  pal->dim = pal->fg;
-  pal->dim.alpha *= 0.65f;
-  pal->grid = pal->fg;
-  pal->grid.alpha *= 0.10f;
-  if (pal->dark)
-    {
-      pal->series = (GdkRGBA) { 0.47f, 0.68f, 0.93f, 1 };
-      pal->fit = (GdkRGBA) { 1.00f, 0.64f, 0.28f, 1 };
-      pal->p50 = (GdkRGBA) { 0.56f, 0.94f, 0.64f, 1 };
-      pal->p90 = (GdkRGBA) { 0.97f, 0.83f, 0.40f, 1 };
-      pal->max = (GdkRGBA) { 0.96f, 0.38f, 0.32f, 0.85f };
-    }
-  else
-    {
-      pal->series = (GdkRGBA) { 0.11f, 0.44f, 0.85f, 1 };
-      pal->fit = (GdkRGBA) { 0.90f, 0.38f, 0.00f, 1 };
-      pal->p50 = (GdkRGBA) { 0.15f, 0.64f, 0.41f, 1 };
-      pal->p90 = (GdkRGBA) { 0.80f, 0.55f, 0.00f, 1 };
-      pal->max = (GdkRGBA) { 0.88f, 0.11f, 0.14f, 0.75f };
-    }
-}
-
-/* The whole graph in @width × @height. */
-static void
-draw_graph (M6DriftGraph *self,
-            M6Painter    *painter,
-            int           width,
-            int           height)
+fill_charts_for_width (M6DriftGraph *self,
+                       int           lane_width)
 {
   M6Thread *thread = get_thread (self);
   const M6Node *node = shown_node (self);
-  Palette pal;
-
-  get_palette (self, &pal);
-  self->n_points = 0;
+  double t0, t1;
 
   if (thread == NULL)
-    return;
-
-  /* Session time range shared by both plots, in seconds. */
-  double t1 = thread->last_t_ns / 1e9;
-  double t0 = 0;
-  if (thread->frames->len > 0)
-    t0 = g_array_index (thread->frames, M6FrameSample, 0).t_ns / 1e9;
-  if (node != NULL && m6_history_get_points (thread, node, NULL, NULL, 0) > 0)
     {
-      gint64 first;
-      m6_history_get_points (thread, node, &first, NULL, 1);
-      t0 = MIN (t0, first / 1e9);
+      m6_chart_clear (self->memory);
+      m6_chart_clear (self->between);
+      m6_chart_clear (self->frames);
+      return;
     }
-  if (t1 - t0 < 1.0)
-    t1 = t0 + 1.0;
-
-  int tw, th;
-  text_size (self, "0", TRUE, &tw, &th);
-  double inverse_h = m6_session_get_memory_available (self->session) ? 2 * th + 6 : 0;
-  double avail = height - 2 * PAD - inverse_h - 2 * GAP;
-  double lane_h = MAX (avail * LANE_FRACTION, 90);
-  double mem_h = avail - lane_h;
-  double x = PAD, y = PAD, w = width - 2 * PAD;
-
-  double left = 0;
-  draw_memory (self, painter, thread, node, x, y, w, mem_h, t0, t1, &pal, &left);
-  y += mem_h + GAP;
-  if (inverse_h > 0)
-    {
-      draw_inverse_lane (self, painter, node, x, y, w, &pal);
-      y += inverse_h + GAP;
-    }
-  draw_frame_lane (self, painter, thread, x, y, w, lane_h, t0, t1, left, &pal);
-}
-
-static GskRenderNode *
-build_node (M6DriftGraph *self,
-            int           width,
-            int           height)
-{
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  M6Painter painter;
-
-  m6_painter_init_for_snapshot (&painter, snapshot);
-  draw_graph (self, &painter, width, height);
-  m6_painter_clear (&painter);
-  return gtk_snapshot_free_to_node (snapshot);
+  time_range (self, thread, node, &t0, &t1);
+  fill_memory (self, thread, node, t0, t1);
+  fill_between (self, thread, node);
+  m6_frame_lane_fill (&self->lane, self->frames, thread, t0, t1, self->budget_ns, lane_width);
 }
 
 static void
-m6_drift_graph_snapshot (GtkWidget   *widget,
-                         GtkSnapshot *snapshot)
+frame_mark_activated_cb (M6Chart      *chart,
+                         guint         layer,
+                         guint         index,
+                         M6DriftGraph *self)
+{
+  const M6LaneFrame *frame = m6_frame_lane_lookup (&self->lane, layer, index);
+
+  if (frame != NULL)
+    g_signal_emit (self, signals[FRAME_ACTIVATED], 0, frame->start_ns, frame->end_ns, frame->number);
+}
+
+static void
+frame_range_selected_cb (M6Chart      *chart,
+                         double        from,
+                         double        to,
+                         M6DriftGraph *self)
+{
+  g_signal_emit (self, signals[RANGE_ACTIVATED], 0, (gint64) (from * 1e9), (gint64) (to * 1e9));
+}
+
+static char *
+frame_tooltip (guint    layer,
+               guint    index,
+               gpointer user_data)
+{
+  M6DriftGraph *self = user_data;
+  const M6LaneFrame *frame = m6_frame_lane_lookup (&self->lane, layer, index);
+  g_autofree char *dt = NULL;
+  g_autofree char *number = NULL;
+
+  if (frame == NULL)
+    return NULL;
+  dt = m6_format_duration ((frame->end_ns - frame->start_ns) / 1e9);
+  number = m6_format_count (frame->number);
+  /* Translators: a frame's tooltip in the frame-time lane */
+  return g_markup_printf_escaped (_("<b>Frame %s</b>\n%s\nClick to open it"), number, dt);
+}
+
+/* --- the widget --------------------------------------------------------- */
+
+static void
+m6_drift_graph_size_allocate (GtkWidget *widget,
+                              int        width,
+                              int        height,
+                              int        baseline)
 {
   M6DriftGraph *self = M6_DRIFT_GRAPH (widget);
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
+  int old_width = gtk_widget_get_width (GTK_WIDGET (self->frames));
+  int between_h = 0, nat;
 
-  if (width <= 0 || height <= 0)
-    return;
+  /* The lane's columns depend on its width; filled before the charts are
+   * allocated (filling may change what they ask for). */
+  if (old_width != width - 2 * PAD && get_thread (self) != NULL)
+    fill_charts_for_width (self, width - 2 * PAD);
 
-  if (self->cached == NULL || self->cached_width != width || self->cached_height != height)
-    {
-      g_clear_pointer (&self->cached, gsk_render_node_unref);
-      self->cached = build_node (self, width, height);
-      self->cached_width = width;
-      self->cached_height = height;
-    }
-  if (self->cached != NULL)
-    gtk_snapshot_append_node (snapshot, self->cached);
+  gtk_widget_measure (GTK_WIDGET (self->between), GTK_ORIENTATION_VERTICAL, width, &between_h, &nat, NULL, NULL);
+  int avail = height - 2 * PAD - between_h;
+  int lane_h = MAX ((int) (avail * LANE_FRACTION), 110);
+  int mem_h = MAX (avail - lane_h, 0);
+  int w = width - 2 * PAD;
+
+  gtk_widget_size_allocate (GTK_WIDGET (self->memory), &(GtkAllocation) { PAD, PAD, w, mem_h }, -1);
+  gtk_widget_size_allocate (GTK_WIDGET (self->between), &(GtkAllocation) { PAD, PAD + mem_h, w, between_h }, -1);
+  gtk_widget_size_allocate (GTK_WIDGET (self->frames), &(GtkAllocation) { PAD, PAD + mem_h + between_h, w, lane_h }, -1);
 }
 
 static void
@@ -730,19 +366,14 @@ m6_drift_graph_measure (GtkWidget      *widget,
 }
 
 static void
-m6_drift_graph_css_changed (GtkWidget         *widget,
-                            GtkCssStyleChange *change)
-{
-  GTK_WIDGET_CLASS (m6_drift_graph_parent_class)->css_changed (widget, change);
-  m6_drift_graph_invalidate (M6_DRIFT_GRAPH (widget));
-}
-
-static void
 m6_drift_graph_dispose (GObject *object)
 {
   M6DriftGraph *self = M6_DRIFT_GRAPH (object);
 
-  g_clear_pointer (&self->cached, gsk_render_node_unref);
+  g_clear_pointer ((GtkWidget **) &self->memory, gtk_widget_unparent);
+  g_clear_pointer ((GtkWidget **) &self->between, gtk_widget_unparent);
+  g_clear_pointer ((GtkWidget **) &self->frames, gtk_widget_unparent);
+  m6_frame_lane_clear (&self->lane);
   g_clear_object (&self->session);
 
   G_OBJECT_CLASS (m6_drift_graph_parent_class)->dispose (object);
@@ -755,17 +386,39 @@ m6_drift_graph_class_init (M6DriftGraphClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = m6_drift_graph_dispose;
-  widget_class->snapshot = m6_drift_graph_snapshot;
   widget_class->measure = m6_drift_graph_measure;
-  widget_class->css_changed = m6_drift_graph_css_changed;
+  widget_class->size_allocate = m6_drift_graph_size_allocate;
+
+  /* A frame of the frame-time lane was clicked: its start and end (ns of
+   * session time) and its number. */
+  signals[FRAME_ACTIVATED] = g_signal_new ("frame-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                           G_TYPE_INT64, G_TYPE_INT64, G_TYPE_UINT64);
+
+  /* A time range of the lane was dragged: its start and end, ns. */
+  signals[RANGE_ACTIVATED] = g_signal_new ("range-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
 
   gtk_widget_class_set_css_name (widget_class, "driftgraph");
-  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
 m6_drift_graph_init (M6DriftGraph *self)
 {
+  self->budget_ns = M6_DEFAULT_BUDGET_NS;
+  self->unit_div = 1024;
+  m6_frame_lane_init (&self->lane);
+
+  self->memory = M6_CHART (m6_chart_new ());
+  self->between = M6_CHART (m6_chart_new ());
+  self->frames = M6_CHART (m6_chart_new ());
+  gtk_widget_set_parent (GTK_WIDGET (self->memory), GTK_WIDGET (self));
+  gtk_widget_set_parent (GTK_WIDGET (self->between), GTK_WIDGET (self));
+  gtk_widget_set_parent (GTK_WIDGET (self->frames), GTK_WIDGET (self));
+  g_signal_connect (self->frames, "mark-activated", G_CALLBACK (frame_mark_activated_cb), self);
+  g_signal_connect (self->frames, "range-selected", G_CALLBACK (frame_range_selected_cb), self);
+  m6_chart_set_tooltip_func (self->frames, frame_tooltip, self);
 }
 
 GtkWidget *
@@ -815,8 +468,8 @@ m6_drift_graph_get_shown_node (M6DriftGraph *self)
 void
 m6_drift_graph_invalidate (M6DriftGraph *self)
 {
-  g_clear_pointer (&self->cached, gsk_render_node_unref);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  fill_charts (self);
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
 }
 
 gboolean
@@ -849,6 +502,27 @@ m6_drift_graph_get_n_points (M6DriftGraph *self)
 
 #define EXPORT_MIN_GRAPH_HEIGHT 480
 
+/* The three charts in @width × @height, in the proportions of the screen. */
+static void
+paint_charts (M6DriftGraph *self,
+              M6Painter    *painter,
+              int           width,
+              int           height)
+{
+  int between_h = 0, nat;
+
+  gtk_widget_measure (GTK_WIDGET (self->between), GTK_ORIENTATION_VERTICAL, width, &between_h, &nat, NULL, NULL);
+  double avail = height - 2 * PAD - between_h;
+  double lane_h = MAX (avail * LANE_FRACTION, 110);
+  double mem_h = MAX (avail - lane_h, 0);
+  double w = width - 2 * PAD;
+
+  m6_chart_paint (self->memory, painter, PAD, PAD, w, mem_h);
+  if (between_h > 0)
+    m6_chart_paint (self->between, painter, PAD, PAD + mem_h, w, between_h);
+  m6_chart_paint (self->frames, painter, PAD, PAD + mem_h + between_h, w, lane_h);
+}
+
 static void
 paint_export (M6Painter *painter,
               int        width,
@@ -868,11 +542,11 @@ paint_export (M6Painter *painter,
       float top = m6_painter_draw_picture_title (painter, GTK_WIDGET (self), self->session,
                                                  self->thread_index, NULL, width);
       m6_painter_push_translate (painter, 0, top);
-      draw_graph (self, painter, width, height - top);
+      paint_charts (self, painter, width, height - top);
       m6_painter_pop (painter);
-      return;
     }
-  draw_graph (self, painter, width, height);
+  else
+    paint_charts (self, painter, width, height);
 }
 
 gboolean
@@ -904,17 +578,54 @@ m6_drift_graph_render (M6DriftGraph  *self,
                            _("The drift graph has no data yet, so there is nothing to export."));
       return NULL;
     }
-  return m6_painter_render_file (path, width, height, paint_export, self, error);
+  GBytes *bytes = m6_painter_render_file (path, width, height, paint_export, self, error);
+  /* Painting moved the charts' marks into the picture's coordinates. */
+  m6_drift_graph_invalidate (self);
+  return bytes;
 }
 
 double
 m6_drift_graph_get_time_step (M6DriftGraph *self)
 {
-  return self->time_step;
+  return m6_chart_get_time_step (self->memory);
 }
 
 gboolean
 m6_drift_graph_get_title_wrapped (M6DriftGraph *self)
 {
-  return self->title_wrapped;
+  return m6_chart_get_title_wrapped (self->memory);
+}
+
+M6Chart *
+m6_drift_graph_get_frame_chart (M6DriftGraph *self)
+{
+  return self->frames;
+}
+
+M6Chart *
+m6_drift_graph_get_memory_chart (M6DriftGraph *self)
+{
+  return self->memory;
+}
+
+const M6LaneFrame *
+m6_drift_graph_get_lane_frame (M6DriftGraph *self,
+                               guint         layer,
+                               guint         index)
+{
+  return m6_frame_lane_lookup (&self->lane, layer, index);
+}
+
+guint
+m6_drift_graph_get_n_over_budget (M6DriftGraph *self)
+{
+  return self->lane.n_over;
+}
+
+void
+m6_drift_graph_set_budget (M6DriftGraph *self,
+                           gint64        budget_ns)
+{
+  self->budget_ns = budget_ns > 0 ? budget_ns : M6_DEFAULT_BUDGET_NS;
+  m6_drift_graph_invalidate (self);
 }

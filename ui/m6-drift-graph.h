@@ -4,6 +4,8 @@
 
 #include <gtk/gtk.h>
 
+#include "m6-chart.h"
+#include "m6-frame-lane.h"
 #include "m6-session.h"
 
 G_BEGIN_DECLS
@@ -48,5 +50,22 @@ GBytes    *m6_drift_graph_render         (M6DriftGraph *self,
                                           int           width,
                                           int           height,
                                           GError      **error);
+
+/* The three charts' frame-time lane (its marks are frames) and drift lane. */
+M6Chart   *m6_drift_graph_get_frame_chart  (M6DriftGraph *self);
+M6Chart   *m6_drift_graph_get_memory_chart (M6DriftGraph *self);
+/* The frame behind mark (@layer, @index) of the frame chart, or NULL. */
+const M6LaneFrame *m6_drift_graph_get_lane_frame (M6DriftGraph *self,
+                                                  guint         layer,
+                                                  guint         index);
+/* Frames over budget in the lane's range, and the budget (ns; 0 resets
+ * to 60 fps). */
+guint      m6_drift_graph_get_n_over_budget (M6DriftGraph *self);
+void       m6_drift_graph_set_budget       (M6DriftGraph *self,
+                                            gint64        budget_ns);
+
+/* Signals: "frame-activated" (gint64 start_ns, gint64 end_ns, guint64
+ * number) when a frame of the lane is clicked; "range-activated" (gint64
+ * t0_ns, gint64 t1_ns) when a time range of it is dragged. */
 
 G_END_DECLS

@@ -1061,7 +1061,7 @@ m6_flame_graph_set_thread (M6FlameGraph *self,
 
   g_set_object (&self->session, session);
   self->thread_index = thread_index;
-  self->tree = thread ? thread->tree : NULL;
+  self->tree = thread ? m6_thread_get_tree (thread) : NULL;
   self->hover = 0;
   /* A comparison is of one thread's tree; the window sets the new one. */
   g_clear_pointer (&self->changes, g_array_unref);

@@ -1,26 +1,17 @@
 /* m6-format.c — number formatting shared by the viewer's widgets. */
 #include "m6-format.h"
 
+#include "m6-duration.h"
+
 #include <glib/gi18n.h>
 #include <math.h>
 
 char *
 m6_format_duration (double seconds)
 {
-  double abs_s = fabs (seconds);
-
-  if (abs_s == 0)
-    return g_strdup (_("0 ms"));
-  if (abs_s < 1e-3)
-    /* Translators: microseconds */
-    return g_strdup_printf (_("%.0f µs"), seconds * 1e6);
-  if (abs_s < 10e-3)
-    return g_strdup_printf (_("%.2f ms"), seconds * 1e3);
-  if (abs_s < 100e-3)
-    return g_strdup_printf (_("%.1f ms"), seconds * 1e3);
-  if (abs_s < 1.0)
-    return g_strdup_printf (_("%.0f ms"), seconds * 1e3);
-  return g_strdup_printf (_("%.2f s"), seconds);
+  /* One formatter for every duration shown: ns, µs, ms or s, three
+   * significant digits, the locale's decimal mark (core/m6-duration.c). */
+  return m6_duration_format ((gint64) llround (seconds * 1e9));
 }
 
 char *
@@ -117,4 +108,21 @@ m6_format_nice_time_step (double range_s,
     if (steps[i] >= raw)
       return steps[i];
   return ceil (raw / 86400) * 86400;
+}
+
+char *
+m6_format_duration_tick (double seconds)
+{
+  double a = fabs (seconds);
+
+  /* Ticks fall on 1, 2 and 5 of a unit: no decimals to show. */
+  if (a == 0)
+    return g_strdup ("0");
+  if (a < 1e-6 - 1e-15)
+    return g_strdup_printf ("%g ns", round (seconds * 1e9 * 1000) / 1000);
+  if (a < 1e-3 - 1e-12)
+    return g_strdup_printf ("%g µs", round (seconds * 1e6 * 1000) / 1000);
+  if (a < 1 - 1e-9)
+    return g_strdup_printf ("%g ms", round (seconds * 1e3 * 1000) / 1000);
+  return g_strdup_printf ("%g s", round (seconds * 1000) / 1000);
 }

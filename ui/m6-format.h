@@ -6,8 +6,11 @@
 
 G_BEGIN_DECLS
 
-/* @seconds as "1.23 ms", "12.3 ms", "1.20 s" or "850 µs". */
+/* @seconds auto-scaled: "850 ns", "1.25 µs", "12.3 ms", "2.50 s". */
 char   *m6_format_duration     (double   seconds);
+/* An axis tick at @seconds in the unit that makes it a whole number:
+ * "500 µs", "1 ms", "20 ms", "2 s". */
+char   *m6_format_duration_tick (double  seconds);
 /* @kb as "12.5 KB", "3.40 MB"; @signed_ adds a leading "+" to growth. */
 char   *m6_format_kb           (double   kb,
                                 gboolean signed_);

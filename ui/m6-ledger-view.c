@@ -13,6 +13,7 @@
 #include "m6-flame-graph.h"
 #include "m6-format.h"
 #include "m6-payload.h"
+#include "m6-view-node.h"
 
 enum { COL_SWATCH, COL_NAME, COL_PER_FRAME, COL_TOTAL, COL_SHARE, N_COLS };
 
@@ -42,19 +43,13 @@ G_DEFINE_FINAL_TYPE (M6LedgerView, m6_ledger_view, GTK_TYPE_WIDGET)
 static M6Thread *
 get_thread (M6LedgerView *self)
 {
-  return self->session ? m6_session_get_thread (self->session, self->thread_index) : NULL;
+  return m6_view_thread (self->session, self->thread_index);
 }
 
 static const M6Node *
 shown_node (M6LedgerView *self)
 {
-  M6Thread *thread = get_thread (self);
-
-  if (thread == NULL)
-    return NULL;
-  if (self->node_id != 0 && self->node_id < m6_tree_get_n_nodes (thread->tree))
-    return m6_tree_get_node (thread->tree, self->node_id);
-  return m6_tree_get_root (thread->tree)->first_child;
+  return m6_view_shown_node (self->session, self->thread_index, self->node_id);
 }
 
 static void
@@ -146,7 +141,7 @@ bar_draw (GtkDrawingArea *area,
 
       if (part->bytes == 0)
         continue;
-      part_color (self, thread->tree, part, &color);
+      part_color (self, m6_thread_get_tree (thread), part, &color);
       gdk_cairo_set_source_rgba (cr, &color);
       if (part->bytes > 0)
         {
@@ -325,7 +320,7 @@ m6_ledger_view_refresh (M6LedgerView *self)
       return;
     }
 
-  M6Tree *tree = thread->tree;
+  M6Tree *tree = m6_thread_get_tree (thread);
   g_clear_pointer (&self->ledger, m6_ledger_free);
   self->ledger = m6_ledger_new (tree, node);
   if (!rows_match (self))

@@ -365,6 +365,83 @@ m6_painter_stroke_polyline (M6Painter              *self,
   self->klass->stroke_path (self, points, n_points, FALSE, FALSE, width, color, NULL, 0);
 }
 
+static gint
+compare_colors (gconstpointer a,
+                gconstpointer b,
+                gpointer      data)
+{
+  const GdkRGBA *colors = data;
+  const GdkRGBA *x = &colors[*(const guint *) a], *y = &colors[*(const guint *) b];
+  int c = memcmp (x, y, sizeof (GdkRGBA));
+
+  return c != 0 ? c : (*(const guint *) a > *(const guint *) b) - (*(const guint *) a < *(const guint *) b);
+}
+
+void
+m6_painter_fill_rects (M6Painter             *self,
+                       const graphene_rect_t *rects,
+                       const GdkRGBA         *colors,
+                       gsize                  n)
+{
+  cairo_t *cr;
+  gboolean own = FALSE;
+
+  if (n == 0)
+    return;
+  if (self->snapshot != NULL)
+    {
+      /* Thousands of small boxes: one cairo node, not a node each. */
+      float x0 = rects[0].origin.x, y0 = rects[0].origin.y;
+      float x1 = x0 + rects[0].size.width, y1 = y0 + rects[0].size.height;
+      for (gsize i = 1; i < n; i++)
+        {
+          x0 = MIN (x0, rects[i].origin.x);
+          y0 = MIN (y0, rects[i].origin.y);
+          x1 = MAX (x1, rects[i].origin.x + rects[i].size.width);
+          y1 = MAX (y1, rects[i].origin.y + rects[i].size.height);
+        }
+      cr = gtk_snapshot_append_cairo (self->snapshot,
+                                      &GRAPHENE_RECT_INIT (floorf (x0), floorf (y0), ceilf (x1 - x0) + 1, ceilf (y1 - y0) + 1));
+      own = TRUE;
+    }
+  else
+    cr = self->cr;
+
+  /* The boxes do not overlap, so they can go by colour: one path and
+   * one fill per colour instead of one per box. */
+  g_autofree guint *order = g_new (guint, n);
+  for (gsize i = 0; i < n; i++)
+    order[i] = (guint) i;
+  g_qsort_with_data (order, (gint) n, sizeof (guint), compare_colors, (gpointer) colors);
+  for (gsize i = 0; i < n;)
+    {
+      gsize j = i;
+      while (j < n && gdk_rgba_equal (&colors[order[j]], &colors[order[i]]))
+        {
+          const graphene_rect_t *r = &rects[order[j]];
+          cairo_rectangle (cr, r->origin.x, r->origin.y, r->size.width, r->size.height);
+          j++;
+        }
+      gdk_cairo_set_source_rgba (cr, &colors[order[i]]);
+      cairo_fill (cr);
+      i = j;
+    }
+  if (own)
+    cairo_destroy (cr);
+}
+
+void
+m6_painter_stroke_polyline_dashed (M6Painter              *self,
+                                   const graphene_point_t *points,
+                                   gsize                   n_points,
+                                   float                   width,
+                                   const GdkRGBA          *color,
+                                   const double           *dashes,
+                                   guint                   n_dashes)
+{
+  self->klass->stroke_path (self, points, n_points, FALSE, FALSE, width, color, dashes, n_dashes);
+}
+
 void
 m6_painter_fill_polygon (M6Painter              *self,
                          const graphene_point_t *points,
@@ -646,7 +723,7 @@ m6_painter_draw_picture_title (M6Painter  *self,
 {
   M6Thread *thread = session ? m6_session_get_thread (session, thread_index) : NULL;
   const char *program = session ? m6_session_get_process_name (session) : NULL;
-  g_autofree char *tid = thread ? g_strdup_printf ("%" G_GUINT64_FORMAT, thread->tid) : g_strdup ("");
+  g_autofree char *tid = thread ? g_strdup_printf ("%" G_GUINT64_FORMAT, m6_thread_get_tid (thread)) : g_strdup ("");
   g_autofree char *thread_text = NULL;
   g_autofree char *duration = m6_format_duration (session ? m6_session_get_duration (session) / 1e9 : 0);
   g_autoptr (GDateTime) start = NULL;
@@ -660,11 +737,11 @@ m6_painter_draw_picture_title (M6Painter  *self,
   dim = fg;
   dim.alpha *= 0.65f;
 
-  if (thread != NULL && thread->name != NULL && *thread->name)
+  if (thread != NULL && m6_thread_get_name (thread) != NULL && *m6_thread_get_name (thread))
     /* Translators: the thread in a picture's title: its name and id */
-    thread_text = g_strdup_printf (_("thread %s (tid %s)"), thread->name, tid);
+    thread_text = g_strdup_printf (_("thread %s (tid %s)"), m6_thread_get_name (thread), tid);
   else
-    thread_text = g_strdup_printf (_("thread %u (tid %s)"), thread ? thread->index + 1 : 1, tid);
+    thread_text = g_strdup_printf (_("thread %u (tid %s)"), thread ? m6_thread_get_index (thread) + 1 : 1, tid);
   if (session != NULL && m6_session_get_start_time (session) > 0)
     start = g_date_time_new_from_unix_local (m6_session_get_start_time (session) / G_USEC_PER_SEC);
   date = start ? g_date_time_format (start, "%Y-%m-%d %H:%M") : NULL;

@@ -42,6 +42,13 @@ gboolean  m6_painter_is_vector         (M6Painter              *self);
 void      m6_painter_fill_rect         (M6Painter              *self,
                                         const graphene_rect_t  *rect,
                                         const GdkRGBA          *color);
+/* @n rectangles, each in its colour: many small boxes at once (the
+ * screen gets one cairo node for them all). They must not overlap: they
+ * are filled grouped by colour. */
+void      m6_painter_fill_rects        (M6Painter              *self,
+                                        const graphene_rect_t  *rects,
+                                        const GdkRGBA          *colors,
+                                        gsize                   n);
 /* An outline of @width drawn inside @rect. */
 void      m6_painter_stroke_rect       (M6Painter              *self,
                                         const graphene_rect_t  *rect,
@@ -63,6 +70,14 @@ void      m6_painter_stroke_polyline   (M6Painter              *self,
                                         gsize                   n_points,
                                         float                   width,
                                         const GdkRGBA          *color);
+/* The same with @dashes (NULL for solid). */
+void      m6_painter_stroke_polyline_dashed (M6Painter         *self,
+                                        const graphene_point_t *points,
+                                        gsize                   n_points,
+                                        float                   width,
+                                        const GdkRGBA          *color,
+                                        const double           *dashes,
+                                        guint                   n_dashes);
 void      m6_painter_fill_polygon      (M6Painter              *self,
                                         const graphene_point_t *points,
                                         gsize                   n_points,

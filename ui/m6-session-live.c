@@ -17,12 +17,12 @@ static char *
 thread_title (M6Thread *thread)
 {
   /* The tid as text first: a format macro inside _() breaks xgettext. */
-  g_autofree char *tid = g_strdup_printf ("%" G_GUINT64_FORMAT, thread->tid);
+  g_autofree char *tid = g_strdup_printf ("%" G_GUINT64_FORMAT, m6_thread_get_tid (thread));
 
-  if (thread->name != NULL && *thread->name)
+  if (m6_thread_get_name (thread) != NULL && *m6_thread_get_name (thread))
     /* Translators: a thread in the thread menu: its name and id */
-    return g_strdup_printf (_("%s (tid %s)"), thread->name, tid);
-  return g_strdup_printf (_("Thread %u (tid %s)"), thread->index + 1, tid);
+    return g_strdup_printf (_("%s (tid %s)"), m6_thread_get_name (thread), tid);
+  return g_strdup_printf (_("Thread %u (tid %s)"), m6_thread_get_index (thread) + 1, tid);
 }
 
 void
@@ -87,21 +87,21 @@ m6_session_window_auto_pick_thread (M6SessionWindow *self)
     return;
 
   for (guint i = 0; i < n && best == G_MAXUINT; i++)
-    if (pid > 0 && m6_session_get_thread (self->session, i)->tid == (guint64) pid)
+    if (pid > 0 && m6_thread_get_tid (m6_session_get_thread (self->session, i)) == (guint64) pid)
       best = i;
 
   if (best == G_MAXUINT)
     {
       M6Thread *current = m6_session_get_thread (self->session, self->thread_index);
-      if (current != NULL && current->frames->len > 0)
+      if (current != NULL && m6_thread_get_frames (current)->len > 0)
         return;
       for (guint i = 0; i < n; i++)
         {
           M6Thread *thread = m6_session_get_thread (self->session, i);
-          if (best == G_MAXUINT || thread->n_events > best_events)
+          if (best == G_MAXUINT || m6_thread_get_n_events (thread) > best_events)
             {
               best = i;
-              best_events = thread->n_events;
+              best_events = m6_thread_get_n_events (thread);
             }
         }
     }
@@ -177,7 +177,7 @@ m6_session_window_refresh_views (M6SessionWindow *self,
 {
   gint64 now = g_get_monotonic_time ();
   M6Thread *thread = m6_session_get_thread (self->session, self->thread_index);
-  gboolean has_frames = thread != NULL && m6_tree_get_root (thread->tree)->first_child != NULL;
+  gboolean has_frames = thread != NULL && m6_tree_get_root (m6_thread_get_tree (thread))->first_child != NULL;
 
   self->n_refreshes++;
   self->shown_serial = self->data_serial;

@@ -272,13 +272,13 @@ find_leak_action (GSimpleAction *action,
       m6_session_window_show_toast (self, _("Memory unavailable: this program reports no heap readings, so there is no leak to find."));
       return;
     }
-  if (thread == NULL || m6_tree_get_root (thread->tree)->first_child == NULL)
+  if (thread == NULL || m6_tree_get_root (m6_thread_get_tree (thread))->first_child == NULL)
     {
       m6_session_window_show_toast (self, _("No frames yet: there is nothing to look at."));
       return;
     }
 
-  m6_ledger_find_leak (thread->tree, &leak);
+  m6_ledger_find_leak (m6_thread_get_tree (thread), &leak);
 
   /* This thread holds still: look in the others, and go where one grows. */
   for (guint i = 0; leak.kind == M6_LEAK_NONE && i < m6_session_get_n_threads (self->session); i++)
@@ -288,7 +288,7 @@ find_leak_action (GSimpleAction *action,
 
       if (i == self->thread_index)
         continue;
-      m6_ledger_find_leak (other->tree, &found);
+      m6_ledger_find_leak (m6_thread_get_tree (other), &found);
       if (found.kind != M6_LEAK_NONE)
         {
           g_action_group_activate_action (G_ACTION_GROUP (self), "thread", g_variant_new_uint32 (i));
@@ -297,7 +297,7 @@ find_leak_action (GSimpleAction *action,
         }
     }
 
-  text = m6_leak_describe (thread->tree, &leak);
+  text = m6_leak_describe (m6_thread_get_tree (thread), &leak);
   if (leak.kind != M6_LEAK_NONE)
     {
       /* The flame graph tells the table, the drift graph and the ledger. */

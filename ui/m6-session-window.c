@@ -16,6 +16,7 @@
  * window asks the application for things through its actions
  * (m6-app-requests.h), never by calling it. */
 #include "m6-session-window-private.h"
+#include "m6-session-frames.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -126,6 +127,7 @@ m6_session_window_dispose (GObject *object)
       m6_recording_detach_main_loop (self->recording);
       g_clear_object (&self->recording);
     }
+  m6_session_frames_dispose (self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_SESSION_WINDOW);
   g_clear_object (&self->session);
@@ -209,6 +211,7 @@ m6_session_window_init (M6SessionWindow *self)
   m6_session_window_init_navigate (self);
   m6_session_window_add_save_actions (self);
   m6_session_window_add_compare_actions (self);
+  m6_session_frames_init (self, self->drift_graph);
 
   self->thread_names = gtk_string_list_new (NULL);
   gtk_drop_down_set_model (self->thread_dropdown, G_LIST_MODEL (self->thread_names));
@@ -323,6 +326,7 @@ m6_session_window_new_for_recording (GtkApplication *app,
   g_autofree char *path = g_build_filename (dir, file, NULL);
 
   self->recording = recording;
+  m6_session_frames_attach_live (self, self->recording);
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved = errno;
@@ -352,6 +356,7 @@ m6_session_window_new_for_capture (GtkApplication *app,
   M6SessionWindow *self = g_object_new (M6_TYPE_SESSION_WINDOW, "application", app, NULL);
 
   self->capture_path = g_strdup (path);
+  m6_session_frames_set_capture (self, path);
   setup_session (self, session);
   gtk_widget_set_visible (GTK_WIDGET (self->pause_button), FALSE);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), "pause")), FALSE);
@@ -515,6 +520,16 @@ m6_session_window_show_message (M6SessionWindow *self,
                                 const char      *message)
 {
   m6_session_window_show_toast (self, message);
+}
+
+void
+m6_session_window_add_toast (M6SessionWindow *self,
+                             AdwToast        *toast,
+                             const char      *text)
+{
+  g_free (self->last_message);
+  self->last_message = g_strdup (text);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
 char *

@@ -99,6 +99,11 @@ M6CompareWindow *m6_session_window_get_compare_window (M6SessionWindow *self);
 void             m6_session_window_show_message      (M6SessionWindow *self,
                                                       const char      *message);
 
+/* Show @toast (taken; one with a button, say); @text is its message. */
+void             m6_session_window_add_toast         (M6SessionWindow *self,
+                                                      AdwToast        *toast,
+                                                      const char      *text);
+
 /* The payload JSON of every thread, as `win.export-json` writes it. */
 char            *m6_session_window_build_json        (M6SessionWindow *self);
 

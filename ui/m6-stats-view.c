@@ -6,6 +6,8 @@
  * updates. Sorting re-runs at most once a second while data streams in. */
 #include "m6-stats-view.h"
 
+#include "m6-format.h"
+
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
@@ -112,7 +114,7 @@ column_text (M6StatsRow *row,
     case COL_TIME_P50:
     case COL_TIME_P90:
     case COL_TIME_MAX:
-      return g_strdup_printf ("%.3f", v * 1e3);
+      return m6_format_duration (v);
     case COL_DRIFT_RATE:
       if (m6_stats_row_get_node (row)->depth != 1)
         return g_strdup ("");
@@ -421,7 +423,7 @@ expand_row (M6StatsView *self,
 static void
 auto_expand (M6StatsView *self)
 {
-  M6Tree *tree = self->thread->tree;
+  M6Tree *tree = m6_thread_get_tree (self->thread);
 
   for (guint id = 1; id < self->n_published; id++)
     {
@@ -442,7 +444,7 @@ auto_expand (M6StatsView *self)
 static void
 publish_new_rows (M6StatsView *self)
 {
-  M6Tree *tree = self->thread->tree;
+  M6Tree *tree = m6_thread_get_tree (self->thread);
   guint n_nodes = m6_tree_get_n_nodes (tree);
   guint first_new = self->n_published;
 
@@ -677,10 +679,11 @@ m6_stats_view_init (M6StatsView *self)
   } columns[N_COLUMNS] = {
     [COL_LABEL]     = { N_("Scope"), NULL },
     [COL_COUNT]     = { N_("Calls"), "1234567" },
-    [COL_TIME_AVG]  = { N_("Avg ms"), "100.000" },
-    [COL_TIME_P50]  = { N_("p50 ms"), "100.000" },
-    [COL_TIME_P90]  = { N_("p90 ms"), "100.000" },
-    [COL_TIME_MAX]  = { N_("Max ms"), "100.000" },
+    /* Times carry their unit (ns … s) in each cell. */
+    [COL_TIME_AVG]  = { N_("Avg"), "888.88 ms" },
+    [COL_TIME_P50]  = { N_("p50"), "888.88 ms" },
+    [COL_TIME_P90]  = { N_("p90"), "888.88 ms" },
+    [COL_TIME_MAX]  = { N_("Max"), "888.88 ms" },
     [COL_MEM_DELTA] = { N_("Δ avg KB"), "+1000.00" },
     [COL_ALLOC_RATE] = { N_("Alloc/frame"), "+1000.00" },
     [COL_SELF_RATE] = { N_("Self/frame"), "+1000.00" },
@@ -863,7 +866,7 @@ m6_stats_view_set_selected_node (M6StatsView *self,
     }
 
   /* Open every ancestor, top first, so the row exists in the flat model. */
-  const M6Node *node = m6_tree_get_node (self->thread->tree, node_id);
+  const M6Node *node = m6_tree_get_node (m6_thread_get_tree (self->thread), node_id);
   g_autoptr (GPtrArray) chain = g_ptr_array_new ();
   for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
     g_ptr_array_add (chain, (gpointer) a);

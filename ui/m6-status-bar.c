@@ -39,7 +39,7 @@ m6_status_bar_update (M6StatusBar   *self,
   gboolean live = state == M6_STATUS_LIVE || state == M6_STATUS_PAUSED;
 
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
-    rejected += m6_session_get_thread (session, i)->rejected;
+    rejected += m6_thread_get_rejected (m6_session_get_thread (session, i));
 
   if (self->rate_time_us != 0 && now > self->rate_time_us)
     self->events_per_second = (double) (events - self->rate_events) * G_USEC_PER_SEC / (double) (now - self->rate_time_us);

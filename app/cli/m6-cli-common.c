@@ -171,6 +171,16 @@ m6_cli_resolve_target (const char  *target,
 
 /* Pad @text to @width characters (not bytes); cut it with "…" if longer. */
 void
+m6_cli_append_right (GString    *out,
+                     const char *text,
+                     guint       width)
+{
+  for (glong i = g_utf8_strlen (text, -1); i < (glong) width; i++)
+    g_string_append_c (out, ' ');
+  g_string_append (out, text);
+}
+
+void
 m6_cli_append_padded (GString    *out,
                       const char *text,
                       guint       width)

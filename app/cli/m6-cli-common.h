@@ -45,6 +45,10 @@ gboolean    m6_cli_resolve_target     (const char          *target,
 void        m6_cli_append_padded      (GString             *out,
                                        const char          *text,
                                        guint                width);
+/* @text right-aligned in @width characters (UTF-8 aware: "µs"). */
+void        m6_cli_append_right       (GString             *out,
+                                       const char          *text,
+                                       guint                width);
 char       *m6_cli_indent_label       (guint                depth,
                                        const char          *label);
 M6Session  *m6_cli_load_capture       (const char          *path,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "m6-cli-common.h"
+#include "m6-duration.h"
 #include "m6-diff.h"
 #include "m6-json.h"
 
@@ -41,7 +42,7 @@ print_diff_table (M6Diff *diff)
 
       g_string_append_printf (out, _("Thread %u “%s”\n"), dt->index, dt->name);
       g_string_append_printf (out, "  %-30s %9s %8s %18s %7s %8s  %-14s %11s %11s %11s\n",
-                              _("SCOPE"), _("A ms/FR"), _("SHIFT"), _("INTERVAL"), _("±THRESH"),
+                              _("SCOPE"), _("A TIME/FR"), _("SHIFT"), _("INTERVAL"), _("±THRESH"),
                               _("P ADJ"), _("VERDICT"), _("ALLOC KB/FR Δ"), _("SELF KB/FR Δ"), _("DRIFT KB/FR Δ"));
       for (guint r = 0; r < dt->rows->len; r++)
         {
@@ -51,7 +52,10 @@ print_diff_table (M6Diff *diff)
           g_string_append_printf (out, "%c %-30.30s", row->significant ? '!' : row->leak ? '$' : ' ', indented);
           if (row->tested)
             {
-              g_string_append_printf (out, " %9.3f  ", row->time_a * 1e3);
+              char time[M6_DURATION_BUF];
+              g_string_append_c (out, ' ');
+              m6_cli_append_right (out, m6_duration_format_buf ((gint64) (row->time_a * 1e9 + 0.5), time), 9);
+              g_string_append (out, "  ");
               format_percent (out, row->shift);
               g_string_append (out, "  [");
               format_percent (out, row->shift_lo);

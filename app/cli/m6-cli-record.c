@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "m6-cli-common.h"
+#include "m6-cli-hitch.h"
 #include "m6-cli-recording.h"
 #include "m6-cli-remote.h"
 #include "m6-reader.h"
@@ -15,8 +16,13 @@ m6_cli_record (int    argc,
 {
   double seconds = 0;
   g_autofree char *output = NULL, *token = NULL, *token_file = NULL;
+  g_autofree char *on_hitch = NULL, *keep = NULL, *after = NULL;
+  M6CliHitchOptions hitch = { 0 };
   const GOptionEntry entries[] = {
     M6_CLI_TOKEN_ENTRIES (token, token_file),
+    { "on-hitch", 0, 0, G_OPTION_ARG_STRING, &on_hitch, N_("Save only the seconds around every frame slower than D (like 33ms), one capture per hitch"), "D" },
+    { "keep", 0, 0, G_OPTION_ARG_STRING, &keep, N_("With --on-hitch: seconds kept before the hitch (default 10s)"), "D" },
+    { "after", 0, 0, G_OPTION_ARG_STRING, &after, N_("With --on-hitch: seconds kept after the hitch (default 2s)"), "D" },
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds (default: when the process ends or on Ctrl-C)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
     { NULL }
@@ -34,10 +40,14 @@ m6_cli_record (int    argc,
     return m6_cli_usage_error ("record", _("expected one PID or process name"));
   if (seconds < 0)
     return m6_cli_usage_error ("record", _("the duration cannot be negative"));
+  if (!m6_cli_hitch_options_parse (&hitch, on_hitch, keep, after, &error))
+    return m6_cli_usage_error ("record", error->message);
 
   if (m6_cli_is_remote_target (argv[1]))
     {
       g_autofree char *chosen = NULL;
+      if (on_hitch != NULL)
+        return m6_cli_usage_error ("record", _("--on-hitch records a process on this machine, not HOST:PORT/PID"));
       if (!m6_cli_remote_token (token, token_file, &chosen, &error))
         {
           m6_cli_print_error (error->message);
@@ -66,5 +76,7 @@ m6_cli_record (int    argc,
       m6_cli_print_error (message);
       return EXIT_FAILURE;
     }
+  if (on_hitch != NULL)
+    return m6_cli_record_hitches (g_steal_pointer (&reader), output, seconds, &hitch);
   return m6_cli_record_to_file (g_steal_pointer (&reader), output, seconds, NULL);
 }

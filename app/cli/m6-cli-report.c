@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "m6-cli-common.h"
+#include "m6-cli-hitch.h"
 #include "m6-cli-recording.h"
+#include "m6-duration.h"
 #include "m6-export.h"
 #include "m6-json.h"
 #include "m6-ledger.h"
@@ -50,9 +52,14 @@ append_row (GString      *out,
 
   m6_node_stats_compute (tree, node, &s);
   m6_cli_append_padded (out, indented, label_width);
-  g_string_append_printf (out, " %8llu %9.3f %9.3f %9.3f %9.3f",
-                          (unsigned long long) s.count,
-                          s.time_avg * 1e3, s.time_p50 * 1e3, s.time_p90 * 1e3, s.time_max * 1e3);
+  const double times[] = { s.time_avg, s.time_p50, s.time_p90, s.time_max };
+  g_string_append_printf (out, " %8llu", (unsigned long long) s.count);
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++)
+    {
+      char cell[M6_DURATION_BUF];
+      g_string_append_c (out, ' ');
+      m6_cli_append_right (out, m6_duration_format_buf ((gint64) llround (times[i] * 1e9), cell), 9);
+    }
   /* The attributable figures (DESIGN §2, the ledger); drift only where it
    * is one: a child's mem.net includes its gaps. */
   if (!memory)
@@ -66,29 +73,13 @@ append_row (GString      *out,
                             kb_for_display (s.mem_delta_rate), kb_for_display (s.mem_self_rate), "-");
 }
 
-/* Pre-order walk of a subtree without recursion. */
-static const M6Node *
-next_preorder (const M6Node *node,
-               const M6Node *top)
-{
-  if (node->first_child)
-    return node->first_child;
-  while (node != top)
-    {
-      if (node->next_sibling)
-        return node->next_sibling;
-      node = node->parent;
-    }
-  return NULL;
-}
-
 static guint
 label_width (M6Tree       *tree,
              const M6Node *top)
 {
   guint width = 0;
 
-  for (const M6Node *node = top->first_child; node != NULL; node = next_preorder (node, top))
+  for (const M6Node *node = top->first_child; node != NULL; node = m6_node_next_preorder (node, top))
     {
       g_autofree char *label = indented_label (tree, node);
       width = MAX (width, (guint) g_utf8_strlen (label, -1));
@@ -106,7 +97,7 @@ append_subtree (GString      *out,
                 guint         width,
                 gboolean      memory)
 {
-  for (const M6Node *node = top->first_child; node != NULL; node = next_preorder (node, top))
+  for (const M6Node *node = top->first_child; node != NULL; node = m6_node_next_preorder (node, top))
     append_row (out, tree, node, width, memory);
 }
 
@@ -126,6 +117,24 @@ heap_source_text (M6HeapSource source)
     default:
       return _("none: memory is not available");
     }
+}
+
+/* The thread indices to print: the main thread (its tid is the pid) first,
+ * as that is where frames are, then the others in order. */
+static guint *
+thread_order (M6Session *session)
+{
+  guint n_threads = m6_session_get_n_threads (session);
+  guint *order = g_new (guint, MAX (n_threads, 1));
+  guint n = 0;
+
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_thread_get_tid (m6_session_get_thread (session, i)) == (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+  for (guint i = 0; i < n_threads; i++)
+    if (m6_thread_get_tid (m6_session_get_thread (session, i)) != (guint64) m6_session_get_pid (session))
+      order[n++] = i;
+  return order;
 }
 
 static void
@@ -152,53 +161,44 @@ print_table (M6Session *session,
                             (unsigned long long) m6_session_get_depth_refused (session),
                             (unsigned long long) m6_session_get_label_full (session));
 
-  /* The main thread (its tid is the pid) first: that is where frames are. */
   guint n_threads = m6_session_get_n_threads (session);
-  g_autofree guint *order = g_new (guint, MAX (n_threads, 1));
-  guint n = 0;
-
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_session_get_thread (session, i)->tid == (guint64) m6_session_get_pid (session))
-      order[n++] = i;
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_session_get_thread (session, i)->tid != (guint64) m6_session_get_pid (session))
-      order[n++] = i;
+  g_autofree guint *order = thread_order (session);
 
   for (guint k = 0; k < n_threads; k++)
     {
       guint i = order[k];
       M6Thread *thread = m6_session_get_thread (session, i);
-      M6Node *root = m6_tree_get_root (thread->tree);
+      M6Node *root = m6_tree_get_root (m6_thread_get_tree (thread));
       /* Exited only when it or its process is known to have: a recording
        * that stopped says so instead. */
-      const char *state = thread->state == M6_THREAD_STATE_EXITED || m6_session_get_process_exited (session)
+      const char *state = m6_thread_get_state (thread) == M6_THREAD_STATE_EXITED || m6_session_get_process_exited (session)
                           ? _("exited") : m6_session_get_ended (session) ? _("recording stopped") : _("live");
       if (only_thread >= 0 && (guint) only_thread != i)
         continue;
 
       g_string_append_printf (out, _("\nThread %u “%s” (tid %llu, %s): %u frames, %llu events, %llu drops, %llu unbalanced, %llu rejected\n"),
-                              i, thread->name, (unsigned long long) thread->tid,
+                              i, m6_thread_get_name (thread), (unsigned long long) m6_thread_get_tid (thread),
                               state,
-                              (guint) MIN (thread->n_frames, (guint64) G_MAXUINT), (unsigned long long) thread->n_events,
-                              (unsigned long long) thread->drops,
-                              (unsigned long long) (m6_tree_get_unbalanced (thread->tree) + thread->stray_dones),
-                              (unsigned long long) thread->rejected);
-      if (thread->depth_refused > 0 || thread->label_full > 0)
+                              (guint) MIN (m6_thread_get_n_frames (thread), (guint64) G_MAXUINT), (unsigned long long) m6_thread_get_n_events (thread),
+                              (unsigned long long) m6_thread_get_drops (thread),
+                              (unsigned long long) (m6_tree_get_unbalanced (m6_thread_get_tree (thread)) + m6_thread_get_stray_dones (thread)),
+                              (unsigned long long) m6_thread_get_rejected (thread));
+      if (m6_thread_get_depth_refused (thread) > 0 || m6_thread_get_label_full (thread) > 0)
         g_string_append_printf (out, _("  refused: %llu marks deeper than 4096, %llu marks with the label table full\n"),
-                                (unsigned long long) thread->depth_refused,
-                                (unsigned long long) thread->label_full);
+                                (unsigned long long) m6_thread_get_depth_refused (thread),
+                                (unsigned long long) m6_thread_get_label_full (thread));
       if (root->first_child == NULL)
         {
           g_string_append (out, _("  (no scopes recorded)\n"));
           continue;
         }
 
-      guint width = CLAMP (label_width (thread->tree, root), 8, LABEL_COLUMN_MAX);
+      guint width = CLAMP (label_width (m6_thread_get_tree (thread), root), 8, LABEL_COLUMN_MAX);
       m6_cli_append_padded (out, _("SCOPE"), width);
       g_string_append_printf (out, " %8s %9s %9s %9s %9s %10s %11s %10s %11s\n",
-                              _("COUNT"), _("AVG ms"), _("P50 ms"), _("P90 ms"), _("MAX ms"),
+                              _("COUNT"), _("AVG"), _("P50"), _("P90"), _("MAX"),
                               _("Δ AVG KB"), _("ALLOC KB/FR"), _("SELF KB/FR"), _("DRIFT KB/FR"));
-      append_subtree (out, thread->tree, root, width, memory);
+      append_subtree (out, m6_thread_get_tree (thread), root, width, memory);
     }
   g_print ("%s", out->str);
 }
@@ -226,22 +226,14 @@ print_leaks (M6Session *session,
       && m6_session_get_n_threads (session) > 1 && only_thread < 0)
     g_string_append (out, _("Heap readings are process-wide: each thread’s drift includes what the other threads keep. Record with MACH6_HEAP=thread to keep them apart.\n\n"));
 
-  /* The main thread (its tid is the pid) first, as in the table. */
   guint n_threads = m6_session_get_n_threads (session);
-  g_autofree guint *order = g_new (guint, MAX (n_threads, 1));
-  guint n = 0;
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_session_get_thread (session, i)->tid == (guint64) m6_session_get_pid (session))
-      order[n++] = i;
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_session_get_thread (session, i)->tid != (guint64) m6_session_get_pid (session))
-      order[n++] = i;
+  g_autofree guint *order = thread_order (session);
 
   for (guint k = 0; k < n_threads; k++)
     {
       guint i = order[k];
       M6Thread *thread = m6_session_get_thread (session, i);
-      M6Tree *tree = thread->tree;
+      M6Tree *tree = m6_thread_get_tree (thread);
       const M6Node *bad = NULL;
       M6Leak leak;
 
@@ -250,8 +242,8 @@ print_leaks (M6Session *session,
 
       m6_ledger_find_leak (tree, &leak);
       g_autofree char *sentence = m6_leak_describe (tree, &leak);
-      g_string_append_printf (out, _("Thread %u “%s” (tid %llu): %llu frames\n"), i, thread->name,
-                              (unsigned long long) thread->tid, (unsigned long long) leak.frames);
+      g_string_append_printf (out, _("Thread %u “%s” (tid %llu): %llu frames\n"), i, m6_thread_get_name (thread),
+                              (unsigned long long) m6_thread_get_tid (thread), (unsigned long long) leak.frames);
       g_string_append_printf (out, "  %s\n", sentence);
 
       const M6Node *end = leak.culprit ? leak.culprit : leak.top;
@@ -329,7 +321,10 @@ m6_cli_report (int    argc,
   gboolean leaks = FALSE;
   gint only_thread = -1;
   double seconds = REPORT_SECONDS;
+  gint worst = 0;
+  g_autoptr (M6FrameIndex) index = NULL;
   const GOptionEntry entries[] = {
+    { "worst", 'w', 0, G_OPTION_ARG_INT, &worst, N_("The N slowest frames of each thread, with the scope that cost each most"), "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the payload JSON of every thread"), NULL },
     { "leaks", 'l', 0, G_OPTION_ARG_NONE, &leaks, N_("Find the leak: where each thread’s drift is kept, with the ledger"), NULL },
     { "thread", 't', 0, G_OPTION_ARG_INT, &only_thread, N_("Only thread N (its index, from 0)"), "N" },
@@ -349,6 +344,8 @@ m6_cli_report (int    argc,
     return m6_cli_usage_error ("report", _("the duration must be positive"));
   if (only_thread < -1)
     return m6_cli_usage_error ("report", _("the thread index cannot be negative"));
+  if (worst < 0)
+    return m6_cli_usage_error ("report", _("--worst needs a positive number of frames"));
   if (argc != 2)
     return m6_cli_usage_error ("report", _("expected one capture file, PID or process name"));
 
@@ -379,6 +376,8 @@ m6_cli_report (int    argc,
       /* The same pipeline as `mach6 record` and the viewer, without a file. */
       recording = m6_recording_new (g_steal_pointer (&reader));
       rec.recording = recording;
+      if (worst > 0)
+        index = m6_frame_index_new_live (m6_recording_get_session (recording));
       if (!m6_cli_record_loop (&rec, seconds, &error))
         {
           m6_cli_print_error (error->message);
@@ -394,7 +393,17 @@ m6_cli_report (int    argc,
       return EXIT_FAILURE;
     }
 
-  if (leaks && json)
+  if (worst > 0)
+    {
+      if (index == NULL)
+        index = m6_frame_index_open_capture (argv[1], session, NULL, NULL, NULL, &error);
+      if (index == NULL || !m6_cli_print_worst (index, only_thread, (guint) worst, &error))
+        {
+          m6_cli_print_error (error->message);
+          return EXIT_FAILURE;
+        }
+    }
+  else if (leaks && json)
     {
       g_autoptr (JsonNode) root = m6_ledger_session_json (session, only_thread);
       g_autofree char *text = m6_json_to_string (root, TRUE);

@@ -11,6 +11,7 @@
 #include "m6-diff.h"
 #include "m6-export.h"
 #include "../big-trees.h"
+#include "m6-session-private.h"
 
 typedef struct
 {

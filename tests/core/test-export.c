@@ -15,6 +15,7 @@
 #include "m6-export.h"
 #include "m6-json.h"
 #include "m6-payload.h"
+#include "m6-session-private.h"
 
 typedef struct
 {

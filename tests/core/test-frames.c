@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "m6-session.h"
+#include "m6-session-private.h"
 
 /* @frames top-level scopes with dt = 1000 + 10 × (f mod 100) ns, and one
  * spike of 5 ms at frame @spike_at. */

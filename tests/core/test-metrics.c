@@ -7,6 +7,7 @@
 #include "m6-export.h"
 #include "m6-metrics.h"
 #include "m6-stream.h"
+#include "m6-session-private.h"
 
 /* Lines that start with @prefix (samples of the families it names). */
 static guint

@@ -167,35 +167,6 @@ test_empty_tree (void)
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (obj, "stats"), "count"), ==, 0);
 }
 
-static gint64 fake_now;
-static gint64 fake_heap;
-
-static gint64 fake_clock (gpointer data) { return fake_now; }
-static gint64 fake_heap_source (gpointer data) { return fake_heap; }
-
-static void
-test_profiler_sources (void)
-{
-  g_autoptr (M6Profiler) prof = m6_profiler_new ();
-
-  m6_profiler_set_clock (prof, fake_clock, NULL);
-  m6_profiler_set_heap_source (prof, fake_heap_source, NULL);
-  for (int f = 0; f < 10; f++)
-    {
-      fake_now = f * 16000000; fake_heap = f * 4096;
-      m6_profiler_mark (prof, "frame");
-      fake_now += 5000000; fake_heap += 4096;
-      m6_profiler_done (prof);
-    }
-  M6Node *frame = m6_profiler_root (prof)->first_child;
-  g_assert_cmpuint (frame->count, ==, 10);
-  g_assert_cmpint (frame->time_sum, ==, 50000000);
-  g_assert_cmpint (m6_node_mem_net (frame), ==, 10 * 4096);
-  g_autoptr (JsonNode) node = m6_profiler_convert (prof, frame);
-  JsonObject *stats = json_object_get_object_member (json_node_get_object (node), "stats");
-  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (stats, "mem.rate"), 4.0, 1e-12);
-}
-
 static void
 test_deep_chain (void)
 {
@@ -322,7 +293,6 @@ main (int   argc,
   g_test_add_func ("/core/payload/text-equals-builder", test_text_equals_builder);
   g_test_add_func ("/core/payload/mem-delta-min-max-all-time", test_mem_delta_min_max_all_time);
   g_test_add_func ("/core/payload/mem-rate-per-frame", test_mem_rate_per_frame);
-  g_test_add_func ("/core/profiler/sources", test_profiler_sources);
 
   return g_test_run ();
 }

@@ -5,6 +5,7 @@
 
 #include "m6-payload.h"
 #include "m6-session.h"
+#include "m6-session-private.h"
 
 typedef struct
 {

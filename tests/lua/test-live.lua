@@ -57,9 +57,11 @@ local function row (report, label)
   for line in report:gmatch ("[^\n]+") do
     local indent, name, rest = line:match ("^(%s*)(%S+)%s+(%d.*)$")
     if name == label then
+      -- One field a cell (a time is "12.3 µs" with a no-break space).
       local cols = {}
-      for c in rest:gmatch ("%S+") do cols[#cols + 1] = tonumber (c) end
-      return { depth = #indent / 2, count = cols[1], mem_delta = cols[6], mem_net = cols[7] }
+      for c in rest:gmatch ("%S+") do cols[#cols + 1] = c end
+      return { depth = #indent / 2, count = tonumber (cols[1]), mem_delta = tonumber (cols[6]),
+               mem_net = tonumber (cols[7]) }
     end
   end
 end

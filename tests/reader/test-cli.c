@@ -3,6 +3,7 @@
 #include "reader-test-util.h"
 
 #include "m6-capture.h"
+#include "m6-session-private.h"
 
 typedef struct
 {

@@ -9,6 +9,7 @@
 #include "mach6.h"
 #include "mach6-abi.h"
 #include "reader-test-util.h"
+#include "m6-session-private.h"
 
 /* The producer's segment, mapped read-write as a reader does. */
 typedef struct

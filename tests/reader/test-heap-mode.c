@@ -8,6 +8,7 @@
 #include <malloc.h>
 
 #include "m6-capture.h"
+#include "m6-session-private.h"
 
 #define FRAMES    40
 #define MAIN_KB   8

@@ -6,6 +6,7 @@
 
 #include "m6-capture.h"
 #include "m6-json.h"
+#include "m6-session-private.h"
 
 /* --- payload equality --------------------------------------------------- */
 

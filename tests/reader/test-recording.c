@@ -8,6 +8,7 @@
 
 #include "m6-capture.h"
 #include "m6-recording.h"
+#include "m6-session-private.h"
 
 typedef struct
 {

@@ -93,8 +93,8 @@ thread_payload (M6Session  *session,
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
     {
       M6Thread *thread = m6_session_get_thread (session, i);
-      if (g_strcmp0 (thread->name, name) == 0)
-        return m6_payload_build (thread->tree, m6_tree_get_root (thread->tree));
+      if (g_strcmp0 (m6_thread_get_name (thread), name) == 0)
+        return m6_payload_build (m6_thread_get_tree (thread), m6_tree_get_root (m6_thread_get_tree (thread)));
     }
   g_error ("no thread “%s” in the capture", name);
   return NULL;
@@ -452,7 +452,7 @@ test_stalled_client (void)
   g_assert_cmpuint (m6_session_get_drops (session), >=, net);
   g_assert_cmpuint (m6_session_get_n_events (session), >, 0);
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
-    g_assert_cmpuint (m6_session_get_thread (session, i)->rejected, ==, 0);
+    g_assert_cmpuint (m6_thread_get_rejected (m6_session_get_thread (session, i)), ==, 0);
   g_assert_true (test_serve_alive (serve));
   rm_rf (dir);
 }

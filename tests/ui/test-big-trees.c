@@ -80,7 +80,7 @@ check_viewer (BigTreeShape shape)
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
 
   M6Session *session = m6_session_window_get_session (window);
-  M6Tree *tree = m6_session_get_thread (session, 0)->tree;
+  M6Tree *tree = m6_thread_get_tree (m6_session_get_thread (session, 0));
   g_assert_cmpuint (m6_tree_get_n_nodes (tree), ==, big_tree_n_nodes (shape, n) + 1);
 
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
@@ -142,40 +142,18 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr (GError) error = NULL;
-  int status;
-
-  g_autofree char *cache = g_dir_make_tmp ("mach6-big-cache-XXXXXX", NULL);
-  g_autofree char *recordings = g_build_filename (cache, "mach6", NULL);
-  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   g_setenv ("LANGUAGE", "C", TRUE);
-  g_test_init (&argc, &argv, NULL);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("GTK_A11Y", "none", TRUE);
+  if (!ui_test_init (&argc, &argv, FALSE))
+    return 0;
+  dir = g_dir_make_tmp ("mach6-big-ui-XXXXXX", NULL);
+  app = ui_test_app_new ();
 
   g_test_add_func ("/ui/format/tiny-kb", test_tiny_kb);
-  if (!gtk_init_check ())
-    {
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
-
-  dir = g_dir_make_tmp ("mach6-big-ui-XXXXXX", NULL);
-  m6_ui_init ();
-  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
-  g_application_hold (G_APPLICATION (app));
-
   g_test_add_func ("/ui/big-trees/deep", test_deep);
   g_test_add_func ("/ui/big-trees/wide", test_wide);
-  status = g_test_run ();
 
-  g_application_release (G_APPLICATION (app));
-  g_clear_object (&app);
-  g_rmdir (dir);
+  int status = g_test_run ();
+  ui_remove_tree (dir);
   g_free (dir);
-  g_rmdir (recordings);
-  g_rmdir (cache);
-  return status;
+  return ui_test_finish (app, status);
 }

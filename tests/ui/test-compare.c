@@ -254,59 +254,21 @@ test_leak (void)
   ui_spin (0.2);
 }
 
-static void
-remove_tree (const char *root)
-{
-  g_autoptr (GDir) dir = g_dir_open (root, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (root, name, NULL);
-      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (root);
-}
-
 int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *cache = g_dir_make_tmp ("mach6-compare-cache-XXXXXX", NULL);
-  g_autofree char *data = g_dir_make_tmp ("mach6-compare-data-XXXXXX", NULL);
-
-  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
-  g_setenv ("XDG_DATA_HOME", data, TRUE);
-  g_test_init (&argc, &argv, NULL);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("GTK_A11Y", "none", TRUE);
-
-  if (!gtk_init_check ())
-    {
-      g_test_skip ("no display: run under xvfb-run (make test does)");
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
-
+  if (!ui_test_init (&argc, &argv, TRUE))
+    return 0;
   tmpdir = g_dir_make_tmp ("mach6-ui-compare-XXXXXX", NULL);
   pin_to_one_cpu ();
-  m6_ui_init ();
-  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
-  g_application_hold (G_APPLICATION (app));
+  app = ui_test_app_new ();
 
   g_test_add_func ("/ui/compare/aa-pair", test_aa_pair);
   g_test_add_func ("/ui/compare/slow-draw", test_slow_draw);
   g_test_add_func ("/ui/compare/leak", test_leak);
 
   int status = g_test_run ();
-  remove_tree (tmpdir);
-  remove_tree (cache);
-  remove_tree (data);
-  return status;
+  ui_remove_tree (tmpdir);
+  return ui_test_finish (app, status);
 }

@@ -158,7 +158,7 @@ test_load_keeps_ui_responsive (void)
   big = find_session_window (big_path);
   g_assert_nonnull (big);
   M6Thread *thread = m6_session_get_thread (m6_session_window_get_session (big), 0);
-  g_assert_cmpuint (m6_tree_get_root (thread->tree)->first_child->count, ==, BIG_FRAMES);
+  g_assert_cmpuint (m6_tree_get_root (m6_thread_get_tree (thread))->first_child->count, ==, BIG_FRAMES);
   gtk_window_destroy (GTK_WINDOW (big));
   gtk_window_destroy (GTK_WINDOW (small));
   ui_spin (0.05);
@@ -448,33 +448,14 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr (GError) error = NULL;
-  int status;
-
-  g_autofree char *cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
-  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
-  g_test_init (&argc, &argv, NULL);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("GTK_A11Y", "none", TRUE);
-
-  if (!gtk_init_check ())
-    {
-      g_test_skip ("no display: run under xvfb-run (make test does)");
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
-
+  if (!ui_test_init (&argc, &argv, FALSE))
+    return 0;
   tmpdir = g_dir_make_tmp ("mach6-jobs-XXXXXX", NULL);
   big_path = g_build_filename (tmpdir, "big.mach6", NULL);
   small_path = g_build_filename (tmpdir, "small.mach6", NULL);
   write_capture (big_path, BIG_FRAMES);
   write_capture (small_path, 100);
-
-  m6_ui_init ();
-  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
-  g_application_hold (G_APPLICATION (app));
+  app = ui_test_app_new ();
 
   g_test_add_func ("/ui/jobs/load-keeps-ui-responsive", test_load_keeps_ui_responsive);
   g_test_add_func ("/ui/jobs/load-cancel", test_load_cancel);
@@ -486,15 +467,7 @@ main (int   argc,
   g_test_add_func ("/ui/jobs/live-exports-behind-job-bar", test_live_exports_behind_job_bar);
   g_test_add_func ("/ui/jobs/json-of-wide-tree-behind-job-bar", test_json_of_wide_tree_behind_job_bar);
 
-  status = g_test_run ();
-  g_application_release (G_APPLICATION (app));
-  g_clear_object (&app);
-
-  g_unlink (big_path);
-  g_unlink (small_path);
-  g_rmdir (tmpdir);
-  g_autofree char *recordings = g_build_filename (cache, "mach6", NULL);
-  g_rmdir (recordings);
-  g_rmdir (cache);
-  return status;
+  int status = g_test_run ();
+  ui_remove_tree (tmpdir);
+  return ui_test_finish (app, status);
 }

@@ -287,13 +287,13 @@ test_find_leak_other_thread (void)
   ui_spin (0.2);
 
   guint main_index = m6_session_window_get_thread (window);
-  g_assert_cmpstr (m6_session_get_thread (session, main_index)->name, ==, "main");
+  g_assert_cmpstr (m6_thread_get_name (m6_session_get_thread (session, main_index)), ==, "main");
   g_action_group_activate_action (G_ACTION_GROUP (window), "find-leak", NULL);
 
   M6Thread *shown = m6_session_get_thread (session, m6_session_window_get_thread (window));
-  g_assert_cmpstr (shown->name, ==, "worker");
+  g_assert_cmpstr (m6_thread_get_name (shown), ==, "worker");
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
-  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, m6_tree_find_path (shown->tree, "job")->id);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, m6_tree_find_path (m6_thread_get_tree (shown), "job")->id);
   const char *text = m6_ledger_view_get_leak_text (m6_session_window_get_ledger_view (window));
   if (!g_str_has_prefix (text, "job: +16.0") || !g_str_has_suffix (text, "allocated in the scope itself, outside its children"))
     g_error ("Find the leak said “%s”", text);
@@ -333,7 +333,7 @@ test_does_not_close (void)
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
   gtk_window_present (GTK_WINDOW (window));
   m6_ledger_view_set_thread (view, session, 0);
-  M6Node *node = m6_tree_find_path (thread->tree, "frame/physics");
+  M6Node *node = m6_tree_find_path (m6_thread_get_tree (thread), "frame/physics");
   m6_ledger_view_set_node (view, node->id);
   g_assert_nonnull (strstr (m6_ledger_view_get_residual_text (view), "residual 0 bytes"));
 
@@ -398,27 +398,9 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr (GError) error = NULL;
-  int status;
-
-  g_autofree char *cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
-  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
-  g_test_init (&argc, &argv, NULL);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("GTK_A11Y", "none", TRUE);
-
-  if (!gtk_init_check ())
-    {
-      g_test_skip ("no display: run under xvfb-run (make test does)");
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
-
-  m6_ui_init ();
-  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
-  g_application_hold (G_APPLICATION (app));
+  if (!ui_test_init (&argc, &argv, FALSE))
+    return 0;
+  app = ui_test_app_new ();
 
   g_test_add ("/ui/ledger/find-leak-demo", Fixture, "4", fixture_setup, test_find_leak_demo, fixture_teardown);
   g_test_add ("/ui/ledger/panel", Fixture, "4", fixture_setup, test_ledger_panel, fixture_teardown);
@@ -429,12 +411,6 @@ main (int   argc,
   g_test_add_func ("/ui/ledger/does-not-close", test_does_not_close);
   g_test_add_func ("/ui/ledger/find-leak-other-thread", test_find_leak_other_thread);
 
-  status = g_test_run ();
-  g_application_release (G_APPLICATION (app));
-  g_clear_object (&app);
-
-  g_autofree char *recordings = g_build_filename (cache, "mach6", NULL);
-  g_rmdir (recordings);
-  g_rmdir (cache);
-  return status;
+  int status = g_test_run ();
+  return ui_test_finish (app, status);
 }

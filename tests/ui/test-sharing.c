@@ -23,7 +23,6 @@
 #include "ui-test-util.h"
 
 static M6Application *app;
-static char *data_home;
 
 /* --- helpers ------------------------------------------------------------ */
 
@@ -136,20 +135,6 @@ parse_json (const char *text,
   return json_node_ref (json_parser_get_root (parser));
 }
 
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
 /* --- synthetic captures ------------------------------------------------- */
 
 #define SYNTH_FRAMES 400
@@ -259,7 +244,7 @@ live_teardown (Fixture       *f,
   g_list_free (windows);
   ui_spin (0.05);
   g_assert_null (f->window);
-  remove_tree (f->tmpdir);
+  ui_remove_tree (f->tmpdir);
   g_free (f->tmpdir);
 }
 
@@ -305,7 +290,7 @@ test_save_reopen (Fixture       *f,
   for (guint i = 0; i < m6_session_get_n_threads (live); i++)
     {
       M6Thread *thread = m6_session_get_thread (live, i);
-      g_ptr_array_add (payloads, m6_payload_to_string (thread->tree, m6_tree_get_root (thread->tree), FALSE));
+      g_ptr_array_add (payloads, m6_payload_to_string (m6_thread_get_tree (thread), m6_tree_get_root (m6_thread_get_tree (thread)), FALSE));
     }
   g_assert_cmpuint (payloads->len, >=, 2);   /* main and a worker */
 
@@ -319,7 +304,7 @@ test_save_reopen (Fixture       *f,
   for (guint i = 0; i < payloads->len; i++)
     {
       M6Thread *thread = m6_session_get_thread (session, i);
-      g_autofree char *payload = m6_payload_to_string (thread->tree, m6_tree_get_root (thread->tree), FALSE);
+      g_autofree char *payload = m6_payload_to_string (m6_thread_get_tree (thread), m6_tree_get_root (m6_thread_get_tree (thread)), FALSE);
       if (g_strcmp0 (payload, g_ptr_array_index (payloads, i)) != 0)
         g_error ("thread %u: the reopened payload differs from the live one at the save point:\n%s\nagainst\n%s",
                  i, payload, (char *) g_ptr_array_index (payloads, i));
@@ -328,7 +313,7 @@ test_save_reopen (Fixture       *f,
   /* The same graphs: the drift history and the frame lane came along. */
   M6Thread *a = m6_session_get_thread (live, m6_session_window_get_thread (f->window));
   M6Thread *b = m6_session_get_thread (session, m6_session_window_get_thread (opened));
-  g_assert_cmpuint (b->frames->len, ==, a->frames->len);
+  g_assert_cmpuint (m6_thread_get_frames (b)->len, ==, m6_thread_get_frames (a)->len);
   m6_recording_hold_worker (recording, FALSE);
   M6Node *frame = ui_node_at (opened, "frame");
   g_assert_nonnull (frame);
@@ -353,7 +338,7 @@ test_recent_files (Fixture       *f,
   g_assert_cmpstr (gtk_recent_info_get_mime_type (info), ==, "application/x-mach6-capture");
 
   /* Written to the test's own data folder, not the user's. */
-  g_autofree char *xbel = g_build_filename (data_home, "recently-used.xbel", NULL);
+  g_autofree char *xbel = g_build_filename (ui_test_get_data_home (), "recently-used.xbel", NULL);
   /* GtkRecentManager writes the file from a timeout: wait for it rather
    * than for a fixed time, which a loaded machine overruns. */
   g_assert_true (ui_wait_for (xbel_lists_recent, xbel, 20.0));
@@ -784,7 +769,7 @@ count_nodes (M6Session *session)
   guint n = 0;
 
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
-    n += m6_tree_get_n_nodes (m6_session_get_thread (session, i)->tree) - 1;
+    n += m6_tree_get_n_nodes (m6_thread_get_tree (m6_session_get_thread (session, i))) - 1;
   return n;
 }
 
@@ -852,7 +837,7 @@ test_exports (Fixture       *f,
   M6Thread *main_thread = m6_session_get_thread (session, m6_session_window_get_thread (f->window));
   M6Node *frame = ui_node_at (f->window, "frame");
   gint64 frame_total = frame->time_sum;
-  g_autofree char *main_name = g_strdup (main_thread->name);
+  g_autofree char *main_name = g_strdup (m6_thread_get_name (main_thread));
   guint n_threads = m6_session_get_n_threads (session);
   g_assert_nonnull (strstr (m6_session_window_get_last_message (f->window), "s.folded"));
 
@@ -1092,31 +1077,9 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr (GError) error = NULL;
-  int status;
-
-  /* Recordings and recent files go to folders of our own, set before
-   * anything reads them. */
-  g_autofree char *cache = g_dir_make_tmp ("mach6-sharing-cache-XXXXXX", NULL);
-  data_home = g_dir_make_tmp ("mach6-sharing-data-XXXXXX", NULL);
-  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
-  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
-  g_test_init (&argc, &argv, NULL);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("GTK_A11Y", "none", TRUE);
-
-  if (!gtk_init_check ())
-    {
-      g_test_skip ("no display: run under xvfb-run (make test does)");
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
-
-  m6_ui_init ();
-  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
-  g_application_hold (G_APPLICATION (app));
+  if (!ui_test_init (&argc, &argv, TRUE))
+    return 0;
+  app = ui_test_app_new ();
 
   g_test_add ("/ui/sharing/save-reopen", Fixture, NULL, live_setup, test_save_reopen, live_teardown);
   g_test_add ("/ui/sharing/recent-files", Fixture, NULL, live_setup, test_recent_files, live_teardown);
@@ -1131,14 +1094,6 @@ main (int   argc,
   g_test_add ("/ui/sharing/compare-captures", Fixture, NULL, plain_setup, test_compare_captures, live_teardown);
   g_test_add ("/ui/sharing/compare-live", Fixture, NULL, live_setup, test_compare_live, live_teardown);
 
-  status = g_test_run ();
-  g_application_release (G_APPLICATION (app));
-  g_clear_object (&app);
-
-  remove_tree (data_home);
-  g_autofree char *recordings = g_build_filename (cache, "mach6", NULL);
-  remove_tree (recordings);
-  g_rmdir (cache);
-  g_free (data_home);
-  return status;
+  int status = g_test_run ();
+  return ui_test_finish (app, status);
 }

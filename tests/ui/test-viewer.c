@@ -733,30 +733,9 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr (GError) error = NULL;
-  int status;
-
-  /* Not G_TEST_OPTION_ISOLATE_DIRS: that hides the MIME database, and
-   * then the app's SVG icons cannot load. The temporary recordings go to
-   * a cache of our own instead. */
-  g_autofree char *cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
-  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
-  g_test_init (&argc, &argv, NULL);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("GTK_A11Y", "none", TRUE);
-
-  if (!gtk_init_check ())
-    {
-      g_test_skip ("no display: run under xvfb-run (make test does)");
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
-
-  m6_ui_init ();
-  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
-  g_application_hold (G_APPLICATION (app));
+  if (!ui_test_init (&argc, &argv, FALSE))
+    return 0;
+  app = ui_test_app_new ();
 
   g_test_add_func ("/ui/picker/lists-and-drops", test_picker_lists);
   g_test_add_func ("/ui/app/attach-error", test_attach_error);
@@ -773,12 +752,6 @@ main (int   argc,
   g_test_add ("/ui/session/game-exit", Fixture, NULL, fixture_setup, test_game_exit, fixture_teardown);
   g_test_add_func ("/ui/session/unslotted-threads-shown", test_unslotted_threads_shown);
 
-  status = g_test_run ();
-  g_application_release (G_APPLICATION (app));
-  g_clear_object (&app);
-
-  g_autofree char *recordings = g_build_filename (cache, "mach6", NULL);
-  g_rmdir (recordings);
-  g_rmdir (cache);
-  return status;
+  int status = g_test_run ();
+  return ui_test_finish (app, status);
 }

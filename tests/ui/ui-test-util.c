@@ -1,11 +1,104 @@
 /* ui-test-util.c — helpers shared by the UI test programs. */
 #include "ui-test-util.h"
 
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "m6-reader.h"
+#include "m6-ui.h"
+
+/* --- main() ------------------------------------------------------------- */
+
+static char *test_cache;
+static char *test_data_home;
+
+gboolean
+ui_test_init (int       *argc,
+              char    ***argv,
+              gboolean   own_data_home)
+{
+  /* Not G_TEST_OPTION_ISOLATE_DIRS: that hides the MIME database, and
+   * then the app's SVG icons cannot load. Folders of our own instead, set
+   * before anything reads them. */
+  test_cache = g_dir_make_tmp ("mach6-ui-cache-XXXXXX", NULL);
+  g_setenv ("XDG_CACHE_HOME", test_cache, TRUE);
+  if (own_data_home)
+    {
+      test_data_home = g_dir_make_tmp ("mach6-ui-data-XXXXXX", NULL);
+      g_setenv ("XDG_DATA_HOME", test_data_home, TRUE);
+    }
+  g_test_init (argc, argv, NULL);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+
+  if (!gtk_init_check ())
+    {
+      g_test_skip ("no display: run under xvfb-run (make test does)");
+      g_print ("1..0 # SKIP no display\n");
+      ui_test_finish (NULL, 0);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+const char *
+ui_test_get_data_home (void)
+{
+  return test_data_home;
+}
+
+M6Application *
+ui_test_app_new (void)
+{
+  g_autoptr (GError) error = NULL;
+  M6Application *app;
+
+  m6_ui_init ();
+  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  g_application_hold (G_APPLICATION (app));
+  return app;
+}
+
+int
+ui_test_finish (M6Application *app,
+                int            status)
+{
+  if (app != NULL)
+    {
+      g_application_release (G_APPLICATION (app));
+      g_object_unref (app);
+    }
+  if (test_data_home != NULL)
+    ui_remove_tree (test_data_home);
+  if (test_cache != NULL)
+    ui_remove_tree (test_cache);
+  g_clear_pointer (&test_data_home, g_free);
+  g_clear_pointer (&test_cache, g_free);
+  return status;
+}
+
+void
+ui_remove_tree (const char *root)
+{
+  g_autoptr (GDir) dir = g_dir_open (root, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (root, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        ui_remove_tree (path);
+      else
+        g_unlink (path);
+    }
+  g_rmdir (root);
+}
+
+/* --- the main loop ------------------------------------------------------ */
 
 static gboolean
 wake_cb (gpointer data)
@@ -58,6 +151,26 @@ ui_start_game (const char *leak_kb,
 
   env = g_environ_setenv (env, "LD_PRELOAD", HEAP_SHIM, TRUE);
   g_spawn_async (NULL, (char **) argv, env,
+                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                 die_with_parent, NULL, &pid, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
+GPid
+ui_start_game_args (const char *const *args)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_get_environ ();
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  GPid pid = 0;
+
+  g_ptr_array_add (argv, (gpointer) DEMO_GAME);
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  env = g_environ_setenv (env, "LD_PRELOAD", HEAP_SHIM, TRUE);
+  g_spawn_async (NULL, (char **) argv->pdata, env,
                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
                  die_with_parent, NULL, &pid, &error);
   g_assert_no_error (error);

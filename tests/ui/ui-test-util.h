@@ -1,5 +1,6 @@
-/* ui-test-util.h — what the UI test programs share: running the main loop
- * until a condition holds, and starting and stopping the real demo game. */
+/* ui-test-util.h — what the UI test programs share: the start and end of
+ * their main(), running the main loop until a condition holds, starting and
+ * stopping the real demo game, and real input through the X server. */
 #pragma once
 
 #include <glib.h>
@@ -8,6 +9,25 @@
 #include "m6-session-window.h"
 
 typedef gboolean (*UiCondition) (gpointer data);
+
+/* The start of a UI test program's main(): a cache folder of its own
+ * ($XDG_CACHE_HOME, where live sessions record) and, with @own_data_home,
+ * a data folder ($XDG_DATA_HOME: the recent list stays out of the user's);
+ * g_test_init(); settings in memory and no accessibility bus; GTK. FALSE
+ * when there is no display: main() then returns 0 (a TAP skip is printed). */
+gboolean       ui_test_init          (int            *argc,
+                                      char         ***argv,
+                                      gboolean        own_data_home);
+/* The data folder of ui_test_init(), or NULL. */
+const char    *ui_test_get_data_home (void);
+/* The application the tests drive: the UI initialized, registered, held. */
+M6Application *ui_test_app_new       (void);
+/* The end of main(): release and drop @app (may be NULL), remove the
+ * folders of ui_test_init() with all they hold; returns @status. */
+int            ui_test_finish        (M6Application  *app,
+                                      int             status);
+/* Remove @root and everything below it (links are not followed). */
+void           ui_remove_tree        (const char     *root);
 
 /* Run the main loop until @cond holds or @seconds pass; returns @cond. */
 gboolean  ui_wait_for     (UiCondition      cond,
@@ -20,6 +40,8 @@ void      ui_spin         (double           seconds);
  * dies); @threads may be NULL for none. */
 GPid      ui_start_game   (const char      *leak_kb,
                            const char      *threads);
+/* The same with the demo game's options @args (NULL-terminated). */
+GPid      ui_start_game_args (const char *const *args);
 /* Send @sig, reap, and remove the segment a killed game leaves behind. */
 void      ui_stop_game    (GPid             pid,
                            int              sig);

@@ -1,0 +1,541 @@
+/* test-hitch.c — hunting a hitch in the real demo game (--hitch-every 120
+ * --hitch-ms 50: every 120th frame waits 50 ms in stream › load_chunk):
+ * the live frame index shows every hitch and nothing else among the worst
+ * frames, the heaviest and widest scopes of a hitch frame are the hitching
+ * ones, the hitching scope's histogram peaks at the hitch and its slowest
+ * calls point at the hitch frames, the capture's index agrees; `mach6
+ * record --on-hitch` writes one capture per hitch holding the hitch frame;
+ * bad durations say what is wrong. Timing is asserted only as "at least the
+ * 50 ms the game sleeps" and wide upper bounds. */
+#include "reader-test-util.h"
+
+#include "m6-capture.h"
+#include "m6-frame-index.h"
+#include "m6-hitch-catcher.h"
+#include "m6-recording.h"
+#include "m6-session-private.h"
+
+#define HITCH_EVERY 120
+#define HITCH_NS    G_GINT64_CONSTANT (50000000)
+
+static GPid
+start_game_every (const char *fps,
+                  const char *frames,
+                  const char *every)
+{
+  const char *argv[] = { DEMO_GAME, "--fps", fps, "--frames", frames,
+                         "--hitch-every", every, "--hitch-ms", "50", NULL };
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+
+  g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                 NULL, NULL, &pid, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
+static GPid
+start_game (const char *fps,
+            const char *frames)
+{
+  return start_game_every (fps, frames, G_STRINGIFY (HITCH_EVERY));
+}
+
+static void
+reap (GPid pid)
+{
+  int status;
+
+  kill (pid, SIGTERM);
+  waitpid (pid, &status, 0);
+  g_autofree char *shm = m6_reader_shm_name (pid);
+  shm_unlink (shm);
+}
+
+static void
+wait_not_running (M6Recording *recording)
+{
+  gint64 deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+
+  while (m6_recording_get_running (recording))
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the recording did not end within 120 s");
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+}
+
+static char *
+path_of (M6FrameIndex *index,
+         guint32       node_id)
+{
+  return m6_frame_index_node_path (index, 0, node_id);
+}
+
+/* The frame numbers (in @index) of the game's hitches: the game counts from
+ * its first frame, the recording from the first after it attached. */
+static GArray *
+hitch_numbers (guint64 n_frames,
+               guint64 game_frames)
+{
+  GArray *numbers = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint64 offset = game_frames - n_frames;
+
+  for (guint64 n = 0; n < n_frames; n++)
+    if ((n + offset) % HITCH_EVERY == HITCH_EVERY - 1)
+      g_array_append_val (numbers, n);
+  return numbers;
+}
+
+static gboolean
+is_hitch (GArray  *hitches,
+          guint64  number)
+{
+  for (guint i = 0; i < hitches->len; i++)
+    if (g_array_index (hitches, guint64, i) == number)
+      return TRUE;
+  return FALSE;
+}
+
+/* What a hitch frame's events say: its heaviest scope is load_chunk, its
+ * widest below the frame is stream, holding load_chunk. */
+static void
+check_hitch_frame (M6FrameIndex      *index,
+                   const M6FrameInfo *frame)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) scopes = m6_frame_index_get_scopes (index, 0, frame->start_ns,
+                                                         frame->start_ns + frame->duration_ns, &error);
+  const M6ScopeInstance *widest = NULL, *widest_leaf = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (scopes->len, >, 1);
+  for (guint i = 0; i < scopes->len; i++)
+    {
+      const M6ScopeInstance *s = &g_array_index (scopes, M6ScopeInstance, i);
+      if (s->depth == 1 && (widest == NULL || s->duration_ns > widest->duration_ns))
+        widest = s;
+      if (s->depth >= 2 && (widest_leaf == NULL || s->duration_ns > widest_leaf->duration_ns))
+        widest_leaf = s;
+    }
+  g_autofree char *wide = path_of (index, widest->node_id);
+  g_autofree char *leaf = path_of (index, widest_leaf->node_id);
+  if (g_strcmp0 (wide, "frame/stream") != 0 || g_strcmp0 (leaf, "frame/stream/load_chunk") != 0)
+    g_error ("frame %" G_GUINT64_FORMAT " (%" G_GINT64_FORMAT " ns): the widest scopes are %s and %s",
+             frame->number, frame->duration_ns, wide, leaf);
+  g_assert_cmpint (widest_leaf->duration_ns, >=, HITCH_NS);
+}
+
+static void
+test_live_index (void)
+{
+  GPid pid = start_game ("120", "720");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("m6-hitch-XXXXXX", NULL);
+  g_autofree char *capture = g_build_filename (dir, "game.mach6", NULL);
+  M6Reader *reader = test_attach (pid, &error);
+  g_assert_no_error (error);
+  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  M6Session *session = m6_recording_get_session (recording);
+  g_autoptr (M6FrameIndex) index = m6_frame_index_new_live (session);
+
+  g_assert_true (m6_recording_set_capture (recording, capture, &error));
+  m6_recording_start (recording);
+  wait_not_running (recording);
+  g_assert_true (m6_recording_finish (recording, &error));
+  g_assert_no_error (error);
+  reap (pid);
+
+  M6Thread *main_thread = m6_session_get_thread (session, 0);
+  guint64 first, n;
+  g_assert_cmpuint (main_thread->drops, ==, 0);
+  g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+  g_assert_cmpuint (n, ==, main_thread->n_frames);
+  g_autoptr (GArray) hitches = hitch_numbers (n, 720);
+  g_test_message ("%" G_GUINT64_FORMAT " frames recorded, %u hitches", n, hitches->len);
+  g_assert_cmpuint (hitches->len, >=, 4);
+
+  /* Every hitch is a frame of the index, slow, and what it holds says why. */
+  for (guint i = 0; i < hitches->len; i++)
+    {
+      M6FrameInfo frame;
+      g_assert_true (m6_frame_index_get_frame (index, 0, g_array_index (hitches, guint64, i), &frame));
+      g_assert_cmpint (frame.duration_ns, >=, HITCH_NS);
+      check_hitch_frame (index, &frame);
+    }
+
+  /* The worst frames are the hitches, each with load_chunk the heaviest. */
+  g_autoptr (GArray) worst = m6_frame_index_get_worst (index, 0, hitches->len, G_MININT64, G_MAXINT64, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (worst->len, ==, hitches->len);
+  for (guint i = 0; i < worst->len; i++)
+    {
+      const M6FrameHeaviest *h = &g_array_index (worst, M6FrameHeaviest, i);
+      g_autofree char *heaviest = path_of (index, h->heaviest.node_id);
+      if (!is_hitch (hitches, h->frame.number) || g_strcmp0 (heaviest, "frame/stream/load_chunk") != 0)
+        g_error ("worst frame %u is frame %" G_GUINT64_FORMAT " (%" G_GINT64_FORMAT " ns, heaviest %s), not a hitch",
+                 i, h->frame.number, h->frame.duration_ns, heaviest);
+      g_assert_cmpint (h->heaviest.self_ns, >=, HITCH_NS);
+      if (i > 0)
+        g_assert_cmpint (h->frame.duration_ns, <=, g_array_index (worst, M6FrameHeaviest, i - 1).frame.duration_ns);
+    }
+
+  /* Stepping to the next frame slower than 40 ms visits the hitches. */
+  M6FrameInfo at = { 0 };
+  guint64 from = first - 1;
+  for (guint i = 0; i < hitches->len; i++)
+    {
+      g_assert_true (m6_frame_index_step (index, 0, from, TRUE, 40000000, &at));
+      g_assert_cmpuint (at.number, ==, g_array_index (hitches, guint64, i));
+      from = at.number;
+    }
+  g_assert_false (m6_frame_index_step (index, 0, from, TRUE, 40000000, &at));
+
+  /* load_chunk's histogram: most calls are quick, the max is the hitch,
+   * and the slowest calls are in the hitch frames. */
+  M6Node *load_chunk = m6_tree_find_path (main_thread->tree, "frame/stream/load_chunk");
+  g_assert_nonnull (load_chunk);
+  g_autoptr (M6ScopeHistogram) hist = m6_frame_index_get_histogram (index, 0, load_chunk->id, G_MININT64, G_MAXINT64,
+                                                                    hitches->len, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("load_chunk: %" G_GUINT64_FORMAT " calls, p50 %" G_GINT64_FORMAT " ns, p99 %" G_GINT64_FORMAT
+                  " ns, max %" G_GINT64_FORMAT " ns", hist->count, hist->p50_ns, hist->p99_ns, hist->max_ns);
+  g_assert_cmpuint (hist->count, ==, load_chunk->count);
+  g_assert_cmpint (hist->sum_ns, ==, load_chunk->time_sum);
+  g_assert_cmpint (hist->max_ns, >=, HITCH_NS);
+  g_assert_cmpint (hist->max_ns, <=, 4 * HITCH_NS);
+  g_assert_cmpint (hist->p50_ns, <, HITCH_NS / 10);
+  guint first_bucket, last_bucket;
+  g_assert_true (m6_scope_histogram_get_span (&*hist, &first_bucket, &last_bucket));
+  g_assert_cmpfloat (m6_scope_histogram_bucket_lower (last_bucket + 1), >, (double) HITCH_NS);
+  g_assert_cmpuint (hist->slowest->len, ==, hitches->len);
+  for (guint i = 0; i < hist->slowest->len; i++)
+    {
+      const M6ScopeOccurrence *occ = &g_array_index (hist->slowest, M6ScopeOccurrence, i);
+      g_assert_true (is_hitch (hitches, occ->frame));
+      g_assert_cmpint (occ->duration_ns, >=, HITCH_NS);
+    }
+
+  /* The capture's index says the same, reading frames from the file. */
+  g_autoptr (M6Session) loaded = m6_capture_load (capture, &error);
+  g_assert_no_error (error);
+  g_autoptr (M6FrameIndex) from_file = m6_frame_index_open_capture (capture, loaded, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GArray) worst_file = m6_frame_index_get_worst (from_file, 0, hitches->len, G_MININT64, G_MAXINT64, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (worst_file->len, ==, worst->len);
+  for (guint i = 0; i < worst->len; i++)
+    {
+      const M6FrameHeaviest *a = &g_array_index (worst, M6FrameHeaviest, i);
+      const M6FrameHeaviest *b = &g_array_index (worst_file, M6FrameHeaviest, i);
+      g_assert_cmpuint (a->frame.number, ==, b->frame.number);
+      g_assert_cmpint (a->frame.duration_ns, ==, b->frame.duration_ns);
+      g_assert_cmpint (a->heaviest.self_ns, ==, b->heaviest.self_ns);
+      check_hitch_frame (from_file, &b->frame);
+    }
+
+  g_unlink (capture);
+  g_rmdir (dir);
+}
+
+static void
+count_saved (M6HitchCatcher *catcher,
+             const char     *path,
+             gint64          duration_ns,
+             guint          *n_saved)
+{
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (duration_ns, >=, HITCH_NS);
+  (*n_saved)++;
+}
+
+/* The viewer's toggle: the core's M6HitchCatcher on a live recording,
+ * switched on halfway through, catches the hitches from then on, and
+ * says so on the main context. */
+static void
+test_catcher_toggle (void)
+{
+  GPid pid = start_game ("120", "720");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("m6-catcher-XXXXXX", NULL);
+  M6Reader *reader = test_attach (pid, &error);
+  g_assert_no_error (error);
+  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  M6Session *session = m6_recording_get_session (recording);
+  g_autoptr (M6FrameIndex) index = m6_frame_index_new_live (session);
+  M6HitchCatcher *catcher = m6_hitch_catcher_new (recording, index, 0, 40000000, dir);
+  guint n_saved = 0;
+  guint64 switched_at = 0;
+
+  m6_hitch_catcher_set_span (catcher, G_GINT64_CONSTANT (300000000), G_GINT64_CONSTANT (200000000));
+  m6_hitch_catcher_set_enabled (catcher, FALSE);
+  g_signal_connect (catcher, "saved", G_CALLBACK (count_saved), &n_saved);
+  m6_recording_start (recording);
+
+  /* Switch it on after about two hitches, between two batches. */
+  for (gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;;)
+    {
+      m6_recording_lock (recording);
+      M6Thread *main_thread = m6_session_get_thread (session, 0);
+      guint64 frames = main_thread != NULL ? main_thread->n_frames : 0;
+      if (frames >= 300)
+        {
+          switched_at = frames;
+          m6_hitch_catcher_set_enabled (catcher, TRUE);
+        }
+      m6_recording_unlock (recording);
+      if (switched_at > 0)
+        break;
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (5000);
+    }
+  wait_not_running (recording);
+  g_assert_true (m6_recording_finish (recording, &error));
+  reap (pid);
+  m6_recording_lock (recording);
+  m6_hitch_catcher_flush (catcher);
+  m6_recording_unlock (recording);
+  m6_hitch_catcher_wait (catcher);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  guint64 first, n;
+  g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+  g_autoptr (GArray) hitches = hitch_numbers (n, 720);
+  guint expected = 0;
+  for (guint i = 0; i < hitches->len; i++)
+    if (g_array_index (hitches, guint64, i) >= switched_at)
+      expected++;
+  g_auto (GStrv) paths = m6_hitch_catcher_dup_paths (catcher);
+  g_test_message ("switched on at frame %" G_GUINT64_FORMAT ": %u of %u hitches caught", switched_at,
+                  g_strv_length (paths), hitches->len);
+  g_assert_cmpuint (expected, >=, 2);
+  g_assert_cmpuint (m6_hitch_catcher_get_n_hitches (catcher), ==, expected);
+  g_assert_cmpuint (g_strv_length (paths), ==, expected);
+  g_assert_cmpuint (n_saved, ==, expected);
+  g_assert_null (m6_hitch_catcher_dup_error (catcher));
+  g_object_unref (catcher);
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autoptr (M6Session) loaded = m6_capture_load (paths[i], &error);
+      g_assert_no_error (error);
+      g_unlink (paths[i]);
+    }
+  g_rmdir (dir);
+}
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} CliRun;
+
+static void
+cli_run_clear (CliRun *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliRun, cli_run_clear)
+
+static void
+run_cli (CliRun             *r,
+         const char *const  *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "LC_ALL", "C.UTF-8", TRUE);
+  int wait_status = 0;
+
+  env = g_environ_setenv (env, "LANGUAGE", "C", TRUE);
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+static void
+test_on_hitch (void)
+{
+  GPid pid = start_game ("60", "660");   /* the last hitch, frame 599, has frames after it */
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("m6-on-hitch-XXXXXX", NULL);
+  g_autofree char *output = g_build_filename (dir, "ignored-name.mach6", NULL);
+  g_autofree char *pid_text = g_strdup_printf ("%d", pid);
+  g_auto (CliRun) record = { 0 };
+  guint n_hitches = 0, n_written = 0;
+
+  /* The segment is there before the CLI looks for it. */
+  M6Reader *probe = test_attach (pid, &error);
+  g_assert_no_error (error);
+  m6_reader_free (probe);
+
+  const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "500ms", "-o", output, NULL };
+  run_cli (&record, args);
+  reap (pid);
+  g_test_message ("%s%s", record.out, record.err);
+  g_assert_cmpint (record.status, ==, 0);
+  const char *summary = strstr (record.out, " hitches, ");
+  g_assert_nonnull (summary);
+  while (summary > record.out && summary[-1] != '\n')
+    summary--;
+  g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", &n_hitches, &n_written), ==, 2);
+  g_assert_cmpuint (n_hitches, >=, 4);
+  g_assert_cmpuint (n_written, ==, n_hitches);
+
+  /* One capture per hitch, named by its time and duration, holding the
+   * hitch frame (and, 2 s apart from the next, only that one). */
+  g_autoptr (GDir) listing = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  guint n_files = 0;
+  for (const char *name; (name = g_dir_read_name (listing)) != NULL;)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_assert_true (g_str_has_prefix (name, "demo-game-"));
+      g_assert_nonnull (strstr (name, "-hitch-"));
+      g_assert_true (g_str_has_suffix (name, "ms.mach6"));
+      g_assert_nonnull (strstr (record.out, path));
+      n_files++;
+
+      g_autoptr (M6Session) loaded = m6_capture_load (path, &error);
+      g_assert_no_error (error);
+      g_autoptr (M6FrameIndex) index = m6_frame_index_open_capture (path, loaded, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (GArray) worst = m6_frame_index_get_worst (index, 0, 2, G_MININT64, G_MAXINT64, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (worst->len, ==, 2);
+      const M6FrameHeaviest *hitch = &g_array_index (worst, M6FrameHeaviest, 0);
+      g_autofree char *heaviest = m6_frame_index_node_path (index, 0, hitch->heaviest.node_id);
+      g_assert_cmpint (hitch->frame.duration_ns, >=, HITCH_NS);
+      g_assert_cmpstr (heaviest, ==, "frame/stream/load_chunk");
+      g_assert_cmpint (g_array_index (worst, M6FrameHeaviest, 1).frame.duration_ns, <, 40000000);
+      /* Seconds around it: frames before and after the hitch. */
+      guint64 first, n;
+      g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+      g_assert_cmpuint (hitch->frame.number, >, first);
+      g_assert_cmpuint (hitch->frame.number, <, first + n - 1);
+
+      /* And `mach6 report --worst` says so without a display. */
+      g_auto (CliRun) report = { 0 };
+      const char *report_args[] = { "report", path, "--worst", "1", NULL };
+      run_cli (&report, report_args);
+      g_assert_cmpint (report.status, ==, 0);
+      g_assert_nonnull (strstr (report.out, "frame/stream/load_chunk"));
+      g_unlink (path);
+    }
+  g_assert_cmpuint (n_files, ==, n_written);
+  g_rmdir (dir);
+}
+
+/* `mach6 report PID --worst`: recorded live for a while, the hitches on
+ * top, without a display. */
+static void
+test_report_pid_worst (void)
+{
+  GPid pid = start_game ("60", "0");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *pid_text = g_strdup_printf ("%d", pid);
+  g_auto (CliRun) report = { 0 };
+
+  M6Reader *probe = test_attach (pid, &error);
+  g_assert_no_error (error);
+  m6_reader_free (probe);
+  /* 4.5 s at 60 fps: at least two hitches (every 2 s). */
+  const char *args[] = { "report", pid_text, "--worst", "2", "--duration", "4.5", NULL };
+  run_cli (&report, args);
+  reap (pid);
+  g_test_message ("%s", report.out);
+  g_assert_cmpint (report.status, ==, 0);
+  g_assert_nonnull (strstr (report.out, "the slowest 2 of"));
+  /* Both rows name the hitching scope. */
+  const char *first = strstr (report.out, "frame/stream/load_chunk");
+  g_assert_nonnull (first);
+  g_assert_nonnull (strstr (first + 1, "frame/stream/load_chunk"));
+}
+
+/* A burst of slow frames (every frame hitches for 3 s) makes a capture
+ * every --keep seconds, not one a frame. */
+static void
+test_burst (void)
+{
+  GPid pid = start_game_every ("60", "60", "1");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("m6-burst-XXXXXX", NULL);
+  g_autofree char *pid_text = g_strdup_printf ("%d", pid);
+  g_auto (CliRun) record = { 0 };
+  guint n_hitches = 0, n_written = 0;
+
+  M6Reader *probe = test_attach (pid, &error);
+  g_assert_no_error (error);
+  m6_reader_free (probe);
+  const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "500ms", "-o", dir, NULL };
+  run_cli (&record, args);
+  reap (pid);
+  g_test_message ("%s", record.out);
+  g_assert_cmpint (record.status, ==, 0);
+  const char *summary = strstr (record.out, " hitches, ");
+  g_assert_nonnull (summary);
+  while (summary > record.out && summary[-1] != '\n')
+    summary--;
+  g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", &n_hitches, &n_written), ==, 2);
+  g_assert_cmpuint (n_hitches, >=, 30);
+  g_assert_cmpuint (n_written, >=, 1);
+  g_assert_cmpuint (n_written, <=, n_hitches / 10);
+
+  g_autoptr (GDir) listing = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  guint n_files = 0;
+  for (const char *name; (name = g_dir_read_name (listing)) != NULL; n_files++)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr (M6Session) loaded = m6_capture_load (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (m6_session_get_thread (loaded, 0)->n_frames, >, 1);
+      g_unlink (path);
+    }
+  g_assert_cmpuint (n_files, ==, n_written);
+  g_rmdir (dir);
+}
+
+static void
+test_bad_durations (void)
+{
+  struct { const char *args[8]; const char *says; } cases[] = {
+    { { "record", "1", "--on-hitch", "33", NULL }, "--on-hitch: “33” needs a unit: ns, us, ms or s" },
+    { { "record", "1", "--on-hitch", "33ms", "--keep", "5x", NULL }, "--keep: “x” in “5x” is not a unit" },
+    { { "record", "1", "--on-hitch", "fast", NULL }, "--on-hitch: “fast” is not a duration" },
+    { { "record", "1", "--keep", "1s", NULL }, "--keep and --after go with --on-hitch" },
+    { { "record", "1", "--on-hitch", "33ms", "--after", "0s", NULL }, "--after: “0s” must be at least 1 ns" },
+    { { "report", "x.mach6", "--worst", "-2", NULL }, "--worst needs a positive number" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (CliRun) r = { 0 };
+      run_cli (&r, cases[i].args);
+      g_assert_cmpint (r.status, ==, 2);
+      if (strstr (r.err, cases[i].says) == NULL)
+        g_error ("case %u: stderr “%s” does not say “%s”", i, r.err, cases[i].says);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/reader/hitch/live-index", test_live_index);
+  g_test_add_func ("/reader/hitch/on-hitch", test_on_hitch);
+  g_test_add_func ("/reader/hitch/catcher-toggle", test_catcher_toggle);
+  g_test_add_func ("/reader/hitch/report-pid-worst", test_report_pid_worst);
+  g_test_add_func ("/reader/hitch/burst", test_burst);
+  g_test_add_func ("/reader/hitch/bad-durations", test_bad_durations);
+  return g_test_run ();
+}

@@ -1,0 +1,621 @@
+/* test-hitch.c — hunting a hitch in the viewer (issue 11): the demo game
+ * hitches every 120 frames (40 ms in stream > load_chunk); the frame-time
+ * lane marks every hitch, a click on one opens the frame view on it, the
+ * slowest frames are the hitches, the histogram of load_chunk peaks at the
+ * hitch, keys step through frames, and the timeline exports. Real windows
+ * under Xvfb, real clicks and keys through XTest where there is XTest, the
+ * real game through real shared memory. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+
+#include "m6-application.h"
+#include "m6-frame-window.h"
+#include "m6-painter.h"
+#include "m6-session-frames.h"
+#include "m6-session-window.h"
+#include "m6-stats-view.h"
+#include "m6-ui.h"
+#include "ui-test-util.h"
+
+#define HITCH_MS     40
+#define HITCH_EVERY  120
+#define SLOW_NS      (G_GINT64_CONSTANT (25000000))   /* well above a normal frame */
+
+static M6Application   *app;
+static char            *tmpdir;
+static GPid             game;
+static M6SessionWindow *window;
+
+static void
+shoot (GtkWidget  *widget,
+       const char *name)
+{
+  /* For people checking by eye and for README: MACH6_TEST_SHOTS=DIR. */
+  const char *dir = g_getenv ("MACH6_TEST_SHOTS");
+  if (dir == NULL)
+    return;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  GtkNative *native = gtk_widget_get_native (widget);
+  GskRenderer *renderer = gtk_native_get_renderer (native);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  GdkRGBA bg;
+
+  m6_painter_get_background (widget, &bg);
+  gtk_snapshot_append_color (snapshot, &bg, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    gtk_widget_snapshot_child (widget, child, snapshot);
+  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    return;
+  g_autoptr (GdkTexture) texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gdk_texture_save_to_png (texture, path);
+}
+
+/* --- the session --------------------------------------------------------- */
+
+static guint
+count_slow_frames (M6FrameIndex *index)
+{
+  g_autoptr (GArray) series = m6_frame_index_get_series (index, m6_session_window_get_thread (window), G_MININT64, G_MAXINT64);
+  guint n = 0;
+
+  for (guint i = 0; series != NULL && i < series->len; i++)
+    n += g_array_index (series, M6FrameInfo, i).duration_ns >= SLOW_NS;
+  return n;
+}
+
+static gboolean
+enough_hitches (gpointer data)
+{
+  M6FrameIndex *index = m6_session_frames_get_index (window);
+  return index != NULL && count_slow_frames (index) >= 3;
+}
+
+/* One live session for every test: the game hitches every 2 s at 60 fps. */
+static void
+ensure_session (void)
+{
+  static const char *const args[] = {
+    "--fps", "60", "--threads", "1", "--hitch-every", G_STRINGIFY (HITCH_EVERY),
+    "--hitch-ms", G_STRINGIFY (HITCH_MS), NULL,
+  };
+
+  if (window != NULL)
+    return;
+  game = ui_start_game_args (args);
+  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 10));
+  window = ui_attach_live (app, game, 30);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
+  gtk_window_present (GTK_WINDOW (window));
+  if (!ui_wait_for (enough_hitches, NULL, 90))
+    {
+      M6FrameIndex *index = m6_session_frames_get_index (window);
+      guint64 first = 0, n = 0;
+      if (index != NULL)
+        m6_frame_index_get_range (index, m6_session_window_get_thread (window), &first, &n);
+      g_error ("the game did not hitch 3 times within 90 s (index %p, frames %" G_GUINT64_FORMAT "..+%" G_GUINT64_FORMAT ", %u slow)",
+               (void *) index, first, n, index ? count_slow_frames (index) : 0);
+    }
+  /* Still from here on: the live view stops redrawing (the index goes on). */
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "pause", g_variant_new_boolean (TRUE));
+  m6_drift_graph_invalidate (m6_session_window_get_drift_graph (window));
+  ui_spin (0.5);
+}
+
+/* --- 1: every hitch has a visible mark in the lane ----------------------- */
+
+typedef struct
+{
+  guint n_hitches;
+  guint n_marked;
+} LaneCheck;
+
+static gboolean
+mark_for_frame (M6DriftGraph          *drift,
+                const M6FrameInfo     *frame,
+                graphene_rect_t       *rect_out)
+{
+  M6Chart *chart = m6_drift_graph_get_frame_chart (drift);
+
+  for (guint i = 0; i < m6_chart_get_n_marks (chart); i++)
+    {
+      guint layer, index;
+      graphene_rect_t rect;
+      m6_chart_get_mark (chart, i, &layer, &index, &rect);
+      const M6LaneFrame *lf = m6_drift_graph_get_lane_frame (drift, layer, index);
+      /* Marks of the "over budget" layer only (red, added after the
+       * columns' layer 0). */
+      if (lf != NULL && layer != 0 && lf->start_ns == frame->start_ns
+          && lf->end_ns - lf->start_ns == frame->duration_ns)
+        {
+          *rect_out = rect;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+lane_marks_all (gpointer data)
+{
+  LaneCheck *c = data;
+  M6DriftGraph *drift = m6_session_window_get_drift_graph (window);
+  M6Chart *chart = m6_drift_graph_get_frame_chart (drift);
+  g_autoptr (GArray) series = m6_frame_index_get_series (m6_session_frames_get_index (window), m6_session_window_get_thread (window), G_MININT64, G_MAXINT64);
+  double chart_h = gtk_widget_get_height (GTK_WIDGET (chart));
+
+  c->n_hitches = c->n_marked = 0;
+  for (guint i = 0; i < series->len; i++)
+    {
+      const M6FrameInfo *f = &g_array_index (series, M6FrameInfo, i);
+      graphene_rect_t rect;
+
+      /* The paused lane ends where it was drawn; later frames are not in it. */
+      if (f->duration_ns < SLOW_NS || f->start_ns + f->duration_ns > m6_thread_get_last_t_ns (m6_session_get_thread (m6_session_window_get_session (window), m6_session_window_get_thread (window))))
+        continue;
+      c->n_hitches++;
+      if (mark_for_frame (drift, f, &rect) && rect.size.height >= chart_h * 0.25
+          && rect.origin.y >= 0 && rect.origin.y + rect.size.height <= chart_h)
+        c->n_marked++;
+    }
+  /* Drawn whole: the budget's label too. */
+  for (guint l = 0; l < 8; l++)
+    if (m6_chart_get_guide_label (chart, l, NULL))
+      return c->n_hitches > 0 && c->n_marked == c->n_hitches;
+  return FALSE;
+}
+
+static void
+test_lane_marks_every_hitch (void)
+{
+  LaneCheck c = { 0, 0 };
+  M6DriftGraph *drift;
+  M6Chart *chart;
+  graphene_rect_t label;
+
+  ensure_session ();
+  drift = m6_session_window_get_drift_graph (window);
+  chart = m6_drift_graph_get_frame_chart (drift);
+  m6_drift_graph_invalidate (drift);
+  if (!ui_wait_for (lane_marks_all, &c, 10))
+    g_error ("the lane marks %u of %u hitch frames (tall and inside the chart)", c.n_marked, c.n_hitches);
+  g_assert_cmpuint (c.n_hitches, >=, 3);
+  g_assert_cmpuint (m6_drift_graph_get_n_over_budget (drift), >=, c.n_hitches);
+
+  /* The budget's label is drawn and covers no mark. */
+  guint budget_layer = G_MAXUINT;
+  for (guint l = 0; l < 8; l++)
+    if (m6_chart_get_guide_label (chart, l, &label))
+      budget_layer = l;
+  g_assert_cmpuint (budget_layer, !=, G_MAXUINT);
+  for (guint i = 0; i < m6_chart_get_n_marks (chart); i++)
+    {
+      graphene_rect_t rect;
+      m6_chart_get_mark (chart, i, NULL, NULL, &rect);
+      if (graphene_rect_intersection (&rect, &label, NULL))
+        g_error ("the budget label (%.0f,%.0f %.0fx%.0f) covers mark %u at x=%.0f",
+                 label.origin.x, label.origin.y, label.size.width, label.size.height, i, rect.origin.x);
+    }
+  shoot (GTK_WIDGET (drift), "hitch-lane.png");
+}
+
+/* --- 2: a click on a hitch opens it -------------------------------------- */
+
+static gboolean
+frame_window_open (gpointer data)
+{
+  M6FrameWindow *fw = m6_session_frames_get_window (window);
+  return fw != NULL && m6_frame_window_get_frame (fw, NULL) && gtk_widget_get_mapped (GTK_WIDGET (fw));
+}
+
+static const char *
+instance_label (const M6ScopeInstance *inst)
+{
+  return m6_labels_get (m6_session_get_labels (m6_session_window_get_session (window)), inst->label);
+}
+
+static void
+test_click_opens_frame (void)
+{
+  M6DriftGraph *drift;
+  M6Chart *chart;
+  g_autoptr (GArray) series = NULL;
+  const M6FrameInfo *hitch = NULL;
+  graphene_rect_t rect;
+  M6FrameInfo shown;
+
+  ensure_session ();
+  drift = m6_session_window_get_drift_graph (window);
+  chart = m6_drift_graph_get_frame_chart (drift);
+  series = m6_frame_index_get_series (m6_session_frames_get_index (window), m6_session_window_get_thread (window), G_MININT64, G_MAXINT64);
+  for (guint i = 0; i < series->len && hitch == NULL; i++)
+    if (g_array_index (series, M6FrameInfo, i).duration_ns >= SLOW_NS)
+      hitch = &g_array_index (series, M6FrameInfo, i);
+  g_assert_nonnull (hitch);
+  g_assert_true (mark_for_frame (drift, hitch, &rect));
+
+  /* Near the top of its bar, where only a hitch reaches. */
+  double x = rect.origin.x + rect.size.width / 2, y = rect.origin.y + 3;
+  if (ui_input_available ())
+    ui_click (GTK_WIDGET (chart), x, y);
+  else
+    {
+      guint layer, index;
+      g_test_message ("no XTest: the mark is activated without a click");
+      g_assert_true (m6_chart_get_mark_at (chart, x, y, &layer, &index));
+      g_signal_emit_by_name (chart, "mark-activated", layer, index);
+    }
+  g_assert_true (ui_wait_for (frame_window_open, NULL, 10));
+
+  M6FrameWindow *fw = m6_session_frames_get_window (window);
+  g_assert_true (m6_frame_window_get_frame (fw, &shown));
+  g_assert_cmpuint (shown.number, ==, hitch->number);
+  g_assert_cmpint (shown.duration_ns, >=, SLOW_NS);
+
+  /* Its widest scope under the frame is stream, and what took the time in
+   * it (the largest self time) is load_chunk. */
+  M6Timeline *timeline = m6_frame_window_get_timeline (fw);
+  g_assert_cmpuint (m6_timeline_get_n_lanes (timeline), >=, 1);
+  g_assert_cmpuint (m6_timeline_get_lane_thread (timeline, 0), ==, m6_session_window_get_thread (window));
+  GArray *instances = m6_timeline_get_instances (timeline, 0);
+  const M6ScopeInstance *widest = NULL, *heaviest = NULL;
+  for (guint i = 0; i < instances->len; i++)
+    {
+      const M6ScopeInstance *inst = &g_array_index (instances, M6ScopeInstance, i);
+      if (inst->depth >= 1 && (widest == NULL || inst->duration_ns > widest->duration_ns))
+        widest = inst;
+      if (inst->depth >= 1 && (heaviest == NULL || inst->self_ns > heaviest->self_ns))
+        heaviest = inst;
+    }
+  g_assert_nonnull (widest);
+  g_assert_cmpstr (instance_label (widest), ==, "stream");
+  g_assert_cmpstr (instance_label (heaviest), ==, "load_chunk");
+  g_assert_cmpint (heaviest->duration_ns, >=, SLOW_NS);
+
+  /* Drawn, and its box is most of the view wide. */
+  ui_spin (0.3);
+  guint lane = 0, index = (guint) (heaviest - (const M6ScopeInstance *) instances->data);
+  g_assert_true (m6_timeline_get_instance_rect (timeline, lane, index, &rect));
+  g_assert_cmpfloat (rect.size.width, >, gtk_widget_get_width (GTK_WIDGET (timeline)) * 0.5);
+  g_assert_cmpuint (m6_timeline_get_n_drawn (timeline), >, 0);
+
+  /* Hover says where it starts, how long it took and its mem_delta. */
+  g_autofree char *tip = m6_timeline_get_tooltip_markup (timeline, lane, index);
+  g_assert_nonnull (strstr (tip, "load_chunk"));
+  g_assert_nonnull (strstr (tip, "mem_delta"));
+  g_assert_nonnull (strstr (tip, "ms"));
+
+  /* Selecting it selects its scope in the flame graph (and so the table). */
+  m6_timeline_select (timeline, lane, index);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (m6_session_window_get_flame_graph (window)), ==, heaviest->node_id);
+  g_assert_cmpuint (m6_stats_view_get_selected_node (m6_session_window_get_stats_view (window)), ==, heaviest->node_id);
+  /* And the other way: a scope chosen in the flame graph is outlined. */
+  M6Node *physics = ui_node_at (window, "frame/physics");
+  m6_flame_graph_set_selected_node (m6_session_window_get_flame_graph (window), physics->id);
+  g_assert_cmpuint (m6_timeline_get_n_highlighted (timeline), >=, 1);
+
+  /* Ctrl+wheel-style zoom narrows the view around the pointer. */
+  double v0, v1, w0, w1;
+  m6_timeline_get_view (timeline, &v0, &v1);
+  m6_timeline_zoom (timeline, 4.0, gtk_widget_get_width (GTK_WIDGET (timeline)) / 2.0);
+  m6_timeline_get_view (timeline, &w0, &w1);
+  g_assert_cmpfloat ((w1 - w0) * 3.5, <, v1 - v0);
+  m6_timeline_set_view (timeline, v0, v1);
+  m6_timeline_select (timeline, lane, index);
+  ui_spin (0.3);
+  shoot (GTK_WIDGET (fw), "hitch-frame-view.png");
+}
+
+/* --- 2b: a dragged range opens every frame in it -------------------------- */
+
+static void
+test_drag_range (void)
+{
+  M6DriftGraph *drift;
+  M6Chart *chart;
+  g_autoptr (GArray) series = NULL;
+  const M6FrameInfo *hitch = NULL;
+  graphene_rect_t rect;
+
+  ensure_session ();
+  drift = m6_session_window_get_drift_graph (window);
+  chart = m6_drift_graph_get_frame_chart (drift);
+  series = m6_frame_index_get_series (m6_session_frames_get_index (window), m6_session_window_get_thread (window),
+                                      G_MININT64, G_MAXINT64);
+  for (guint i = 0; i < series->len && hitch == NULL; i++)
+    if (g_array_index (series, M6FrameInfo, i).duration_ns >= SLOW_NS)
+      hitch = &g_array_index (series, M6FrameInfo, i);
+  g_assert_nonnull (hitch);
+  g_assert_true (mark_for_frame (drift, hitch, &rect));
+
+  /* The frame view of the test before would be in the way of the pointer. */
+  if (m6_session_frames_get_window (window) != NULL)
+    gtk_window_destroy (GTK_WINDOW (m6_session_frames_get_window (window)));
+  gtk_window_present (GTK_WINDOW (window));
+  ui_spin (0.3);
+  g_assert_null (m6_session_frames_get_window (window));
+
+  /* From 30 px before the hitch to 30 px after it, low in the plot. */
+  double x = rect.origin.x + rect.size.width / 2, y = rect.origin.y + rect.size.height - 4;
+  if (ui_input_available ())
+    ui_drag (GTK_WIDGET (chart), x - 30, y, x + 30, y);
+  else
+    {
+      g_test_message ("no XTest: the range is given without a drag");
+      g_signal_emit_by_name (chart, "range-selected", (hitch->start_ns - 300000000) / 1e9,
+                             (hitch->start_ns + 300000000) / 1e9);
+    }
+  M6FrameWindow *fw = m6_session_frames_get_window (window);
+  g_assert_nonnull (fw);
+  g_assert_false (m6_frame_window_get_frame (fw, NULL));
+
+  /* Several frames of the thread, the hitch among them. */
+  GArray *instances = m6_timeline_get_instances (m6_frame_window_get_timeline (fw), 0);
+  guint frames = 0;
+  gboolean has_hitch = FALSE;
+  for (guint i = 0; i < instances->len; i++)
+    {
+      const M6ScopeInstance *inst = &g_array_index (instances, M6ScopeInstance, i);
+      frames += inst->depth == 0;
+      has_hitch |= inst->depth == 0 && inst->start_ns == hitch->start_ns;
+    }
+  g_assert_cmpuint (frames, >=, 3);
+  g_assert_true (has_hitch);
+}
+
+/* --- 3: the slowest frames are the hitches -------------------------------- */
+
+static void
+test_worst_frames (void)
+{
+  ensure_session ();
+  M6FrameWindow *fw = m6_session_frames_open (window, -1);
+  g_assert_nonnull (fw);
+  GArray *worst = m6_frame_window_get_worst (fw);
+  guint n_slow = count_slow_frames (m6_session_frames_get_index (window));
+
+  g_assert_cmpuint (worst->len, >, MIN (n_slow, 20u));
+  for (guint i = 0; i < worst->len; i++)
+    {
+      const M6FrameHeaviest *h = &g_array_index (worst, M6FrameHeaviest, i);
+      if (i < MIN (n_slow, 20u))
+        {
+          g_assert_cmpint (h->frame.duration_ns, >=, SLOW_NS);
+          g_assert_cmpstr (instance_label (&h->heaviest), ==, "load_chunk");
+        }
+      else
+        g_assert_cmpint (h->frame.duration_ns, <, SLOW_NS);
+    }
+  /* The list shows them, and activating a row opens that frame. */
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (m6_frame_window_get_worst_list (fw), 1);
+  g_assert_nonnull (row);
+  g_signal_emit_by_name (m6_frame_window_get_worst_list (fw), "row-activated", row);
+  M6FrameInfo shown;
+  g_assert_true (m6_frame_window_get_frame (fw, &shown));
+  g_assert_cmpuint (shown.number, ==, g_array_index (worst, M6FrameHeaviest, 1).frame.number);
+}
+
+/* --- 4: where load_chunk's time goes -------------------------------------- */
+
+static void
+test_histogram (void)
+{
+  ensure_session ();
+  M6FrameWindow *fw = m6_session_frames_open (window, -1);
+  M6Node *load = ui_node_at (window, "frame/stream/load_chunk");
+  g_assert_nonnull (load);
+
+  m6_flame_graph_set_selected_node (m6_session_window_get_flame_graph (window), load->id);
+  const M6ScopeHistogram *h = m6_frame_window_get_histogram (fw);
+  g_assert_nonnull (h);
+  g_assert_cmpuint (h->node_id, ==, load->id);
+  /* The max is the hitch (40 ms, with room for a slow machine). */
+  g_assert_cmpint (h->max_ns, >=, HITCH_MS * G_GINT64_CONSTANT (900000));
+  g_assert_cmpint (h->max_ns, <=, HITCH_MS * G_GINT64_CONSTANT (3000000));
+  g_assert_cmpint (h->p50_ns, <, h->max_ns / 10);
+  g_assert_cmpuint (h->count, >=, count_slow_frames (m6_session_frames_get_index (window)));
+
+  /* Drawn: the max's bucket is a (red) mark at the right end. */
+  ui_spin (0.3);
+  M6Chart *chart = m6_frame_window_get_histogram_chart (fw);
+  g_assert_cmpuint (m6_chart_get_n_marks (chart), ==, 1);
+
+  /* Its slowest calls are listed; a click on one opens its frame. */
+  g_assert_nonnull (h->slowest);
+  g_assert_cmpuint (h->slowest->len, >=, 3);
+  guint64 frame = g_array_index (h->slowest, M6ScopeOccurrence, 0).frame;
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (m6_frame_window_get_slowest_list (fw), 0);
+  g_signal_emit_by_name (m6_frame_window_get_slowest_list (fw), "row-activated", row);
+  M6FrameInfo shown;
+  g_assert_true (m6_frame_window_get_frame (fw, &shown));
+  g_assert_cmpuint (shown.number, ==, frame);
+  ui_spin (0.3);
+}
+
+/* --- 5: keys step through frames ----------------------------------------- */
+
+static void
+press (M6FrameWindow *fw,
+       guint          keyval,
+       GdkModifierType mods,
+       const char    *action)
+{
+  if (ui_input_available ())
+    ui_press_keys (keyval, mods);
+  else
+    {
+      g_autofree char *name = g_strconcat ("frame.", action, NULL);
+      gtk_widget_activate_action (GTK_WIDGET (fw), name, NULL);
+    }
+}
+
+static gboolean
+window_active (gpointer data)
+{
+  return gtk_window_is_active (data);
+}
+
+static void
+test_keys (void)
+{
+  M6FrameInfo a, b;
+
+  ensure_session ();
+  M6FrameWindow *fw = m6_session_frames_open (window, -1);
+  gtk_window_present (GTK_WINDOW (fw));
+  ui_wait_for (window_active, fw, 5);
+  gtk_widget_grab_focus (GTK_WIDGET (m6_frame_window_get_timeline (fw)));
+  g_assert_true (m6_frame_window_get_frame (fw, &a));
+
+  press (fw, GDK_KEY_bracketright, 0, "next");
+  g_assert_true (m6_frame_window_get_frame (fw, &b));
+  g_assert_cmpuint (b.number, ==, a.number + 1);
+  press (fw, GDK_KEY_bracketleft, 0, "previous");
+  g_assert_true (m6_frame_window_get_frame (fw, &b));
+  g_assert_cmpuint (b.number, ==, a.number);
+
+  /* Ctrl+]: the next frame over budget, past the normal ones between. */
+  press (fw, GDK_KEY_bracketright, GDK_CONTROL_MASK, "next-slow");
+  g_assert_true (m6_frame_window_get_frame (fw, &b));
+  if (b.number == a.number)
+    {
+      /* The slowest was the last hitch so far: go back instead. */
+      press (fw, GDK_KEY_bracketleft, GDK_CONTROL_MASK, "previous-slow");
+      g_assert_true (m6_frame_window_get_frame (fw, &b));
+      g_assert_cmpuint (b.number, <, a.number);
+    }
+  else
+    g_assert_cmpuint (b.number, >, a.number + 1);
+  g_assert_cmpint (b.duration_ns, >=, SLOW_NS);
+}
+
+/* --- 6: the timeline exports ---------------------------------------------- */
+
+static void
+test_export (void)
+{
+  static const char *const exts[] = { "svg", "pdf", "png" };
+
+  ensure_session ();
+  M6FrameWindow *fw = m6_session_frames_open (window, -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (exts); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("timeline.%s", exts[i]);
+      g_autofree char *path = g_build_filename (tmpdir, name, NULL);
+      g_autofree char *data = NULL;
+      gsize len = 0;
+
+      gtk_widget_activate_action (GTK_WIDGET (fw), "frame.export", "s", path);
+      g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+      g_assert_cmpuint (len, >, 1000);
+      if (i == 0)
+        {
+          g_assert_nonnull (strstr (data, "<svg"));
+          g_assert_nonnull (strstr (data, "</svg>"));
+        }
+      else if (i == 1)
+        g_assert_true (g_str_has_prefix (data, "%PDF-"));
+      else
+        {
+          g_autoptr (GError) error = NULL;
+          g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (path, &error);
+          g_assert_no_error (error);
+          g_assert_cmpint (gdk_texture_get_width (texture), >=, 1200);
+          g_assert_cmpint (gdk_texture_get_height (texture), >=, 60);
+        }
+      g_unlink (path);
+    }
+}
+
+/* --- 7: capture on hitch ------------------------------------------------- */
+
+static gboolean
+hitch_captured (gpointer data)
+{
+  g_auto (GStrv) paths = m6_session_frames_dup_hitch_paths (window);
+  const char *message = m6_session_window_get_last_message (window);
+  return paths[0] != NULL && message != NULL && g_str_has_prefix (message, "Hitch captured");
+}
+
+static void
+test_capture_on_hitch (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  ensure_session ();
+  g_action_group_activate_action (G_ACTION_GROUP (window), "hitch-keep-seconds", g_variant_new_int32 (2));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (TRUE));
+  g_assert_nonnull (m6_session_frames_get_catcher (window));
+  if (!ui_wait_for (hitch_captured, NULL, 60))
+    g_error ("no hitch capture within 60 s (last message: %s)", m6_session_window_get_last_message (window));
+
+  /* One file per hitch, next to the others, and it holds the hitch. */
+  g_auto (GStrv) paths = m6_session_frames_dup_hitch_paths (window);
+  g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "mach6", "hitches", NULL);
+  g_assert_true (g_str_has_prefix (paths[0], dir));
+  g_assert_true (g_str_has_suffix (paths[0], ".mach6"));
+  M6FrameIndex *index = m6_frame_index_open_capture (paths[0], NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  gboolean found = FALSE;
+  for (guint t = 0; t < 4 && !found; t++)
+    {
+      g_autoptr (GArray) worst = m6_frame_index_get_worst (index, t, 1, G_MININT64, G_MAXINT64, NULL);
+      found = worst != NULL && worst->len == 1 && g_array_index (worst, M6FrameHeaviest, 0).frame.duration_ns >= SLOW_NS;
+    }
+  m6_frame_index_free (index);
+  g_assert_true (found);
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (FALSE));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  tmpdir = g_dir_make_tmp ("mach6-hitch-XXXXXX", NULL);
+  g_autofree char *cache = g_build_filename (tmpdir, "cache", NULL);
+  g_autofree char *data = g_build_filename (tmpdir, "data", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  g_test_init (&argc, &argv, NULL);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+
+  if (!gtk_init_check ())
+    {
+      g_test_skip ("no display: run under xvfb-run (make test does)");
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+
+  m6_ui_init ();
+  app = m6_application_new (G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  g_application_hold (G_APPLICATION (app));
+
+  g_test_add_func ("/ui/hitch/lane-marks-every-hitch", test_lane_marks_every_hitch);
+  g_test_add_func ("/ui/hitch/click-opens-frame", test_click_opens_frame);
+  g_test_add_func ("/ui/hitch/drag-range", test_drag_range);
+  g_test_add_func ("/ui/hitch/worst-frames", test_worst_frames);
+  g_test_add_func ("/ui/hitch/histogram", test_histogram);
+  g_test_add_func ("/ui/hitch/keys", test_keys);
+  g_test_add_func ("/ui/hitch/export", test_export);
+  g_test_add_func ("/ui/hitch/capture-on-hitch", test_capture_on_hitch);
+
+  status = g_test_run ();
+  if (window != NULL)
+    gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.2);
+  ui_stop_game (game, SIGTERM);
+  g_application_release (G_APPLICATION (app));
+  g_clear_object (&app);
+  return status;
+}

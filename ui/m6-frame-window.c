@@ -1,0 +1,769 @@
+/* m6-frame-window.c — the frame view window (see m6-frame-window.h): the
+ * slowest frames on the left, the timeline of the open frame, and under
+ * it the histogram of the selected scope with its slowest calls. */
+#include "m6-frame-window.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "m6-duration.h"
+#include "m6-format.h"
+#include "m6-frame-lane.h"
+#include "m6-session-window.h"
+
+#define N_WORST   20u
+#define N_SLOWEST 10u
+
+struct _M6FrameWindow
+{
+  AdwWindow         parent_instance;
+
+  GtkWindow        *session_window;   /* weak */
+  M6FlameGraph     *flame_graph;      /* the session window's, weak */
+  M6FrameIndex     *index;
+  M6Session        *session;
+  guint             thread;
+  gint64            budget_ns;
+
+  gboolean          have_frame;
+  M6FrameInfo       frame;
+  GArray           *worst;            /* M6FrameHeaviest */
+  M6ScopeHistogram *histogram;
+  char             *message;
+  guint             syncing;
+
+  AdwWindowTitle   *title;
+  AdwToastOverlay  *toasts;
+  M6Timeline       *timeline;
+  GtkListBox       *worst_list;
+  M6Chart          *histogram_chart;
+  GtkListBox       *slowest_list;
+};
+
+G_DEFINE_FINAL_TYPE (M6FrameWindow, m6_frame_window, ADW_TYPE_WINDOW)
+
+static void
+show_message (M6FrameWindow *self,
+              const char    *message)
+{
+  g_free (self->message);
+  self->message = g_strdup (message);
+  adw_toast_overlay_add_toast (self->toasts, adw_toast_new (message));
+}
+
+static char *
+format_seconds_tick (double   seconds,
+                     gpointer user_data)
+{
+  return m6_format_duration_tick (seconds);
+}
+
+static char *
+format_count_tick (double   count,
+                   gpointer user_data)
+{
+  /* The axis starts below 1 so that a single call has a bar. */
+  return count >= 1 ? g_strdup_printf ("%.0f", count) : g_strdup ("");
+}
+
+static const char *
+thread_name (M6FrameWindow *self,
+             guint          thread_index)
+{
+  M6Thread *thread = m6_session_get_thread (self->session, thread_index);
+  const char *name = thread ? m6_thread_get_name (thread) : NULL;
+  return name && *name ? name : _("main");
+}
+
+/* --- the timeline ------------------------------------------------------- */
+
+static void
+fill_timeline (M6FrameWindow *self,
+               gint64         t0,
+               gint64         t1)
+{
+  guint n_threads = m6_session_get_n_threads (self->session);
+
+  m6_timeline_clear (self->timeline, m6_session_get_labels (self->session));
+  /* The frame's own thread first, then the others over the same time. */
+  for (guint k = 0; k < n_threads; k++)
+    {
+      guint thread = k == 0 ? self->thread : (k <= self->thread ? k - 1 : k);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GArray) scopes = m6_frame_index_get_scopes (self->index, thread, t0, t1, &error);
+
+      if (scopes == NULL)
+        {
+          if (error != NULL)
+            show_message (self, error->message);
+          continue;
+        }
+      if (scopes->len > 0 || thread == self->thread)
+        m6_timeline_add_lane (self->timeline, thread, thread_name (self, thread), scopes);
+    }
+  m6_timeline_set_range (self->timeline, t0, t1);
+}
+
+gboolean
+m6_frame_window_open_frame (M6FrameWindow *self,
+                            guint64        number)
+{
+  M6FrameInfo frame;
+  char dt[M6_DURATION_BUF];
+
+  g_return_val_if_fail (M6_IS_FRAME_WINDOW (self), FALSE);
+
+  if (!m6_frame_index_get_frame (self->index, self->thread, number, &frame))
+    {
+      show_message (self, _("That frame is no longer in the live window."));
+      return FALSE;
+    }
+  self->frame = frame;
+  self->have_frame = TRUE;
+  fill_timeline (self, frame.start_ns, frame.start_ns + frame.duration_ns);
+
+  g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, frame.number);
+  /* Translators: the frame view's title: frame number and its duration */
+  g_autofree char *title = g_strdup_printf (_("Frame %s · %s"), n, m6_duration_format_buf (frame.duration_ns, dt));
+  g_autofree char *over = NULL;
+  if (frame.duration_ns > self->budget_ns)
+    {
+      char budget[M6_DURATION_BUF];
+      over = g_strdup_printf (_("%s over the %s budget"),
+                              m6_duration_format_buf (frame.duration_ns - self->budget_ns, dt),
+                              m6_duration_format_buf (self->budget_ns, budget));
+    }
+  adw_window_title_set_title (self->title, title);
+  adw_window_title_set_subtitle (self->title, over ? over : thread_name (self, self->thread));
+
+  /* The list follows: the frame's row is selected if it is one of them. */
+  gtk_list_box_unselect_all (self->worst_list);
+  for (guint i = 0; self->worst != NULL && i < self->worst->len; i++)
+    if (g_array_index (self->worst, M6FrameHeaviest, i).frame.number == number)
+      {
+        self->syncing++;
+        gtk_list_box_select_row (self->worst_list, gtk_list_box_get_row_at_index (self->worst_list, (int) i));
+        self->syncing--;
+      }
+  return TRUE;
+}
+
+void
+m6_frame_window_open_range (M6FrameWindow *self,
+                            gint64         t0,
+                            gint64         t1)
+{
+  char a[M6_DURATION_BUF];
+
+  self->have_frame = FALSE;
+  fill_timeline (self, t0, t1);
+  g_autofree char *title = g_strdup_printf (_("Time range · %s"), m6_duration_format_buf (t1 - t0, a));
+  adw_window_title_set_title (self->title, title);
+  adw_window_title_set_subtitle (self->title, thread_name (self, self->thread));
+}
+
+static void
+step (M6FrameWindow *self,
+      gboolean       forward,
+      gint64         min_ns)
+{
+  M6FrameInfo next;
+  guint64 from;
+
+  if (self->have_frame)
+    from = self->frame.number;
+  else
+    {
+      guint64 first, n;
+      if (!m6_frame_index_get_range (self->index, self->thread, &first, &n))
+        return;
+      from = forward ? first : first + n - 1;
+      if (min_ns == 0 || m6_frame_index_get_frame (self->index, self->thread, from, &next))
+        {
+          if (m6_frame_index_get_frame (self->index, self->thread, from, &next)
+              && next.duration_ns >= min_ns)
+            {
+              m6_frame_window_open_frame (self, from);
+              return;
+            }
+        }
+    }
+  if (m6_frame_index_step (self->index, self->thread, from, forward, min_ns, &next))
+    m6_frame_window_open_frame (self, next.number);
+  else if (min_ns > 0)
+    {
+      char budget[M6_DURATION_BUF];
+      g_autofree char *text = g_strdup_printf (forward ? _("No later frame is slower than %s.")
+                                                       : _("No earlier frame is slower than %s."),
+                                               m6_duration_format_buf (min_ns, budget));
+      show_message (self, text);
+    }
+  else
+    show_message (self, forward ? _("This is the last frame.") : _("This is the first frame."));
+}
+
+static void
+previous_action (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  step (data, FALSE, 0);
+}
+
+static void
+next_action (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  step (data, TRUE, 0);
+}
+
+static void
+previous_slow_action (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  step (data, FALSE, M6_FRAME_WINDOW (data)->budget_ns + 1);
+}
+
+static void
+next_slow_action (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  step (data, TRUE, M6_FRAME_WINDOW (data)->budget_ns + 1);
+}
+
+/* --- the slowest frames ------------------------------------------------- */
+
+static GtkWidget *
+make_row (const char *title,
+          const char *value,
+          const char *subtitle)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *label = gtk_label_new (title);
+  GtkWidget *number = gtk_label_new (value);
+
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (number, "numeric");
+  gtk_box_append (GTK_BOX (top), label);
+  gtk_box_append (GTK_BOX (top), number);
+  gtk_box_append (GTK_BOX (box), top);
+  if (subtitle != NULL)
+    {
+      GtkWidget *sub = gtk_label_new (subtitle);
+      gtk_label_set_xalign (GTK_LABEL (sub), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (sub), PANGO_ELLIPSIZE_MIDDLE);
+      gtk_widget_add_css_class (sub, "dim-label");
+      gtk_widget_add_css_class (sub, "caption");
+      gtk_box_append (GTK_BOX (box), sub);
+    }
+  gtk_widget_set_margin_start (box, 10);
+  gtk_widget_set_margin_end (box, 10);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  return box;
+}
+
+void
+m6_frame_window_refresh_worst (M6FrameWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  GtkWidget *child;
+
+  g_clear_pointer (&self->worst, g_array_unref);
+  self->worst = m6_frame_index_get_worst (self->index, self->thread, N_WORST, G_MININT64, G_MAXINT64, &error);
+  if (self->worst == NULL)
+    {
+      self->worst = g_array_new (FALSE, FALSE, sizeof (M6FrameHeaviest));
+      if (error != NULL)
+        show_message (self, error->message);
+    }
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->worst_list))) != NULL)
+    gtk_list_box_remove (self->worst_list, child);
+
+  for (guint i = 0; i < self->worst->len; i++)
+    {
+      const M6FrameHeaviest *h = &g_array_index (self->worst, M6FrameHeaviest, i);
+      char dt[M6_DURATION_BUF], self_t[M6_DURATION_BUF];
+      g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, h->heaviest.node_id);
+      g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, h->frame.number);
+      g_autofree char *title = g_strdup_printf (_("Frame %s"), number);
+      /* Translators: the heaviest scope of a frame and its self time */
+      const char *leaf = path ? strrchr (path, '/') : NULL;
+      g_autofree char *sub = g_strdup_printf (_("%s (%s)"), leaf ? leaf + 1 : path ? path : "?",
+                                              m6_duration_format_buf (h->heaviest.self_ns, self_t));
+      GtkWidget *row = make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub);
+      /* Translators: tooltip of a slowest frame: its heaviest scope's path */
+      g_autofree char *tip = g_strdup_printf (_("Heaviest scope: %s"), path ? path : "?");
+      gtk_widget_set_tooltip_text (row, tip);
+      gtk_list_box_append (self->worst_list, row);
+    }
+}
+
+static void
+worst_activated_cb (GtkListBox    *list,
+                    GtkListBoxRow *row,
+                    M6FrameWindow *self)
+{
+  int i = gtk_list_box_row_get_index (row);
+
+  if (self->syncing || self->worst == NULL || i < 0 || (guint) i >= self->worst->len)
+    return;
+  m6_frame_window_open_frame (self, g_array_index (self->worst, M6FrameHeaviest, i).frame.number);
+}
+
+/* --- the histogram ------------------------------------------------------ */
+
+void
+m6_frame_window_show_scope (M6FrameWindow *self,
+                            guint32        node_id)
+{
+  g_autoptr (GError) error = NULL;
+  GtkWidget *child;
+  guint first, last;
+
+  g_clear_pointer (&self->histogram, m6_scope_histogram_free);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->slowest_list))) != NULL)
+    gtk_list_box_remove (self->slowest_list, child);
+  m6_chart_clear (self->histogram_chart);
+
+  if (node_id == 0)
+    {
+      m6_chart_set_title (self->histogram_chart, _("Where does a scope’s time go?"), NULL, NULL, M6_CHART_COLOR_DIM);
+      m6_chart_set_message (self->histogram_chart, _("Select a scope to see how its durations spread."), NULL);
+      return;
+    }
+  self->histogram = m6_frame_index_get_histogram (self->index, self->thread, node_id, G_MININT64, G_MAXINT64,
+                                                  N_SLOWEST, NULL, &error);
+  g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, node_id);
+  /* Translators: the histogram's title, with a scope path */
+  g_autofree char *title = g_strdup_printf (_("Durations of %s"), path ? path : "?");
+  m6_chart_set_title (self->histogram_chart, title, NULL, NULL, M6_CHART_COLOR_DIM);
+  if (self->histogram == NULL || !m6_scope_histogram_get_span (self->histogram, &first, &last))
+    {
+      m6_chart_set_message (self->histogram_chart, error ? error->message : _("No calls of this scope here."), NULL);
+      return;
+    }
+
+  const M6ScopeHistogram *h = self->histogram;
+  char p50[M6_DURATION_BUF], p90[M6_DURATION_BUF], p99[M6_DURATION_BUF], max[M6_DURATION_BUF];
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, h->count);
+  g_autofree char *line = g_strdup_printf (_("%s calls · p50 %s · p90 %s · p99 %s · max %s"),
+                                           count, m6_duration_format_buf (h->p50_ns, p50),
+                                           m6_duration_format_buf (h->p90_ns, p90),
+                                           m6_duration_format_buf (h->p99_ns, p99),
+                                           m6_duration_format_buf (h->max_ns, max));
+  m6_chart_set_lines (self->histogram_chart, line, NULL);
+
+  /* One bar per bucket at its geometric middle; the bucket of the max in red. */
+  guint n = last - first + 1;
+  g_autofree double *xs = g_new (double, n);
+  g_autofree double *ys = g_new (double, n);
+  double ymax = 1, step = pow (2.0, 1.0 / M6_SCOPE_HISTOGRAM_PER_OCTAVE);
+  for (guint b = first; b <= last; b++)
+    {
+      xs[b - first] = sqrt (m6_scope_histogram_bucket_lower (b) * m6_scope_histogram_bucket_lower (b + 1)) / 1e9;
+      ys[b - first] = h->buckets[b] > 0 ? (double) h->buckets[b] : NAN;
+      ymax = MAX (ymax, (double) h->buckets[b]);
+    }
+  double lo = m6_scope_histogram_bucket_lower (first) / 1e9, hi = m6_scope_histogram_bucket_lower (last + 1) / 1e9;
+  m6_chart_set_x_scale (self->histogram_chart, M6_CHART_SCALE_LOG, format_seconds_tick, NULL);
+  m6_chart_set_x_range (self->histogram_chart, lo / 1.5, hi * 1.5);
+  m6_chart_set_y_scale (self->histogram_chart, M6_CHART_SCALE_LOG);
+  m6_chart_set_y_range (self->histogram_chart, 0.5, ymax * 1.5);
+  m6_chart_set_y_format (self->histogram_chart, format_count_tick, NULL);
+  guint bars = m6_chart_add_layer (self->histogram_chart, M6_CHART_BARS, M6_CHART_COLOR_SERIES, xs, ys, n);
+  m6_chart_layer_set_width (self->histogram_chart, bars, step);
+  double mx = xs[n - 1], my = ys[n - 1];
+  guint top = m6_chart_add_layer (self->histogram_chart, M6_CHART_MARKS, M6_CHART_COLOR_BAD, &mx, &my, 1);
+  m6_chart_layer_set_width (self->histogram_chart, top, step);
+
+  for (guint i = 0; h->slowest != NULL && i < h->slowest->len; i++)
+    {
+      const M6ScopeOccurrence *o = &g_array_index (h->slowest, M6ScopeOccurrence, i);
+      char dt[M6_DURATION_BUF];
+      g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, o->frame);
+      g_autofree char *frame = g_strdup_printf (_("Frame %s"), number);
+      gtk_list_box_append (self->slowest_list, make_row (frame, m6_duration_format_buf (o->duration_ns, dt), NULL));
+    }
+}
+
+static void
+slowest_activated_cb (GtkListBox    *list,
+                      GtkListBoxRow *row,
+                      M6FrameWindow *self)
+{
+  int i = gtk_list_box_row_get_index (row);
+
+  if (self->histogram == NULL || self->histogram->slowest == NULL || i < 0 || (guint) i >= self->histogram->slowest->len)
+    return;
+  guint32 node = self->histogram->node_id;
+  if (m6_frame_window_open_frame (self, g_array_index (self->histogram->slowest, M6ScopeOccurrence, i).frame))
+    m6_timeline_highlight_node (self->timeline, self->thread, node);
+}
+
+/* --- selection, both ways ----------------------------------------------- */
+
+static void
+instance_selected_cb (M6Timeline    *timeline,
+                      guint          lane,
+                      guint          index,
+                      M6FrameWindow *self)
+{
+  GArray *instances = m6_timeline_get_instances (timeline, lane);
+  guint thread = m6_timeline_get_lane_thread (timeline, lane);
+
+  if (instances == NULL || index >= instances->len || self->syncing)
+    return;
+  guint32 node = g_array_index (instances, M6ScopeInstance, index).node_id;
+  m6_timeline_highlight_node (timeline, thread, node);
+  if (thread != self->thread)
+    return;
+  m6_frame_window_show_scope (self, node);
+  /* The flame graph tells the stats tree, the drift graph and the ledger. */
+  self->syncing++;
+  if (self->flame_graph != NULL)
+    m6_flame_graph_set_selected_node (self->flame_graph, node);
+  self->syncing--;
+}
+
+static void
+flame_selected_cb (M6FlameGraph  *flame_graph,
+                   GParamSpec    *pspec,
+                   M6FrameWindow *self)
+{
+  guint node = m6_flame_graph_get_selected_node (flame_graph);
+
+  if (self->syncing || self->session_window == NULL
+      || m6_session_window_get_thread (M6_SESSION_WINDOW (self->session_window)) != self->thread)
+    return;
+  m6_timeline_highlight_node (self->timeline, self->thread, node);
+  m6_frame_window_show_scope (self, node);
+}
+
+/* --- export ------------------------------------------------------------- */
+
+static void
+write_export (M6FrameWindow *self,
+              const char    *path)
+{
+  g_autoptr (GError) error = NULL;
+  int width = MAX (gtk_widget_get_width (GTK_WIDGET (self->timeline)), 1200);
+
+  if (!m6_timeline_export (self->timeline, path, width, 0, &error))
+    {
+      show_message (self, error->message);
+      return;
+    }
+  g_autofree char *name = g_filename_display_basename (path);
+  g_autofree char *text = g_strdup_printf (_("Timeline exported to %s"), name);
+  show_message (self, text);
+}
+
+static void
+export_response_cb (GtkNativeDialog *dialog,
+                    int              response,
+                    M6FrameWindow   *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      if (path != NULL)
+        write_export (self, path);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+export_action (GSimpleAction *action,
+               GVariant      *param,
+               gpointer       data)
+{
+  M6FrameWindow *self = data;
+  const char *arg = g_variant_get_string (param, NULL);
+
+  if (*arg != '\0' && strchr (arg, '/') != NULL)
+    {
+      write_export (self, arg);
+      return;
+    }
+  /* '' or an extension: ask where. */
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Export Timeline"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), NULL);
+  g_autofree char *name = g_strdup_printf ("frame-%" G_GUINT64_FORMAT ".%s", self->frame.number, *arg ? arg : "svg");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  g_signal_connect (dialog, "response", G_CALLBACK (export_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+/* --- building ----------------------------------------------------------- */
+
+static GtkWidget *
+heading (const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (label, "heading");
+  gtk_widget_set_margin_start (label, 10);
+  gtk_widget_set_margin_top (label, 8);
+  gtk_widget_set_margin_bottom (label, 4);
+  return label;
+}
+
+static GtkWidget *
+scrolled (GtkWidget *child,
+          gboolean   vexpand)
+{
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), child);
+  gtk_widget_set_vexpand (scroller, vexpand);
+  return scroller;
+}
+
+static GtkWidget *
+icon_button (const char *icon,
+             const char *action,
+             const char *tooltip)
+{
+  GtkWidget *button = gtk_button_new_from_icon_name (icon);
+
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), action);
+  gtk_widget_set_tooltip_text (button, tooltip);
+  return button;
+}
+
+static void
+add_shortcut (GtkShortcutController *controller,
+              const char            *trigger,
+              const char            *action)
+{
+  gtk_shortcut_controller_add_shortcut (controller,
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string (trigger),
+                                                          gtk_named_action_new (action)));
+}
+
+static void
+build (M6FrameWindow *self)
+{
+  static const GActionEntry entries[] = {
+    { "previous", previous_action }, { "next", next_action },
+    { "previous-slow", previous_slow_action }, { "next-slow", next_slow_action },
+    { "export", export_action, "s" },
+  };
+  GSimpleActionGroup *group = g_simple_action_group_new ();
+  GtkWidget *header = adw_header_bar_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *main_paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *right_paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  GtkWidget *bottom = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *slow_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GMenu *menu = g_menu_new ();
+  GtkWidget *export_button = gtk_menu_button_new ();
+
+  g_action_map_add_action_entries (G_ACTION_MAP (group), entries, G_N_ELEMENTS (entries), self);
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "frame", G_ACTION_GROUP (group));
+  g_object_unref (group);
+
+  GtkEventController *shortcuts = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_propagation_phase (shortcuts, GTK_PHASE_CAPTURE);
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "bracketleft", "frame.previous");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Alt>Left", "frame.previous");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "bracketright", "frame.next");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Alt>Right", "frame.next");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>bracketleft", "frame.previous-slow");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>bracketright", "frame.next-slow");
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>w|Escape"),
+                                                          gtk_named_action_new ("window.close")));
+  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
+
+  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_("Frame View"), NULL));
+  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), icon_button ("go-previous-symbolic", "frame.previous", _("Previous Frame ([)")));
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), icon_button ("go-next-symbolic", "frame.next", _("Next Frame (])")));
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), icon_button ("go-last-symbolic", "frame.next-slow",
+                                                                   _("Next Frame Over Budget (Ctrl+])")));
+  g_menu_append (menu, _("Timeline as _SVG…"), "frame.export('svg')");
+  g_menu_append (menu, _("Timeline as _PDF…"), "frame.export('pdf')");
+  g_menu_append (menu, _("Timeline as P_NG…"), "frame.export('png')");
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (export_button), G_MENU_MODEL (menu));
+  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (export_button), "document-save-as-symbolic");
+  gtk_widget_set_tooltip_text (export_button, _("Export the Timeline"));
+  g_object_unref (menu);
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), export_button);
+  gtk_box_append (GTK_BOX (box), header);
+
+  /* The slowest frames. */
+  self->worst_list = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_widget_add_css_class (GTK_WIDGET (self->worst_list), "navigation-sidebar");
+  g_signal_connect (self->worst_list, "row-activated", G_CALLBACK (worst_activated_cb), self);
+  gtk_box_append (GTK_BOX (side), heading (_("Slowest Frames")));
+  gtk_box_append (GTK_BOX (side), scrolled (GTK_WIDGET (self->worst_list), TRUE));
+  gtk_widget_set_size_request (side, 250, -1);
+
+  /* The timeline over the histogram and its slowest calls. */
+  self->timeline = M6_TIMELINE (m6_timeline_new ());
+  g_signal_connect (self->timeline, "instance-selected", G_CALLBACK (instance_selected_cb), self);
+  self->histogram_chart = M6_CHART (m6_chart_new ());
+  gtk_widget_set_hexpand (GTK_WIDGET (self->histogram_chart), TRUE);
+  gtk_widget_set_margin_start (GTK_WIDGET (self->histogram_chart), 8);
+  gtk_widget_set_margin_end (GTK_WIDGET (self->histogram_chart), 8);
+  gtk_widget_set_margin_top (GTK_WIDGET (self->histogram_chart), 6);
+  self->slowest_list = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_widget_add_css_class (GTK_WIDGET (self->slowest_list), "navigation-sidebar");
+  g_signal_connect (self->slowest_list, "row-activated", G_CALLBACK (slowest_activated_cb), self);
+  gtk_box_append (GTK_BOX (slow_box), heading (_("Slowest Calls")));
+  gtk_box_append (GTK_BOX (slow_box), scrolled (GTK_WIDGET (self->slowest_list), TRUE));
+  gtk_widget_set_size_request (slow_box, 200, -1);
+  gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->histogram_chart));
+  gtk_box_append (GTK_BOX (bottom), gtk_separator_new (GTK_ORIENTATION_VERTICAL));
+  gtk_box_append (GTK_BOX (bottom), slow_box);
+  gtk_widget_set_size_request (bottom, -1, 240);
+
+  gtk_paned_set_start_child (GTK_PANED (right_paned), scrolled (GTK_WIDGET (self->timeline), TRUE));
+  gtk_paned_set_end_child (GTK_PANED (right_paned), bottom);
+  gtk_paned_set_resize_end_child (GTK_PANED (right_paned), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (right_paned), FALSE);
+  gtk_paned_set_start_child (GTK_PANED (main_paned), side);
+  gtk_paned_set_end_child (GTK_PANED (main_paned), right_paned);
+  gtk_paned_set_resize_start_child (GTK_PANED (main_paned), FALSE);
+  gtk_paned_set_shrink_start_child (GTK_PANED (main_paned), FALSE);
+  gtk_widget_set_vexpand (main_paned, TRUE);
+  gtk_box_append (GTK_BOX (box), main_paned);
+
+  self->toasts = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
+  adw_toast_overlay_set_child (self->toasts, box);
+  adw_window_set_content (ADW_WINDOW (self), GTK_WIDGET (self->toasts));
+}
+
+static void
+m6_frame_window_dispose (GObject *object)
+{
+  M6FrameWindow *self = M6_FRAME_WINDOW (object);
+
+  if (self->flame_graph != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->flame_graph, self);
+      g_object_remove_weak_pointer (G_OBJECT (self->flame_graph), (gpointer *) &self->flame_graph);
+      self->flame_graph = NULL;
+    }
+  if (self->session_window != NULL)
+    {
+      g_object_remove_weak_pointer (G_OBJECT (self->session_window), (gpointer *) &self->session_window);
+      self->session_window = NULL;
+    }
+  g_clear_pointer (&self->worst, g_array_unref);
+  g_clear_pointer (&self->histogram, m6_scope_histogram_free);
+  g_clear_pointer (&self->message, g_free);
+  g_clear_object (&self->session);
+
+  G_OBJECT_CLASS (m6_frame_window_parent_class)->dispose (object);
+}
+
+static void
+m6_frame_window_class_init (M6FrameWindowClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = m6_frame_window_dispose;
+}
+
+static void
+m6_frame_window_init (M6FrameWindow *self)
+{
+  self->budget_ns = M6_DEFAULT_BUDGET_NS;
+  gtk_window_set_default_size (GTK_WINDOW (self), 1000, 620);
+  gtk_window_set_title (GTK_WINDOW (self), _("Frame View"));
+  build (self);
+}
+
+M6FrameWindow *
+m6_frame_window_new (GtkWindow    *session_window,
+                     M6FrameIndex *index,
+                     guint         thread)
+{
+  M6FrameWindow *self = g_object_new (M6_TYPE_FRAME_WINDOW, NULL);
+
+  self->index = index;
+  self->session = g_object_ref (m6_frame_index_get_session (index));
+  self->thread = thread;
+  self->session_window = session_window;
+  g_object_add_weak_pointer (G_OBJECT (session_window), (gpointer *) &self->session_window);
+  gtk_window_set_transient_for (GTK_WINDOW (self), session_window);
+  /* Most of the session window's size: fits a 1024 × 640 screen as well
+   * as it uses a 4K one. */
+  int w = gtk_widget_get_width (GTK_WIDGET (session_window)), h = gtk_widget_get_height (GTK_WIDGET (session_window));
+  if (w > 0 && h > 0)
+    gtk_window_set_default_size (GTK_WINDOW (self), MAX (w * 9 / 10, 640), MAX (h * 9 / 10, 480));
+  gtk_window_set_application (GTK_WINDOW (self), gtk_window_get_application (session_window));
+  if (M6_IS_SESSION_WINDOW (session_window))
+    {
+      self->flame_graph = m6_session_window_get_flame_graph (M6_SESSION_WINDOW (session_window));
+      g_object_add_weak_pointer (G_OBJECT (self->flame_graph), (gpointer *) &self->flame_graph);
+      g_signal_connect (self->flame_graph, "notify::selected-node", G_CALLBACK (flame_selected_cb), self);
+    }
+  m6_frame_window_refresh_worst (self);
+  m6_frame_window_show_scope (self, 0);
+  /* The scope already selected in the session window, if any. */
+  if (self->flame_graph != NULL)
+    flame_selected_cb (self->flame_graph, NULL, self);
+  return self;
+}
+
+void
+m6_frame_window_set_budget (M6FrameWindow *self,
+                            gint64         budget_ns)
+{
+  self->budget_ns = budget_ns > 0 ? budget_ns : M6_DEFAULT_BUDGET_NS;
+}
+
+gboolean
+m6_frame_window_get_frame (M6FrameWindow *self,
+                           M6FrameInfo   *frame)
+{
+  if (self->have_frame && frame != NULL)
+    *frame = self->frame;
+  return self->have_frame;
+}
+
+M6Timeline *
+m6_frame_window_get_timeline (M6FrameWindow *self)
+{
+  return self->timeline;
+}
+
+GArray *
+m6_frame_window_get_worst (M6FrameWindow *self)
+{
+  return self->worst;
+}
+
+GtkListBox *
+m6_frame_window_get_worst_list (M6FrameWindow *self)
+{
+  return self->worst_list;
+}
+
+const M6ScopeHistogram *
+m6_frame_window_get_histogram (M6FrameWindow *self)
+{
+  return self->histogram;
+}
+
+M6Chart *
+m6_frame_window_get_histogram_chart (M6FrameWindow *self)
+{
+  return self->histogram_chart;
+}
+
+GtkListBox *
+m6_frame_window_get_slowest_list (M6FrameWindow *self)
+{
+  return self->slowest_list;
+}
+
+const char *
+m6_frame_window_get_message (M6FrameWindow *self)
+{
+  return self->message;
+}

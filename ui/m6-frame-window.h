@@ -1,0 +1,60 @@
+/* m6-frame-window.h — hunting a hitch: one frame of a session as a
+ * timeline (all threads), the slowest frames of the window or capture,
+ * and "where does this scope's time go": the histogram of the selected
+ * scope's durations with its slowest calls. Selection follows the
+ * session window's flame graph and stats tree, both ways.
+ *
+ * Its actions ("frame." group; keys in brackets):
+ *   frame.previous [, Alt+Left    frame.next ], Alt+Right
+ *   frame.previous-slow Ctrl+[    frame.next-slow Ctrl+]   (slower than the budget)
+ *   frame.export(s)  the timeline as .svg, .pdf or .png ('' asks where) */
+#pragma once
+
+#include <adwaita.h>
+
+#include "m6-chart.h"
+#include "m6-frame-index.h"
+#include "m6-timeline.h"
+
+G_BEGIN_DECLS
+
+#define M6_TYPE_FRAME_WINDOW (m6_frame_window_get_type ())
+G_DECLARE_FINAL_TYPE (M6FrameWindow, m6_frame_window, M6, FRAME_WINDOW, AdwWindow)
+
+/* A frame view of @index's frames of thread @thread, beside @session_window
+ * (an M6SessionWindow, whose flame graph it follows). The index must
+ * outlive the window. */
+M6FrameWindow *m6_frame_window_new             (GtkWindow     *session_window,
+                                                M6FrameIndex  *index,
+                                                guint          thread);
+/* Show frame @number of the thread; FALSE (and a message) if it is gone. */
+gboolean       m6_frame_window_open_frame      (M6FrameWindow *self,
+                                                guint64        number);
+/* Show the frames of the thread in [@t0, @t1) (ns of session time). */
+void           m6_frame_window_open_range      (M6FrameWindow *self,
+                                                gint64         t0,
+                                                gint64         t1);
+/* Fill the list of slowest frames again (live: the window moved). */
+void           m6_frame_window_refresh_worst   (M6FrameWindow *self);
+/* The budget "next slow frame" looks for, ns. */
+void           m6_frame_window_set_budget      (M6FrameWindow *self,
+                                                gint64         budget_ns);
+/* Show the histogram of node @node_id of the thread's tree (0: none). */
+void           m6_frame_window_show_scope      (M6FrameWindow *self,
+                                                guint32        node_id);
+
+/* What is shown (tests): the frame (FALSE for a range or nothing), the
+ * timeline, the slowest frames (M6FrameHeaviest), the histogram (or
+ * NULL), its chart and its list of slowest calls (M6ScopeOccurrence). */
+gboolean       m6_frame_window_get_frame       (M6FrameWindow *self,
+                                                M6FrameInfo   *frame);
+M6Timeline    *m6_frame_window_get_timeline    (M6FrameWindow *self);
+GArray        *m6_frame_window_get_worst       (M6FrameWindow *self);
+GtkListBox    *m6_frame_window_get_worst_list  (M6FrameWindow *self);
+const M6ScopeHistogram *m6_frame_window_get_histogram (M6FrameWindow *self);
+M6Chart       *m6_frame_window_get_histogram_chart (M6FrameWindow *self);
+GtkListBox    *m6_frame_window_get_slowest_list (M6FrameWindow *self);
+/* The text of the last message shown in the window. */
+const char    *m6_frame_window_get_message     (M6FrameWindow *self);
+
+G_END_DECLS

@@ -1,0 +1,338 @@
+/* m6-session-frames.c — a session window's frame index, frame view and
+ * hitch catcher (see m6-session-frames.h). */
+#include "m6-session-frames.h"
+
+#include <glib/gi18n.h>
+
+#include "m6-settings.h"
+
+typedef struct
+{
+  M6SessionWindow *window;
+  M6Recording     *recording;      /* live, or NULL */
+  M6FrameIndex    *index;
+  char            *capture_path;
+  M6FrameWindow   *frame_window;   /* weak */
+  M6HitchCatcher  *catcher;
+  GSettings       *settings;
+} Frames;
+
+static Frames *
+get (M6SessionWindow *window)
+{
+  return g_object_get_data (G_OBJECT (window), "m6-session-frames");
+}
+
+static void
+frames_free (gpointer data)
+{
+  Frames *f = data;
+
+  if (f->frame_window != NULL)
+    {
+      g_object_remove_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
+      gtk_window_destroy (GTK_WINDOW (f->frame_window));
+    }
+  if (f->catcher != NULL)
+    {
+      m6_hitch_catcher_set_enabled (f->catcher, FALSE);
+      g_signal_handlers_disconnect_by_data (f->catcher, f);
+      m6_hitch_catcher_wait (f->catcher);
+      g_clear_object (&f->catcher);
+    }
+  g_clear_pointer (&f->index, m6_frame_index_free);
+  g_clear_object (&f->recording);
+  g_clear_object (&f->settings);
+  g_free (f->capture_path);
+  g_free (f);
+}
+
+static gint64
+window_ns (Frames *f)
+{
+  int seconds = f->settings ? g_settings_get_int (f->settings, "live-window-seconds") : 30;
+  return (gint64) MAX (seconds, 1) * G_GINT64_CONSTANT (1000000000);
+}
+
+static gboolean
+ensure_index (Frames *f)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (f->index != NULL)
+    return TRUE;
+  if (f->capture_path == NULL)
+    return FALSE;
+  f->index = m6_frame_index_open_capture (f->capture_path, m6_session_window_get_session (f->window),
+                                          NULL, NULL, NULL, &error);
+  if (f->index == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("The frames of this capture cannot be opened: %s"), error->message);
+      m6_session_window_show_message (f->window, text);
+    }
+  return f->index != NULL;
+}
+
+M6FrameWindow *
+m6_session_frames_open (M6SessionWindow *window,
+                        gint64           t_ns)
+{
+  Frames *f = get (window);
+  guint thread = m6_session_window_get_thread (window);
+  M6FrameInfo frame;
+
+  if (f == NULL || !ensure_index (f))
+    return NULL;
+  if (f->frame_window == NULL)
+    {
+      f->frame_window = m6_frame_window_new (GTK_WINDOW (window), f->index, thread);
+      g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
+    }
+  else
+    m6_frame_window_refresh_worst (f->frame_window);
+
+  if (t_ns < 0)
+    {
+      GArray *worst = m6_frame_window_get_worst (f->frame_window);
+      if (worst == NULL || worst->len == 0)
+        {
+          m6_session_window_show_message (window, _("No frames yet: there is nothing to look at."));
+          return NULL;
+        }
+      frame = g_array_index (worst, M6FrameHeaviest, 0).frame;
+    }
+  else if (!m6_frame_index_frame_at (f->index, thread, t_ns, &frame))
+    {
+      m6_session_window_show_message (window, _("That frame is no longer in the live window."));
+      return NULL;
+    }
+  m6_frame_window_open_frame (f->frame_window, frame.number);
+  gtk_window_present (GTK_WINDOW (f->frame_window));
+  return f->frame_window;
+}
+
+M6FrameWindow *
+m6_session_frames_open_range (M6SessionWindow *window,
+                              gint64           t0,
+                              gint64           t1)
+{
+  Frames *f = get (window);
+
+  if (f == NULL || !ensure_index (f) || t1 <= t0)
+    return NULL;
+  if (f->frame_window == NULL)
+    {
+      f->frame_window = m6_frame_window_new (GTK_WINDOW (window), f->index, m6_session_window_get_thread (window));
+      g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
+    }
+  m6_frame_window_open_range (f->frame_window, t0, t1);
+  return f->frame_window;
+}
+
+static void
+frame_activated_cb (M6DriftGraph    *drift_graph,
+                    gint64           start_ns,
+                    gint64           end_ns,
+                    guint64          number,
+                    M6SessionWindow *window)
+{
+  m6_session_frames_open (window, start_ns + (end_ns - start_ns) / 2);
+}
+
+static void
+range_activated_cb (M6DriftGraph    *drift_graph,
+                    gint64           t0,
+                    gint64           t1,
+                    M6SessionWindow *window)
+{
+  M6FrameWindow *fw = m6_session_frames_open_range (window, t0, t1);
+
+  if (fw != NULL)
+    gtk_window_present (GTK_WINDOW (fw));
+}
+
+static void
+frames_action (GSimpleAction *action,
+               GVariant      *param,
+               gpointer       data)
+{
+  m6_session_frames_open (data, -1);
+}
+
+/* --- capture on hitch ---------------------------------------------------- */
+
+static char *
+hitch_dir (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "mach6", "hitches", NULL);
+}
+
+static void
+hitch_saved_cb (M6HitchCatcher *catcher,
+                const char     *path,
+                gint64          duration_ns,
+                Frames         *f)
+{
+  g_autofree char *name = g_filename_display_basename (path);
+  g_autofree char *text = g_strdup_printf (_("Hitch captured: %s"), name);
+  AdwToast *toast = adw_toast_new (text);
+
+  adw_toast_set_button_label (toast, _("_Open"));
+  adw_toast_set_action_name (toast, "app.open");
+  adw_toast_set_action_target_value (toast, g_variant_new_string (path));
+  adw_toast_set_timeout (toast, 8);
+  m6_session_window_add_toast (f->window, toast, text);
+}
+
+static void
+hitch_failed_cb (M6HitchCatcher *catcher,
+                 const char     *message,
+                 Frames         *f)
+{
+  m6_session_window_show_message (f->window, message);
+}
+
+static void
+apply_hitch_settings (Frames *f)
+{
+  if (f->catcher == NULL || f->settings == NULL)
+    return;
+  m6_hitch_catcher_set_span (f->catcher, (gint64) g_settings_get_int (f->settings, "hitch-keep-seconds") * 1000000000, 0);
+}
+
+static void
+capture_on_hitch_change_state (GSimpleAction *action,
+                               GVariant      *state,
+                               gpointer       data)
+{
+  Frames *f = get (data);
+  gboolean on = g_variant_get_boolean (state);
+
+  if (f == NULL || f->recording == NULL || f->index == NULL)
+    {
+      m6_session_window_show_message (data, _("Capture on hitch needs a live session."));
+      return;
+    }
+  g_simple_action_set_state (action, state);
+  if (on && f->catcher == NULL)
+    {
+      g_autofree char *dir = hitch_dir ();
+      int ms = f->settings ? g_settings_get_int (f->settings, "hitch-threshold-ms") : 33;
+
+      f->catcher = m6_hitch_catcher_new (f->recording, f->index, m6_session_window_get_thread (data),
+                                         (gint64) ms * 1000000, dir);
+      g_signal_connect (f->catcher, "saved", G_CALLBACK (hitch_saved_cb), f);
+      g_signal_connect (f->catcher, "failed", G_CALLBACK (hitch_failed_cb), f);
+      apply_hitch_settings (f);
+      g_autofree char *text = g_strdup_printf (_("Capturing every frame slower than %d ms to %s"), ms, dir);
+      m6_session_window_show_message (data, text);
+    }
+  else if (f->catcher != NULL)
+    m6_hitch_catcher_set_enabled (f->catcher, on);
+}
+
+static void
+settings_changed_cb (GSettings  *settings,
+                     const char *key,
+                     Frames     *f)
+{
+  if (g_str_equal (key, "live-window-seconds") && f->index != NULL && f->recording != NULL)
+    m6_frame_index_set_window (f->index, window_ns (f), 0);
+  else if (g_str_equal (key, "hitch-keep-seconds"))
+    apply_hitch_settings (f);
+  else if (g_str_equal (key, "hitch-threshold-ms") && f->catcher != NULL)
+    m6_hitch_catcher_set_threshold (f->catcher, (gint64) g_settings_get_int (settings, key) * 1000000);
+}
+
+/* --- hooks --------------------------------------------------------------- */
+
+void
+m6_session_frames_init (M6SessionWindow *window,
+                        M6DriftGraph    *drift_graph)
+{
+  static const GActionEntry entries[] = {
+    { "frames", frames_action },
+    { "capture-on-hitch", NULL, NULL, "false", capture_on_hitch_change_state },
+  };
+  Frames *f = g_new0 (Frames, 1);
+
+  f->window = window;
+  if (m6_settings_get_default () != NULL)
+    f->settings = g_object_ref (m6_settings_get_default ());
+  g_object_set_data_full (G_OBJECT (window), "m6-session-frames", f, frames_free);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (window), entries, G_N_ELEMENTS (entries), window);
+  if (f->settings != NULL)
+    {
+      static const char *const keys[] = { "live-window-seconds", "hitch-threshold-ms", "hitch-keep-seconds" };
+      for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+        {
+          g_autoptr (GAction) action = g_settings_create_action (f->settings, keys[i]);
+          g_action_map_add_action (G_ACTION_MAP (window), action);
+        }
+      g_signal_connect (f->settings, "changed", G_CALLBACK (settings_changed_cb), f);
+    }
+  g_signal_connect (drift_graph, "frame-activated", G_CALLBACK (frame_activated_cb), window);
+  g_signal_connect (drift_graph, "range-activated", G_CALLBACK (range_activated_cb), window);
+}
+
+void
+m6_session_frames_attach_live (M6SessionWindow *window,
+                               M6Recording     *recording)
+{
+  Frames *f = get (window);
+
+  g_return_if_fail (f != NULL && f->index == NULL);
+  f->recording = g_object_ref (recording);
+  f->index = m6_frame_index_new_live (m6_recording_get_session (recording));
+  m6_frame_index_set_window (f->index, window_ns (f), 0);
+}
+
+void
+m6_session_frames_set_capture (M6SessionWindow *window,
+                               const char      *path)
+{
+  Frames *f = get (window);
+
+  g_return_if_fail (f != NULL);
+  g_free (f->capture_path);
+  f->capture_path = g_strdup (path);
+}
+
+void
+m6_session_frames_dispose (M6SessionWindow *window)
+{
+  Frames *f = get (window);
+
+  if (f != NULL && f->settings != NULL)
+    g_signal_handlers_disconnect_by_data (f->settings, f);
+  g_object_set_data (G_OBJECT (window), "m6-session-frames", NULL);
+}
+
+M6FrameWindow *
+m6_session_frames_get_window (M6SessionWindow *window)
+{
+  Frames *f = get (window);
+  return f ? f->frame_window : NULL;
+}
+
+M6FrameIndex *
+m6_session_frames_get_index (M6SessionWindow *window)
+{
+  Frames *f = get (window);
+  return f != NULL && ensure_index (f) ? f->index : NULL;
+}
+
+M6HitchCatcher *
+m6_session_frames_get_catcher (M6SessionWindow *window)
+{
+  Frames *f = get (window);
+  return f ? f->catcher : NULL;
+}
+
+GStrv
+m6_session_frames_dup_hitch_paths (M6SessionWindow *window)
+{
+  Frames *f = get (window);
+  return f && f->catcher ? m6_hitch_catcher_dup_paths (f->catcher) : g_new0 (char *, 1);
+}
