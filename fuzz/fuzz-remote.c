@@ -56,7 +56,7 @@ fuzz_client (const uint8_t *data, size_t size)
     {
       M6Thread *thread = m6_session_get_thread (session, i);
       GString *text = g_string_new (NULL);
-      m6_payload_append (text, thread->tree, m6_tree_get_root (thread->tree));
+      m6_payload_append (text, m6_thread_get_tree (thread), m6_tree_get_root (m6_thread_get_tree (thread)));
       g_string_free (text, TRUE);
     }
 }
