@@ -265,6 +265,22 @@ m6_attacher_get_n_attached (M6Attacher *self)
   return self->recordings->len;
 }
 
+M6Recording *
+m6_attacher_dup_recording (M6Attacher *self,
+                           gint        pid)
+{
+  g_return_val_if_fail (M6_IS_ATTACHER (self), NULL);
+
+  /* The newest first: after a pid is reused, the live game is the later one. */
+  for (guint i = self->recordings->len; i-- > 0;)
+    {
+      M6Recording *recording = g_ptr_array_index (self->recordings, i);
+      if (m6_recording_get_pid (recording) == pid)
+        return g_object_ref (recording);
+    }
+  return NULL;
+}
+
 /* --- GObject ------------------------------------------------------------ */
 
 static void

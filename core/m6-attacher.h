@@ -43,5 +43,11 @@ void          m6_attacher_scan            (M6Attacher         *self);
  * held). */
 GPtrArray    *m6_attacher_dup_recordings  (M6Attacher         *self);
 guint         m6_attacher_get_n_attached  (M6Attacher         *self);
+/* The recording of @pid attached now (a new reference), or NULL. A game
+ * has one recorder: another part of serve that wants a process the
+ * attacher holds (a remote viewer) reads this recording's session, under
+ * its lock, rather than attaching a second reader. */
+M6Recording  *m6_attacher_dup_recording   (M6Attacher         *self,
+                                           gint                pid);
 
 G_END_DECLS

@@ -6,12 +6,12 @@
  * exposition (docs/metrics.md). Ctrl-C or SIGTERM stops it cleanly: the
  * listeners close and every game is detached (it stops recording).
  *
- * HOOK for the remote targets (issue 14, branch `remote`): the TLS
- * listener for remote viewers (`--listen HOST:PORT`, default
- * 127.0.0.1:7766) adds its option to `entries` below and starts in
- * serve_start_listeners(), next to the metrics listener, on the same main
- * loop; it is stopped in serve_stop_listeners(). M6CliServe holds what it
- * may need: the main loop and the attacher (NULL without --attach*). */
+ * With --listen HOST:PORT (default port 7766) it also serves remote
+ * viewers over TLS (m6-cli-remote.c), started in serve_start_listeners()
+ * next to the metrics listener, on the same main loop, and stopped in
+ * serve_stop_listeners(). A game has one recorder: a game the attacher
+ * holds is there to read through m6_attacher_dup_recording() (the remote
+ * server does not use it yet; it attaches its own reader). */
 #include <glib.h>
 #include <glib/gi18n.h>
 #include <glib-unix.h>
