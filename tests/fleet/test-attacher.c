@@ -69,7 +69,7 @@ has_frames (gpointer data)
   m6_recording_lock (recording);
   M6Session *session = m6_recording_get_session (recording);
   if (m6_session_get_n_threads (session) > 0)
-    frames = m6_session_get_thread (session, 0)->n_frames;
+    frames = m6_thread_get_n_frames (m6_session_get_thread (session, 0));
   m6_recording_unlock (recording);
   return frames >= 10;
 }
