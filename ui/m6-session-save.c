@@ -1,8 +1,8 @@
 /* m6-session-save.c — saving and exporting from a session window: the
  * file choosers, the writers (capture, payload JSON, the exporters, graphs
- * and screenshots), the job on a thread for large files, and the message
- * that says what was written. */
-#include "m6-session-window-private.h"
+ * and screenshots) and the message that says what was written; the job
+ * thread that runs them is m6-session-jobs.c. */
+#include "m6-session-save-private.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -36,31 +36,6 @@ m6_session_window_display_path (const char *path)
 }
 
 /* --- files -------------------------------------------------------------- */
-
-typedef enum
-{
-  SAVED_SCREENSHOT,
-  SAVED_JSON,
-  SAVED_CAPTURE,
-  SAVED_EXPORT,
-  SAVED_FLAME_GRAPH,
-  SAVED_DRIFT_GRAPH,
-} SavedKind;
-
-/* What to write, and how: the chooser's choices land here too. */
-typedef struct
-{
-  SavedKind       kind;
-  M6ExportFormat  format;       /* SAVED_EXPORT */
-  double          interval_s;   /* SAVED_EXPORT as ndjson */
-  int             width;        /* graphs: 0 is the widget's current size */
-  int             height;
-} SaveJob;
-
-typedef gboolean (*WriteFunc) (M6SessionWindow *self,
-                               const char      *path,
-                               const SaveJob   *job,
-                               GError         **error);
 
 static char *
 saved_message (const SaveJob *job,
@@ -240,18 +215,31 @@ graph_size (GtkWidget *widget,
     gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, *width, &min, height, NULL, NULL);
 }
 
+/* The size a graph picture is drawn at: the one chosen, or the widget's. */
+void
+m6_session_picture_size (M6SessionWindow *self,
+              const SaveJob   *job,
+              int             *width,
+              int             *height)
+{
+  GtkWidget *widget = job->kind == SAVED_FLAME_GRAPH ? GTK_WIDGET (self->flame_graph)
+                                                     : GTK_WIDGET (self->drift_graph);
+
+  *width = job->width;
+  *height = job->height;
+  if (*width <= 0 || *height <= 0)
+    graph_size (widget, width, height);
+}
+
 static gboolean
 write_graph (M6SessionWindow  *self,
              const char       *path,
              const SaveJob    *job,
              GError          **error)
 {
-  GtkWidget *widget = job->kind == SAVED_FLAME_GRAPH ? GTK_WIDGET (self->flame_graph)
-                                                     : GTK_WIDGET (self->drift_graph);
-  int width = job->width, height = job->height;
+  int width, height;
 
-  if (width <= 0 || height <= 0)
-    graph_size (widget, &width, &height);
+  m6_session_picture_size (self, job, &width, &height);
   if (job->kind == SAVED_FLAME_GRAPH)
     return m6_flame_graph_export (self->flame_graph, path, width, height, error);
   return m6_drift_graph_export (self->drift_graph, path, width, height, error);
@@ -265,8 +253,8 @@ typedef struct
   char            *suggested;   /* the name the chooser offered */
 } SaveRequest;
 
-static void
-report_written (M6SessionWindow *self,
+void
+m6_session_report_written (M6SessionWindow *self,
                 const char      *path,
                 const SaveJob   *job,
                 const GError    *error)
@@ -295,232 +283,6 @@ report_written (M6SessionWindow *self,
     m6_app_request_add_recent (path);
   g_autofree char *message = saved_message (job, shown);
   m6_session_window_show_toast (self, message);
-}
-
-/* --- saves and exports on a thread -------------------------------------- */
-
-typedef struct
-{
-  M6SessionWindow *self;
-  M6JobBar        *bar;
-  SaveJob          job;
-  char            *path;
-} SaveDone;
-
-/* A save asked for while another runs: it starts when that one ends. */
-typedef struct
-{
-  WriteFunc  write;
-  SaveJob    job;
-  char      *path;
-} QueuedSave;
-
-static void write_and_report (M6SessionWindow *self,
-                              WriteFunc        write,
-                              const char      *path,
-                              const SaveJob   *job);
-
-static void
-queued_save_free (gpointer data)
-{
-  QueuedSave *queued = data;
-
-  g_free (queued->path);
-  g_free (queued);
-}
-
-void
-m6_session_window_clear_save_queue (M6SessionWindow *self)
-{
-  g_queue_clear_full (&self->save_queue, queued_save_free);
-}
-
-gboolean
-m6_session_window_get_saving (M6SessionWindow *self)
-{
-  g_return_val_if_fail (M6_IS_SESSION_WINDOW (self), FALSE);
-
-  return m6_job_bar_get_busy (self->job_bar) || !g_queue_is_empty (&self->save_queue);
-}
-
-static void
-save_done_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      data)
-{
-  SaveDone *done = data;
-  g_autoptr (GError) error = NULL;
-
-  m6_save_task_finish (result, &error);
-  m6_job_bar_end (done->bar);
-  /* The window may have closed meanwhile: then there is no one to tell. */
-  if (gtk_widget_get_root (GTK_WIDGET (done->bar)) != NULL)
-    {
-      report_written (done->self, done->path, &done->job, error);
-      QueuedSave *next = g_queue_pop_head (&done->self->save_queue);
-      if (next != NULL)
-        {
-          write_and_report (done->self, next->write, next->path, &next->job);
-          queued_save_free (next);
-        }
-    }
-  g_object_unref (done->self);
-  g_object_unref (done->bar);
-  g_free (done->path);
-  g_free (done);
-}
-
-/* Copies of the recording and the exports that replay it go on a thread
- * (m6-save-task.c) once they are big enough to be felt; the rest read the
- * session in place (a few ms). */
-static gboolean
-save_on_thread (M6SessionWindow *self,
-                const char      *path,
-                const SaveJob   *job)
-{
-  gboolean replays = job->kind == SAVED_EXPORT
-                     && (job->format == M6_EXPORT_NDJSON || job->format == M6_EXPORT_CHROME);
-  M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
-  guint64 size = 0;
-
-  /* Pictures: drawn here (they read widgets and the session), written on
-   * the thread. A drawing that fails says why in place. */
-  if (job->kind == SAVED_FLAME_GRAPH || job->kind == SAVED_DRIFT_GRAPH)
-    {
-      GtkWidget *widget = job->kind == SAVED_FLAME_GRAPH ? GTK_WIDGET (self->flame_graph)
-                                                         : GTK_WIDGET (self->drift_graph);
-      int width = job->width, height = job->height;
-      g_autoptr (GBytes) bytes = NULL;
-
-      if (width <= 0 || height <= 0)
-        graph_size (widget, &width, &height);
-      bytes = job->kind == SAVED_FLAME_GRAPH
-        ? m6_flame_graph_render (self->flame_graph, path, width, height, NULL)
-        : m6_drift_graph_render (self->drift_graph, path, width, height, NULL);
-      if (bytes == NULL)
-        return FALSE;
-
-      SaveDone *done = g_new0 (SaveDone, 1);
-      g_autofree char *shown = m6_session_window_display_path (path);
-      g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
-
-      done->self = g_object_ref (self);
-      done->bar = g_object_ref (self->job_bar);
-      done->job = *job;
-      done->path = g_strdup (path);
-      m6_save_task_run_bytes (self->job_bar, m6_job_bar_begin (self->job_bar, title), bytes, path,
-                              save_done_cb, done);
-      return TRUE;
-    }
-
-  /* A live session's trees: serialised here (the main thread holds the
-   * lock; no I/O), written on the thread. */
-  if (self->recording != NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays)))
-    {
-      g_autoptr (GOutputStream) out = g_memory_output_stream_new_resizable ();
-      g_autoptr (GBytes) bytes = NULL;
-      gboolean ok = job->kind == SAVED_JSON || job->format == M6_EXPORT_JSON
-                    ? m6_export_write_json (self->session, -1, out, NULL)
-                    : m6_export_session_to_stream (self->session, NULL, job->format, &options, out, NULL);
-
-      if (!ok || !g_output_stream_close (out, NULL, NULL))
-        return FALSE;   /* in place, which says why */
-      bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
-
-      SaveDone *done = g_new0 (SaveDone, 1);
-      g_autofree char *shown = m6_session_window_display_path (path);
-      g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
-
-      done->self = g_object_ref (self);
-      done->bar = g_object_ref (self->job_bar);
-      done->job = *job;
-      done->path = g_strdup (path);
-      m6_save_task_run_bytes (self->job_bar, m6_job_bar_begin (self->job_bar, title), bytes, path,
-                              save_done_cb, done);
-      return TRUE;
-    }
-
-  /* A loaded session's trees (json, csv, folded) on a thread too: nothing
-   * ingests into it, so the thread and the window can both read it. */
-  if (self->recording == NULL && (job->kind == SAVED_JSON || (job->kind == SAVED_EXPORT && !replays)))
-    {
-      SaveDone *done = g_new0 (SaveDone, 1);
-      g_autofree char *shown = m6_session_window_display_path (path);
-      g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
-
-      done->self = g_object_ref (self);
-      done->bar = g_object_ref (self->job_bar);
-      done->job = *job;
-      done->path = g_strdup (path);
-      m6_save_task_run_trees (self->job_bar, m6_job_bar_begin (self->job_bar, title), self->session,
-                              job->kind == SAVED_JSON ? M6_EXPORT_JSON : job->format, path,
-                              save_done_cb, done);
-      return TRUE;
-    }
-
-  /* A loaded capture's replaying exports too: its events are in memory,
-   * but the trace of a large one takes long to write. The thread reads
-   * the file again rather than share the window's event log. */
-  if (job->kind != SAVED_CAPTURE && !replays)
-    return FALSE;
-  if (self->recording != NULL)
-    {
-      if (m6_recording_get_capture_path (self->recording) == NULL)
-        return FALSE;
-      size = m6_recording_get_capture_size (self->recording);
-    }
-  else if (self->capture_path != NULL)
-    {
-      GStatBuf st;
-      if (g_stat (self->capture_path, &st) != 0)
-        return FALSE;
-      size = (guint64) st.st_size;
-    }
-  else
-    return FALSE;
-  if (size < m6_job_bar_get_async_threshold ())
-    return FALSE;
-
-  SaveDone *done = g_new0 (SaveDone, 1);
-  g_autofree char *shown = m6_session_window_display_path (path);
-  g_autofree char *title = g_strdup_printf (_("Saving %s"), shown);
-
-  done->self = g_object_ref (self);
-  done->bar = g_object_ref (self->job_bar);
-  done->job = *job;
-  done->path = g_strdup (path);
-  m6_save_task_run (self->job_bar, m6_job_bar_begin (self->job_bar, title),
-                    self->recording, self->capture_path, replays, job->format, &options, path,
-                    save_done_cb, done);
-  return TRUE;
-}
-
-static void
-write_and_report (M6SessionWindow *self,
-                  WriteFunc        write,
-                  const char      *path,
-                  const SaveJob   *job)
-{
-  g_autoptr (GError) error = NULL;
-
-  /* One job at a time: the others wait their turn, in order. */
-  if (m6_job_bar_get_busy (self->job_bar))
-    {
-      QueuedSave *queued = g_new0 (QueuedSave, 1);
-      g_autofree char *shown = m6_session_window_display_path (path);
-      g_autofree char *message = g_strdup_printf (_("%s will be saved when the save under way ends."), shown);
-
-      queued->write = write;
-      queued->job = *job;
-      queued->path = g_strdup (path);
-      g_queue_push_tail (&self->save_queue, queued);
-      m6_session_window_show_toast (self, message);
-      return;
-    }
-  if (save_on_thread (self, path, job))
-    return;
-  write (self, path, job, &error);
-  report_written (self, path, job, error);
 }
 
 /* "1920x1080" -> 1920, 1080; "" (the widget's own size) -> 0, 0. */
@@ -591,7 +353,7 @@ chooser_response_cb (GtkNativeDialog *dialog,
         }
 
       if (path != NULL)
-        write_and_report (request->self, request->write, path, job);
+        m6_session_write_and_report (request->self, request->write, path, job);
     }
   g_object_unref (request->self);
   g_free (request->suggested);
@@ -655,7 +417,7 @@ save_with (M6SessionWindow *self,
 {
   if (path != NULL && *path != '\0')
     {
-      write_and_report (self, write, path, job);
+      m6_session_write_and_report (self, write, path, job);
       return;
     }
 
