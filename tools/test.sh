@@ -11,6 +11,10 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ] && command -v xvfb-run
   runner=(xvfb-run -a -s "-screen 0 3840x2160x24")
 fi
 
+# The UI tests run with a display (Xvfb above), XTest and the tools the
+# Makefile installs: here their lack is a failure, never a skip.
+export MACH6_TEST_STRICT=1
+
 log=$(mktemp)
 "${runner[@]}" meson test -C "$build" --print-errorlogs --num-processes 2 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}

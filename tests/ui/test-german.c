@@ -150,8 +150,7 @@ main (int   argc,
     }
   if (!gtk_init_check ())
     {
-      g_test_skip ("no display: run under xvfb-run (make test does)");
-      g_print ("1..0 # SKIP no display\n");
+      ui_test_no_display ();
       return 0;
     }
 

@@ -560,7 +560,7 @@ test_graph_pictures (Fixture       *f,
 
   if (!have_program ("rsvg-convert") || !have_program ("pdfinfo") || !have_program ("pdftotext"))
     {
-      g_test_skip ("rsvg-convert, pdfinfo or pdftotext is missing (librsvg2-bin, poppler-utils)");
+      ui_test_skip ("rsvg-convert, pdfinfo or pdftotext is missing (librsvg2-bin, poppler-utils)");
       return;
     }
 
@@ -696,7 +696,7 @@ test_graph_chooser (Fixture       *f,
 
   if (!have_program ("pdfinfo") || !have_program ("pdftotext"))
     {
-      g_test_skip ("pdfinfo or pdftotext is missing (poppler-utils)");
+      ui_test_skip ("pdfinfo or pdftotext is missing (poppler-utils)");
       return;
     }
 

@@ -18,6 +18,12 @@ typedef gboolean (*UiCondition) (gpointer data);
 gboolean       ui_test_init          (int            *argc,
                                       char         ***argv,
                                       gboolean        own_data_home);
+/* Skip the running test for @reason, naming what is missing; under make
+ * test ($MACH6_TEST_STRICT), which provides it, fail instead. */
+void           ui_test_skip          (const char     *reason);
+/* No display for GTK: a skip (TAP plan 1..0), or under make test a
+ * failure that ends the program. */
+void           ui_test_no_display    (void);
 /* The data folder of ui_test_init(), or NULL. */
 const char    *ui_test_get_data_home (void);
 /* The application the tests drive: the UI initialized, registered, held. */
