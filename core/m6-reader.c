@@ -393,12 +393,14 @@ m6_reader_is_alive (M6Reader *self)
   return self->producer_alive;
 }
 
-guint64
-m6_reader_get_pending (M6Reader *self)
+/* Over the recorded threads, under the guard: what the rings hold unread
+ * (@pending) or everything ever written to them. 0 once the segment is
+ * broken or shrank. */
+static guint64
+sum_rings (M6Reader *self,
+           gboolean  pending)
 {
-  volatile guint64 pending = 0;
-
-  g_return_val_if_fail (self != NULL, 0);
+  volatile guint64 sum = 0;
 
   if (self->broken != NULL || self->truncated || self->control == NULL)
     return 0;
@@ -408,38 +410,33 @@ m6_reader_get_pending (M6Reader *self)
                  ReaderThread *rt = &self->threads[i];
                  if (rt->thread == NULL)
                    continue;
-                 guint64 available = load_acquire (&rt->header->write_pos) - rt->read_pos;
-                 if (available <= self->geo.ring_capacity)
-                   pending += available;
+                 guint64 write_pos = load_acquire (&rt->header->write_pos);
+                 guint64 available = write_pos - rt->read_pos;
+                 if (!pending)
+                   sum += write_pos;
+                 else if (available <= self->geo.ring_capacity)
+                   sum += available;
                }
            },
            {
              self->truncated = TRUE;
-             pending = 0;
+             sum = 0;
            });
-  return pending;
+  return sum;
+}
+
+guint64
+m6_reader_get_pending (M6Reader *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return sum_rings (self, TRUE);
 }
 
 guint64
 m6_reader_get_written (M6Reader *self)
 {
-  volatile guint64 written = 0;
-
   g_return_val_if_fail (self != NULL, 0);
 
-  if (self->broken != NULL || self->truncated || self->control == NULL)
-    return 0;
-  GUARDED ({
-             for (guint i = 0; i < self->n_threads; i++)
-               {
-                 ReaderThread *rt = &self->threads[i];
-                 if (rt->thread != NULL)
-                   written += load_acquire (&rt->header->write_pos);
-               }
-           },
-           {
-             self->truncated = TRUE;
-             written = 0;
-           });
-  return written;
+  return sum_rings (self, FALSE);
 }
