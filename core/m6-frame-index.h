@@ -214,6 +214,28 @@ M6ScopeHistogram *m6_frame_index_get_histogram (M6FrameIndex  *self,
                                                 GError       **error);
 void          m6_scope_histogram_free      (M6ScopeHistogram *hist);
 
+/* The same a slice at a time, so that a live window's lock (the viewer's
+ * main thread holds it outside poll()) is never held for the whole
+ * window: begin, then step until it returns FALSE, then finish. Each step
+ * reads at most @max_events events. Between steps the live window may
+ * move on: frames that leave it before they were read are not counted,
+ * frames that come after begin are not either. FALSE from a step with
+ * @error set is a read error (a capture's). */
+typedef struct _M6HistogramJob M6HistogramJob;
+M6HistogramJob   *m6_frame_index_histogram_begin (M6FrameIndex   *self,
+                                                  guint           thread,
+                                                  guint32         node_id,
+                                                  gint64          t0,
+                                                  gint64          t1,
+                                                  guint           n_slowest,
+                                                  GError        **error);
+gboolean          m6_histogram_job_step          (M6HistogramJob *job,
+                                                  guint64         max_events,
+                                                  GError        **error);
+/* The histogram of what was read; frees @job. */
+M6ScopeHistogram *m6_histogram_job_finish        (M6HistogramJob *job);
+void              m6_histogram_job_free          (M6HistogramJob *job);
+
 /* --- for the hitch catcher ------------------------------------------------ */
 
 /* Called (on the worker, under the lock) for each frame as it closes. */
@@ -240,6 +262,7 @@ void          m6_window_slice_free         (M6WindowSlice  *slice);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6FrameIndex, m6_frame_index_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6ScopeHistogram, m6_scope_histogram_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6HistogramJob, m6_histogram_job_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6WindowSlice, m6_window_slice_free)
 
 G_END_DECLS

@@ -346,6 +346,205 @@ add_slowest (GArray                  *slowest,
     g_array_set_size (slowest, n);
 }
 
+/* A histogram read a slice of events at a time (see m6-frame-index.h):
+ * where it is in the thread's events, and how far it has matched the
+ * node's label path. */
+struct _M6HistogramJob
+{
+  M6FrameIndex     *index;
+  guint             thread;
+  guint             k;           /* the node's depth */
+  guint32          *path;        /* its labels, depth 1 to k */
+  guint64           pos;         /* the next event to read */
+  guint64           end;         /* one past the last */
+  guint64           frame;       /* the number of the frame being read */
+  guint             match;       /* how many of path's scopes are open */
+  gint64            open_t;
+  guint             n_slowest;
+  M6ScopeHistogram *hist;
+};
+
+M6HistogramJob *
+m6_frame_index_histogram_begin (M6FrameIndex  *self,
+                                guint          thread,
+                                guint32        node_id,
+                                gint64         t0,
+                                gint64         t1,
+                                guint          n_slowest,
+                                GError       **error)
+{
+  M6ThreadFrames *tf = m6_frame_index_thread (self, thread);
+  M6Tree *tree = thread_tree (self, thread);
+  M6Node *node = tree != NULL && node_id != 0 && node_id < m6_tree_get_n_nodes (tree)
+                 ? m6_tree_get_node (tree, node_id) : NULL;
+  M6HistogramJob *job;
+  guint first = 0, end = 0;
+
+  if (node == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("Thread %u has no scope with node id %u."), thread, node_id);
+      return NULL;
+    }
+  job = g_new0 (M6HistogramJob, 1);
+  job->index = self;
+  job->thread = thread;
+  job->n_slowest = n_slowest;
+  job->hist = g_new0 (M6ScopeHistogram, 1);
+  job->hist->node_id = node_id;
+  job->hist->slowest = g_array_new (FALSE, FALSE, sizeof (M6ScopeOccurrence));
+  job->hist->min_ns = G_MAXINT64;
+
+  /* The node's label path; its calls are the marks that complete it. */
+  job->k = node->depth;
+  job->path = g_new (guint32, MAX (job->k, 1));
+  for (M6Node *n = node; n->depth > 0; n = n->parent)
+    job->path[n->depth - 1] = n->label;
+
+  if (tf != NULL)
+    m6_frame_index_span (tf, t0, t1, &first, &end);
+  if (first < end)
+    {
+      job->pos = g_array_index (tf->frames, M6FrameRec, first).pos;
+      job->end = g_array_index (tf->frames, M6FrameRec, end - 1).end_pos;
+      job->frame = tf->first_number + (first - tf->head) - 1;
+    }
+  return job;
+}
+
+/* A live window moved past the job: go on from the first frame it still
+ * holds (the frames in between are not counted). FALSE if none is left. */
+static gboolean
+job_catch_up (M6HistogramJob *job,
+              M6ThreadFrames *tf)
+{
+  guint64 held = tf->n_seen;
+
+  if (tf->block_head < tf->blocks->len)
+    held = ((M6EventBlock *) g_ptr_array_index (tf->blocks, tf->block_head))->first_pos;
+  if (job->pos >= held)
+    return TRUE;
+  /* The window forgets a frame with its first event: the oldest frame
+   * held starts in the window. */
+  if (tf->head >= tf->frames->len || g_array_index (tf->frames, M6FrameRec, tf->head).pos >= job->end)
+    return FALSE;
+  job->pos = g_array_index (tf->frames, M6FrameRec, tf->head).pos;
+  job->frame = tf->first_number - 1;
+  job->match = 0;
+  return TRUE;
+}
+
+static void
+job_feed (M6HistogramJob *job,
+          const M6Event  *events,
+          gsize           n)
+{
+  M6ScopeHistogram *hist = job->hist;
+  guint k = job->k;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const M6Event *ev = &events[i];
+      guint depth = ev->depth;
+
+      if (G_UNLIKELY (!m6_event_in_range (ev)))
+        {
+          job->match = 0;
+          continue;
+        }
+      if (ev->label != M6_EVENT_DONE)
+        {
+          if (depth == 0)
+            job->frame++;
+          /* Everything deeper than this mark has closed. */
+          job->match = MIN (job->match, depth);
+          if (job->match == depth && depth < k && ev->label == job->path[depth])
+            {
+              job->match = depth + 1;
+              if (job->match == k)
+                job->open_t = ev->t_ns;
+            }
+        }
+      else
+        {
+          if (job->match == k && depth == k - 1)
+            {
+              M6ScopeOccurrence occ = { job->open_t, MAX (ev->t_ns - job->open_t, 0), job->frame };
+              hist->count++;
+              hist->sum_ns += occ.duration_ns;
+              hist->min_ns = MIN (hist->min_ns, occ.duration_ns);
+              hist->max_ns = MAX (hist->max_ns, occ.duration_ns);
+              hist->buckets[bucket_of (occ.duration_ns)]++;
+              add_slowest (hist->slowest, job->n_slowest, &occ);
+            }
+          job->match = MIN (job->match, depth);
+        }
+    }
+}
+
+gboolean
+m6_histogram_job_step (M6HistogramJob  *job,
+                       guint64          max_events,
+                       GError         **error)
+{
+  M6ThreadFrames *tf = m6_frame_index_thread (job->index, job->thread);
+  M6EventIter iter;
+  const M6Event *events;
+  gsize n;
+  GError *local = NULL;
+
+  if (tf == NULL || job->pos >= job->end)
+    return FALSE;
+  if (job->index->live && !job_catch_up (job, tf))
+    {
+      job->pos = job->end;
+      return FALSE;
+    }
+  m6_event_iter_init (&iter, job->index, tf, job->pos,
+                      job->end - job->pos > max_events ? job->pos + MAX (max_events, 1) : job->end);
+  while (m6_event_iter_next (&iter, &events, &n, &local))
+    job_feed (job, events, n);
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      job->pos = job->end;
+      return FALSE;
+    }
+  /* The iterator stops early only where the events are not there: done. */
+  job->pos = iter.pos < iter.end ? job->end : iter.pos;
+  return job->pos < job->end;
+}
+
+M6ScopeHistogram *
+m6_histogram_job_finish (M6HistogramJob *job)
+{
+  M6ScopeHistogram *hist = g_steal_pointer (&job->hist);
+
+  m6_histogram_job_free (job);
+  if (hist->count == 0)
+    hist->min_ns = 0;
+  else
+    {
+      hist->p50_ns = quantile (hist, 0.50);
+      hist->p90_ns = quantile (hist, 0.90);
+      hist->p99_ns = quantile (hist, 0.99);
+    }
+  return hist;
+}
+
+void
+m6_histogram_job_free (M6HistogramJob *job)
+{
+  if (job == NULL)
+    return;
+  g_clear_pointer (&job->hist, m6_scope_histogram_free);
+  g_free (job->path);
+  g_free (job);
+}
+
+/* Slices of 1 M events between looks at @cancellable. */
+#define CANCEL_SLICE (G_GUINT64_CONSTANT (1) << 20)
+
 M6ScopeHistogram *
 m6_frame_index_get_histogram (M6FrameIndex  *self,
                               guint          thread,
@@ -356,102 +555,20 @@ m6_frame_index_get_histogram (M6FrameIndex  *self,
                               GCancellable  *cancellable,
                               GError       **error)
 {
-  M6ThreadFrames *tf = m6_frame_index_thread (self, thread);
-  M6Tree *tree = thread_tree (self, thread);
-  M6Node *node = tree != NULL && node_id != 0 && node_id < m6_tree_get_n_nodes (tree)
-                 ? m6_tree_get_node (tree, node_id) : NULL;
-  g_autoptr (M6ScopeHistogram) hist = g_new0 (M6ScopeHistogram, 1);
-  guint first = 0, end = 0;
+  g_autoptr (M6HistogramJob) job = m6_frame_index_histogram_begin (self, thread, node_id, t0, t1, n_slowest, error);
+  GError *local = NULL;
 
-  hist->node_id = node_id;
-  hist->slowest = g_array_new (FALSE, FALSE, sizeof (M6ScopeOccurrence));
-  hist->min_ns = G_MAXINT64;
-  if (node == NULL)
+  if (job == NULL)
+    return NULL;
+  while (m6_histogram_job_step (job, CANCEL_SLICE, &local))
+    if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      return NULL;
+  if (local != NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   _("Thread %u has no scope with node id %u."), thread, node_id);
+      g_propagate_error (error, local);
       return NULL;
     }
-
-  /* The node's label path; its calls are the marks that complete it. */
-  guint k = node->depth;
-  g_autofree guint32 *path = g_new (guint32, k);
-  for (M6Node *n = node; n->depth > 0; n = n->parent)
-    path[n->depth - 1] = n->label;
-
-  if (tf != NULL)
-    m6_frame_index_span (tf, t0, t1, &first, &end);
-  if (first < end)
-    {
-      M6EventIter iter;
-      const M6Event *events;
-      gsize n;
-      GError *local = NULL;
-      guint match = 0;
-      gint64 open_t = 0;
-      guint64 frame = tf->first_number + (first - tf->head) - 1;
-
-      m6_event_iter_init (&iter, self, tf,
-                          g_array_index (tf->frames, M6FrameRec, first).pos,
-                          g_array_index (tf->frames, M6FrameRec, end - 1).end_pos);
-      while (m6_event_iter_next (&iter, &events, &n, &local))
-        {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
-            return NULL;
-          for (gsize i = 0; i < n; i++)
-            {
-              const M6Event *ev = &events[i];
-              guint depth = ev->depth;
-
-              if (G_UNLIKELY (!m6_event_in_range (ev)))
-                {
-                  match = 0;
-                  continue;
-                }
-              if (ev->label != M6_EVENT_DONE)
-                {
-                  if (depth == 0)
-                    frame++;
-                  /* Everything deeper than this mark has closed. */
-                  match = MIN (match, depth);
-                  if (match == depth && depth < k && ev->label == path[depth])
-                    {
-                      match = depth + 1;
-                      if (match == k)
-                        open_t = ev->t_ns;
-                    }
-                }
-              else
-                {
-                  if (match == k && depth == k - 1)
-                    {
-                      M6ScopeOccurrence occ = { open_t, MAX (ev->t_ns - open_t, 0), frame };
-                      hist->count++;
-                      hist->sum_ns += occ.duration_ns;
-                      hist->min_ns = MIN (hist->min_ns, occ.duration_ns);
-                      hist->max_ns = MAX (hist->max_ns, occ.duration_ns);
-                      hist->buckets[bucket_of (occ.duration_ns)]++;
-                      add_slowest (hist->slowest, n_slowest, &occ);
-                    }
-                  match = MIN (match, depth);
-                }
-            }
-        }
-      if (local != NULL)
-        {
-          g_propagate_error (error, local);
-          return NULL;
-        }
-    }
-  if (hist->count == 0)
-    hist->min_ns = 0;
-  else
-    {
-      hist->p50_ns = quantile (hist, 0.50);
-      hist->p90_ns = quantile (hist, 0.90);
-      hist->p99_ns = quantile (hist, 0.99);
-    }
-  return g_steal_pointer (&hist);
+  return m6_histogram_job_finish (g_steal_pointer (&job));
 }
 
 void

@@ -204,6 +204,85 @@ test_instances_match_tree (void)
   gen_free (g);
 }
 
+static void
+assert_same_histogram (const M6ScopeHistogram *a,
+                       const M6ScopeHistogram *b,
+                       guint32                 seed)
+{
+  if (a->count != b->count || a->sum_ns != b->sum_ns || a->min_ns != b->min_ns || a->max_ns != b->max_ns
+      || a->p50_ns != b->p50_ns || a->p99_ns != b->p99_ns
+      || memcmp (a->buckets, b->buckets, sizeof a->buckets) != 0 || a->slowest->len != b->slowest->len
+      || memcmp (a->slowest->data, b->slowest->data, a->slowest->len * sizeof (M6ScopeOccurrence)) != 0)
+    g_error ("seed %u: node %u read in slices gives %" G_GUINT64_FORMAT " calls, %" G_GINT64_FORMAT
+             " ns; at once %" G_GUINT64_FORMAT ", %" G_GINT64_FORMAT, seed, a->node_id, a->count, a->sum_ns,
+             b->count, b->sum_ns);
+}
+
+/* A histogram read a slice at a time (as the viewer does, to let go of a
+ * live recording's lock between slices) is the one read at once; and when
+ * the window moves on between slices, it ends, with the frames still
+ * held. */
+static void
+test_histogram_slices (void)
+{
+  guint32 seed = test_seed ();
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (M6FrameIndex) index = m6_frame_index_new_live (session);
+  Gen *g = gen_new (session, seed);
+  M6Thread *thread = m6_session_add_thread (session, 1, "main");
+  g_autoptr (GError) error = NULL;
+
+  for (guint f = 0; f < 600; f++)
+    gen_scope (g, g->labels[0], 0, 5);
+  feed (session, thread, g);
+
+  for (guint32 id = 1; id < m6_tree_get_n_nodes (thread->tree); id++)
+    {
+      g_autoptr (M6ScopeHistogram) whole = m6_frame_index_get_histogram (index, 0, id, G_MININT64, G_MAXINT64,
+                                                                         5, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (M6HistogramJob) job = m6_frame_index_histogram_begin (index, 0, id, G_MININT64, G_MAXINT64, 5, &error);
+      g_assert_no_error (error);
+      guint steps = 0;
+      while (m6_histogram_job_step (job, (guint64) g_rand_int_range (g->rand, 0, 200), &error))
+        steps++;
+      g_assert_no_error (error);
+      g_assert_cmpuint (steps, >, 1);
+      g_autoptr (M6ScopeHistogram) sliced = m6_histogram_job_finish (g_steal_pointer (&job));
+      assert_same_histogram (sliced, whole, seed);
+    }
+
+  /* Begun on these frames, one slice read, then the window moves past
+   * all of them: the job ends with what it read. */
+  guint32 top = m6_tree_find_child (thread->tree, m6_tree_get_root (thread->tree), g->labels[0])->id;
+  g_autoptr (M6HistogramJob) job = m6_frame_index_histogram_begin (index, 0, top, G_MININT64, G_MAXINT64, 5, &error);
+  g_assert_no_error (error);
+  g_assert_true (m6_histogram_job_step (job, 100, &error));
+  g_autoptr (M6ScopeHistogram) begun = m6_frame_index_get_histogram (index, 0, top, G_MININT64, G_MAXINT64, 5, NULL, &error);
+  guint64 first, n;
+  g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+  guint64 n_begun = first + n;
+  m6_frame_index_set_window (index, 1000, 0);
+  g->t += G_GINT64_CONSTANT (1000000000);
+  for (guint f = 0; f < 50; f++)
+    gen_scope (g, g->labels[0], 0, 2);
+  feed (session, thread, g);
+  /* Blocks of 1,024, 2,048, 4,096 … events: all but the newest went. */
+  g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+  g_assert_cmpuint (first, >, 0);
+  while (m6_histogram_job_step (job, 100, &error))
+    ;
+  g_assert_no_error (error);
+  g_autoptr (M6ScopeHistogram) after = m6_histogram_job_finish (g_steal_pointer (&job));
+  /* Every begun frame still held was read (one call of top each), the
+   * ones that went were not. */
+  g_assert_cmpuint (after->count, >=, n_begun - first);
+  g_assert_cmpuint (after->count, <, begun->count);
+  for (guint i = 0; i < after->slowest->len; i++)
+    g_assert_cmpuint (g_array_index (after->slowest, M6ScopeOccurrence, i).frame, <, n_begun);
+  gen_free (g);
+}
+
 /* The window forgets what is older than its time, a block at a time. */
 static void
 test_window_time (void)
@@ -432,6 +511,7 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/frame-index/instances-match-tree", test_instances_match_tree);
+  g_test_add_func ("/core/frame-index/histogram-slices", test_histogram_slices);
   g_test_add_func ("/core/frame-index/window-time", test_window_time);
   g_test_add_func ("/core/frame-index/window-bytes", test_window_bytes);
   g_test_add_func ("/core/frame-index/capture-reads-its-frame", test_capture_reads_its_frame);
