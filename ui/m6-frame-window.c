@@ -1,45 +1,24 @@
 /* m6-frame-window.c — the frame view window (see m6-frame-window.h): the
  * slowest frames on the left, the timeline of the open frame, and under
  * it the histogram of the selected scope with its slowest calls. */
-#include "m6-frame-window.h"
+#include "m6-frame-window-private.h"
 
 #include <glib/gi18n.h>
-#include <math.h>
 #include <string.h>
 
 #include "m6-duration.h"
 #include "m6-format.h"
 #include "m6-frame-lane.h"
+#include "m6-histogram.h"
 #include "m6-session-window.h"
 
 #define N_WORST   20u
 #define N_SLOWEST 10u
+/* Live: the slowest frames are looked at again at most once a second
+ * while events come in, the histogram every 5 s. */
+#define REFRESH_MS            1000
+#define HISTOGRAM_REFRESH_US  (5 * G_USEC_PER_SEC)
 
-struct _M6FrameWindow
-{
-  AdwWindow         parent_instance;
-
-  GtkWindow        *session_window;   /* weak */
-  M6FlameGraph     *flame_graph;      /* the session window's, weak */
-  M6FrameIndex     *index;
-  M6Session        *session;
-  guint             thread;
-  gint64            budget_ns;
-
-  gboolean          have_frame;
-  M6FrameInfo       frame;
-  GArray           *worst;            /* M6FrameHeaviest */
-  M6ScopeHistogram *histogram;
-  char             *message;
-  guint             syncing;
-
-  AdwWindowTitle   *title;
-  AdwToastOverlay  *toasts;
-  M6Timeline       *timeline;
-  GtkListBox       *worst_list;
-  M6Chart          *histogram_chart;
-  GtkListBox       *slowest_list;
-};
 
 G_DEFINE_FINAL_TYPE (M6FrameWindow, m6_frame_window, ADW_TYPE_WINDOW)
 
@@ -50,21 +29,6 @@ show_message (M6FrameWindow *self,
   g_free (self->message);
   self->message = g_strdup (message);
   adw_toast_overlay_add_toast (self->toasts, adw_toast_new (message));
-}
-
-static char *
-format_seconds_tick (double   seconds,
-                     gpointer user_data)
-{
-  return m6_format_duration_tick (seconds);
-}
-
-static char *
-format_count_tick (double   count,
-                   gpointer user_data)
-{
-  /* The axis starts below 1 so that a single call has a bar. */
-  return count >= 1 ? g_strdup_printf ("%.0f", count) : g_strdup ("");
 }
 
 static const char *
@@ -105,6 +69,20 @@ fill_timeline (M6FrameWindow *self,
   m6_timeline_set_range (self->timeline, t0, t1);
 }
 
+/* The list follows: the open frame's row is selected if it is one of them. */
+static void
+select_open_row (M6FrameWindow *self)
+{
+  gtk_list_box_unselect_all (self->worst_list);
+  for (guint i = 0; self->have_frame && self->worst != NULL && i < self->worst->len; i++)
+    if (g_array_index (self->worst, M6FrameHeaviest, i).frame.number == self->frame.number)
+      {
+        self->syncing++;
+        gtk_list_box_select_row (self->worst_list, gtk_list_box_get_row_at_index (self->worst_list, (int) i));
+        self->syncing--;
+      }
+}
+
 gboolean
 m6_frame_window_open_frame (M6FrameWindow *self,
                             guint64        number)
@@ -137,15 +115,7 @@ m6_frame_window_open_frame (M6FrameWindow *self,
   adw_window_title_set_title (self->title, title);
   adw_window_title_set_subtitle (self->title, over ? over : thread_name (self, self->thread));
 
-  /* The list follows: the frame's row is selected if it is one of them. */
-  gtk_list_box_unselect_all (self->worst_list);
-  for (guint i = 0; self->worst != NULL && i < self->worst->len; i++)
-    if (g_array_index (self->worst, M6FrameHeaviest, i).frame.number == number)
-      {
-        self->syncing++;
-        gtk_list_box_select_row (self->worst_list, gtk_list_box_get_row_at_index (self->worst_list, (int) i));
-        self->syncing--;
-      }
+  select_open_row (self);
   return TRUE;
 }
 
@@ -229,52 +199,40 @@ next_slow_action (GSimpleAction *action, GVariant *param, gpointer data)
 
 /* --- the slowest frames ------------------------------------------------- */
 
-static GtkWidget *
-make_row (const char *title,
-          const char *value,
-          const char *subtitle)
+static gboolean
+same_frames (GArray *a,
+             GArray *b)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  GtkWidget *label = gtk_label_new (title);
-  GtkWidget *number = gtk_label_new (value);
-
-  gtk_widget_set_hexpand (label, TRUE);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_widget_add_css_class (number, "numeric");
-  gtk_box_append (GTK_BOX (top), label);
-  gtk_box_append (GTK_BOX (top), number);
-  gtk_box_append (GTK_BOX (box), top);
-  if (subtitle != NULL)
+  if (a == NULL || a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++)
     {
-      GtkWidget *sub = gtk_label_new (subtitle);
-      gtk_label_set_xalign (GTK_LABEL (sub), 0);
-      gtk_label_set_ellipsize (GTK_LABEL (sub), PANGO_ELLIPSIZE_MIDDLE);
-      gtk_widget_add_css_class (sub, "dim-label");
-      gtk_widget_add_css_class (sub, "caption");
-      gtk_box_append (GTK_BOX (box), sub);
+      const M6FrameInfo *x = &g_array_index (a, M6FrameHeaviest, i).frame, *y = &g_array_index (b, M6FrameHeaviest, i).frame;
+      if (x->number != y->number || x->duration_ns != y->duration_ns)
+        return FALSE;
     }
-  gtk_widget_set_margin_start (box, 10);
-  gtk_widget_set_margin_end (box, 10);
-  gtk_widget_set_margin_top (box, 6);
-  gtk_widget_set_margin_bottom (box, 6);
-  return box;
+  return TRUE;
 }
 
 void
 m6_frame_window_refresh_worst (M6FrameWindow *self)
 {
   g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) worst = NULL;
   GtkWidget *child;
 
-  g_clear_pointer (&self->worst, g_array_unref);
-  self->worst = m6_frame_index_get_worst (self->index, self->thread, N_WORST, G_MININT64, G_MAXINT64, &error);
-  if (self->worst == NULL)
+  worst = m6_frame_index_get_worst (self->index, self->thread, N_WORST, G_MININT64, G_MAXINT64, &error);
+  if (worst == NULL)
     {
-      self->worst = g_array_new (FALSE, FALSE, sizeof (M6FrameHeaviest));
+      worst = g_array_new (FALSE, FALSE, sizeof (M6FrameHeaviest));
       if (error != NULL)
         show_message (self, error->message);
     }
+  /* The same frames: the rows (and where the list is scrolled) stay. */
+  if (same_frames (self->worst, worst))
+    return;
+  g_clear_pointer (&self->worst, g_array_unref);
+  self->worst = g_steal_pointer (&worst);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->worst_list))) != NULL)
     gtk_list_box_remove (self->worst_list, child);
 
@@ -289,12 +247,13 @@ m6_frame_window_refresh_worst (M6FrameWindow *self)
       const char *leaf = path ? strrchr (path, '/') : NULL;
       g_autofree char *sub = g_strdup_printf (_("%s (%s)"), leaf ? leaf + 1 : path ? path : "?",
                                               m6_duration_format_buf (h->heaviest.self_ns, self_t));
-      GtkWidget *row = make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub);
+      GtkWidget *row = m6_frame_window_make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub);
       /* Translators: tooltip of a slowest frame: its heaviest scope's path */
       g_autofree char *tip = g_strdup_printf (_("Heaviest scope: %s"), path ? path : "?");
       gtk_widget_set_tooltip_text (row, tip);
       gtk_list_box_append (self->worst_list, row);
     }
+  select_open_row (self);
 }
 
 static void
@@ -311,17 +270,64 @@ worst_activated_cb (GtkListBox    *list,
 
 /* --- the histogram ------------------------------------------------------ */
 
+static void
+fill_slowest (M6FrameWindow *self)
+{
+  const M6ScopeHistogram *h = self->histogram;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->slowest_list))) != NULL)
+    gtk_list_box_remove (self->slowest_list, child);
+  for (guint i = 0; h != NULL && h->slowest != NULL && i < h->slowest->len; i++)
+    {
+      const M6ScopeOccurrence *o = &g_array_index (h->slowest, M6ScopeOccurrence, i);
+      char dt[M6_DURATION_BUF];
+      g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, o->frame);
+      g_autofree char *frame = g_strdup_printf (_("Frame %s"), number);
+      gtk_list_box_append (self->slowest_list, m6_frame_window_make_row (frame, m6_duration_format_buf (o->duration_ns, dt), NULL));
+    }
+}
+
+static void
+histogram_done (M6ScopeHistogram *hist,
+                const GError     *error,
+                gint64            longest_slice_us,
+                gpointer          data)
+{
+  M6FrameWindow *self = data;
+  g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, self->histogram_node);
+
+  self->histogram_run = NULL;
+  self->longest_slice_us = MAX (self->longest_slice_us, longest_slice_us);
+  g_clear_pointer (&self->histogram, m6_scope_histogram_free);
+  self->histogram = hist;
+  m6_histogram_draw (self->histogram_chart, path, hist, error ? error->message : NULL);
+  fill_slowest (self);
+}
+
+/* Read the histogram of the shown scope again; what is drawn stays until
+ * the new one is read. */
+static void
+start_histogram (M6FrameWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_clear_pointer (&self->histogram_run, m6_histogram_run_cancel);
+  self->histogram_at = g_get_monotonic_time ();
+  self->histogram_run = m6_histogram_run_start (self->index, self->thread, self->histogram_node, N_SLOWEST,
+                                                histogram_done, self, &error);
+  if (self->histogram_run == NULL)
+    histogram_done (NULL, error, 0, self);
+}
+
 void
 m6_frame_window_show_scope (M6FrameWindow *self,
                             guint32        node_id)
 {
-  g_autoptr (GError) error = NULL;
-  GtkWidget *child;
-  guint first, last;
-
+  g_clear_pointer (&self->histogram_run, m6_histogram_run_cancel);
   g_clear_pointer (&self->histogram, m6_scope_histogram_free);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->slowest_list))) != NULL)
-    gtk_list_box_remove (self->slowest_list, child);
+  self->histogram_node = node_id;
+  fill_slowest (self);
   m6_chart_clear (self->histogram_chart);
 
   if (node_id == 0)
@@ -330,59 +336,21 @@ m6_frame_window_show_scope (M6FrameWindow *self,
       m6_chart_set_message (self->histogram_chart, _("Select a scope to see how its durations spread."), NULL);
       return;
     }
-  self->histogram = m6_frame_index_get_histogram (self->index, self->thread, node_id, G_MININT64, G_MAXINT64,
-                                                  N_SLOWEST, NULL, &error);
   g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, node_id);
-  /* Translators: the histogram's title, with a scope path */
-  g_autofree char *title = g_strdup_printf (_("Durations of %s"), path ? path : "?");
-  m6_chart_set_title (self->histogram_chart, title, NULL, NULL, M6_CHART_COLOR_DIM);
-  if (self->histogram == NULL || !m6_scope_histogram_get_span (self->histogram, &first, &last))
-    {
-      m6_chart_set_message (self->histogram_chart, error ? error->message : _("No calls of this scope here."), NULL);
-      return;
-    }
+  m6_histogram_draw (self->histogram_chart, path, NULL, _("Reading its calls…"));
+  start_histogram (self);
+}
 
-  const M6ScopeHistogram *h = self->histogram;
-  char p50[M6_DURATION_BUF], p90[M6_DURATION_BUF], p99[M6_DURATION_BUF], max[M6_DURATION_BUF];
-  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, h->count);
-  g_autofree char *line = g_strdup_printf (_("%s calls · p50 %s · p90 %s · p99 %s · max %s"),
-                                           count, m6_duration_format_buf (h->p50_ns, p50),
-                                           m6_duration_format_buf (h->p90_ns, p90),
-                                           m6_duration_format_buf (h->p99_ns, p99),
-                                           m6_duration_format_buf (h->max_ns, max));
-  m6_chart_set_lines (self->histogram_chart, line, NULL);
+gboolean
+m6_frame_window_get_histogram_reading (M6FrameWindow *self)
+{
+  return self->histogram_run != NULL;
+}
 
-  /* One bar per bucket at its geometric middle; the bucket of the max in red. */
-  guint n = last - first + 1;
-  g_autofree double *xs = g_new (double, n);
-  g_autofree double *ys = g_new (double, n);
-  double ymax = 1, step = pow (2.0, 1.0 / M6_SCOPE_HISTOGRAM_PER_OCTAVE);
-  for (guint b = first; b <= last; b++)
-    {
-      xs[b - first] = sqrt (m6_scope_histogram_bucket_lower (b) * m6_scope_histogram_bucket_lower (b + 1)) / 1e9;
-      ys[b - first] = h->buckets[b] > 0 ? (double) h->buckets[b] : NAN;
-      ymax = MAX (ymax, (double) h->buckets[b]);
-    }
-  double lo = m6_scope_histogram_bucket_lower (first) / 1e9, hi = m6_scope_histogram_bucket_lower (last + 1) / 1e9;
-  m6_chart_set_x_scale (self->histogram_chart, M6_CHART_SCALE_LOG, format_seconds_tick, NULL);
-  m6_chart_set_x_range (self->histogram_chart, lo / 1.5, hi * 1.5);
-  m6_chart_set_y_scale (self->histogram_chart, M6_CHART_SCALE_LOG);
-  m6_chart_set_y_range (self->histogram_chart, 0.5, ymax * 1.5);
-  m6_chart_set_y_format (self->histogram_chart, format_count_tick, NULL);
-  guint bars = m6_chart_add_layer (self->histogram_chart, M6_CHART_BARS, M6_CHART_COLOR_SERIES, xs, ys, n);
-  m6_chart_layer_set_width (self->histogram_chart, bars, step);
-  double mx = xs[n - 1], my = ys[n - 1];
-  guint top = m6_chart_add_layer (self->histogram_chart, M6_CHART_MARKS, M6_CHART_COLOR_BAD, &mx, &my, 1);
-  m6_chart_layer_set_width (self->histogram_chart, top, step);
-
-  for (guint i = 0; h->slowest != NULL && i < h->slowest->len; i++)
-    {
-      const M6ScopeOccurrence *o = &g_array_index (h->slowest, M6ScopeOccurrence, i);
-      char dt[M6_DURATION_BUF];
-      g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, o->frame);
-      g_autofree char *frame = g_strdup_printf (_("Frame %s"), number);
-      gtk_list_box_append (self->slowest_list, make_row (frame, m6_duration_format_buf (o->duration_ns, dt), NULL));
-    }
+gint64
+m6_frame_window_get_longest_slice_us (M6FrameWindow *self)
+{
+  return self->longest_slice_us;
 }
 
 static void
@@ -436,6 +404,59 @@ flame_selected_cb (M6FlameGraph  *flame_graph,
     return;
   m6_timeline_highlight_node (self->timeline, self->thread, node);
   m6_frame_window_show_scope (self, node);
+}
+
+/* --- live --------------------------------------------------------------- */
+
+static gboolean
+refresh_tick (gpointer data)
+{
+  M6FrameWindow *self = data;
+  g_autoptr (GVariant) paused = NULL;
+
+  self->refresh_source = 0;
+  /* A paused session window holds its views still: this one too. */
+  if (self->session_window != NULL)
+    paused = g_action_group_get_action_state (G_ACTION_GROUP (self->session_window), "pause");
+  if (paused != NULL && g_variant_get_boolean (paused))
+    return G_SOURCE_REMOVE;
+  self->n_refreshes++;
+  m6_frame_window_refresh_worst (self);
+  if (self->histogram_node != 0 && self->histogram_run == NULL
+      && g_get_monotonic_time () - self->histogram_at >= HISTOGRAM_REFRESH_US)
+    start_histogram (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Coalesced: however many batches come in, one look a second. */
+static void
+recording_changed_cb (M6Recording   *recording,
+                      M6FrameWindow *self)
+{
+  if (self->refresh_source == 0)
+    {
+      self->refresh_source = g_timeout_add (REFRESH_MS, refresh_tick, self);
+      g_source_set_name_by_id (self->refresh_source, "[mach6] frame view refresh");
+    }
+}
+
+void
+m6_frame_window_set_recording (M6FrameWindow *self,
+                               M6Recording   *recording)
+{
+  g_return_if_fail (M6_IS_FRAME_WINDOW (self));
+
+  if (self->recording != NULL)
+    g_signal_handlers_disconnect_by_data (self->recording, self);
+  g_set_object (&self->recording, recording);
+  if (recording != NULL)
+    g_signal_connect (recording, "changed", G_CALLBACK (recording_changed_cb), self);
+}
+
+guint
+m6_frame_window_get_n_refreshes (M6FrameWindow *self)
+{
+  return self->n_refreshes;
 }
 
 /* --- export ------------------------------------------------------------- */
@@ -496,53 +517,6 @@ export_action (GSimpleAction *action,
 
 /* --- building ----------------------------------------------------------- */
 
-static GtkWidget *
-heading (const char *text)
-{
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_widget_add_css_class (label, "heading");
-  gtk_widget_set_margin_start (label, 10);
-  gtk_widget_set_margin_top (label, 8);
-  gtk_widget_set_margin_bottom (label, 4);
-  return label;
-}
-
-static GtkWidget *
-scrolled (GtkWidget *child,
-          gboolean   vexpand)
-{
-  GtkWidget *scroller = gtk_scrolled_window_new ();
-
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), child);
-  gtk_widget_set_vexpand (scroller, vexpand);
-  return scroller;
-}
-
-static GtkWidget *
-icon_button (const char *icon,
-             const char *action,
-             const char *tooltip)
-{
-  GtkWidget *button = gtk_button_new_from_icon_name (icon);
-
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), action);
-  gtk_widget_set_tooltip_text (button, tooltip);
-  return button;
-}
-
-static void
-add_shortcut (GtkShortcutController *controller,
-              const char            *trigger,
-              const char            *action)
-{
-  gtk_shortcut_controller_add_shortcut (controller,
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string (trigger),
-                                                          gtk_named_action_new (action)));
-}
-
 static void
 build (M6FrameWindow *self)
 {
@@ -552,90 +526,15 @@ build (M6FrameWindow *self)
     { "export", export_action, "s" },
   };
   GSimpleActionGroup *group = g_simple_action_group_new ();
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *main_paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
-  GtkWidget *right_paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
-  GtkWidget *bottom = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  GtkWidget *slow_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GMenu *menu = g_menu_new ();
-  GtkWidget *export_button = gtk_menu_button_new ();
 
   g_action_map_add_action_entries (G_ACTION_MAP (group), entries, G_N_ELEMENTS (entries), self);
   gtk_widget_insert_action_group (GTK_WIDGET (self), "frame", G_ACTION_GROUP (group));
   g_object_unref (group);
 
-  GtkEventController *shortcuts = gtk_shortcut_controller_new ();
-  gtk_event_controller_set_propagation_phase (shortcuts, GTK_PHASE_CAPTURE);
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "bracketleft", "frame.previous");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Alt>Left", "frame.previous");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "bracketright", "frame.next");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Alt>Right", "frame.next");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>bracketleft", "frame.previous-slow");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>bracketright", "frame.next-slow");
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>w|Escape"),
-                                                          gtk_named_action_new ("window.close")));
-  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
-
-  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_("Frame View"), NULL));
-  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), icon_button ("go-previous-symbolic", "frame.previous", _("Previous Frame ([)")));
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), icon_button ("go-next-symbolic", "frame.next", _("Next Frame (])")));
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), icon_button ("go-last-symbolic", "frame.next-slow",
-                                                                   _("Next Frame Over Budget (Ctrl+])")));
-  g_menu_append (menu, _("Timeline as _SVG…"), "frame.export('svg')");
-  g_menu_append (menu, _("Timeline as _PDF…"), "frame.export('pdf')");
-  g_menu_append (menu, _("Timeline as P_NG…"), "frame.export('png')");
-  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (export_button), G_MENU_MODEL (menu));
-  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (export_button), "document-save-as-symbolic");
-  gtk_widget_set_tooltip_text (export_button, _("Export the Timeline"));
-  g_object_unref (menu);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), export_button);
-  gtk_box_append (GTK_BOX (box), header);
-
-  /* The slowest frames. */
-  self->worst_list = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_widget_add_css_class (GTK_WIDGET (self->worst_list), "navigation-sidebar");
+  m6_frame_window_build_widgets (self);
   g_signal_connect (self->worst_list, "row-activated", G_CALLBACK (worst_activated_cb), self);
-  gtk_box_append (GTK_BOX (side), heading (_("Slowest Frames")));
-  gtk_box_append (GTK_BOX (side), scrolled (GTK_WIDGET (self->worst_list), TRUE));
-  gtk_widget_set_size_request (side, 250, -1);
-
-  /* The timeline over the histogram and its slowest calls. */
-  self->timeline = M6_TIMELINE (m6_timeline_new ());
   g_signal_connect (self->timeline, "instance-selected", G_CALLBACK (instance_selected_cb), self);
-  self->histogram_chart = M6_CHART (m6_chart_new ());
-  gtk_widget_set_hexpand (GTK_WIDGET (self->histogram_chart), TRUE);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->histogram_chart), 8);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->histogram_chart), 8);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->histogram_chart), 6);
-  self->slowest_list = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_widget_add_css_class (GTK_WIDGET (self->slowest_list), "navigation-sidebar");
   g_signal_connect (self->slowest_list, "row-activated", G_CALLBACK (slowest_activated_cb), self);
-  gtk_box_append (GTK_BOX (slow_box), heading (_("Slowest Calls")));
-  gtk_box_append (GTK_BOX (slow_box), scrolled (GTK_WIDGET (self->slowest_list), TRUE));
-  gtk_widget_set_size_request (slow_box, 200, -1);
-  gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->histogram_chart));
-  gtk_box_append (GTK_BOX (bottom), gtk_separator_new (GTK_ORIENTATION_VERTICAL));
-  gtk_box_append (GTK_BOX (bottom), slow_box);
-  gtk_widget_set_size_request (bottom, -1, 240);
-
-  gtk_paned_set_start_child (GTK_PANED (right_paned), scrolled (GTK_WIDGET (self->timeline), TRUE));
-  gtk_paned_set_end_child (GTK_PANED (right_paned), bottom);
-  gtk_paned_set_resize_end_child (GTK_PANED (right_paned), FALSE);
-  gtk_paned_set_shrink_end_child (GTK_PANED (right_paned), FALSE);
-  gtk_paned_set_start_child (GTK_PANED (main_paned), side);
-  gtk_paned_set_end_child (GTK_PANED (main_paned), right_paned);
-  gtk_paned_set_resize_start_child (GTK_PANED (main_paned), FALSE);
-  gtk_paned_set_shrink_start_child (GTK_PANED (main_paned), FALSE);
-  gtk_widget_set_vexpand (main_paned, TRUE);
-  gtk_box_append (GTK_BOX (box), main_paned);
-
-  self->toasts = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
-  adw_toast_overlay_set_child (self->toasts, box);
-  adw_window_set_content (ADW_WINDOW (self), GTK_WIDGET (self->toasts));
 }
 
 static void
@@ -654,6 +553,9 @@ m6_frame_window_dispose (GObject *object)
       g_object_remove_weak_pointer (G_OBJECT (self->session_window), (gpointer *) &self->session_window);
       self->session_window = NULL;
     }
+  m6_frame_window_set_recording (self, NULL);
+  g_clear_handle_id (&self->refresh_source, g_source_remove);
+  g_clear_pointer (&self->histogram_run, m6_histogram_run_cancel);
   g_clear_pointer (&self->worst, g_array_unref);
   g_clear_pointer (&self->histogram, m6_scope_histogram_free);
   g_clear_pointer (&self->message, g_free);

@@ -14,6 +14,7 @@
 
 #include "m6-chart.h"
 #include "m6-frame-index.h"
+#include "m6-recording.h"
 #include "m6-timeline.h"
 
 G_BEGIN_DECLS
@@ -36,6 +37,12 @@ void           m6_frame_window_open_range      (M6FrameWindow *self,
                                                 gint64         t1);
 /* Fill the list of slowest frames again (live: the window moved). */
 void           m6_frame_window_refresh_worst   (M6FrameWindow *self);
+/* A live session: the slowest frames are looked at again (at most once
+ * a second while @recording's events come in, not while the session
+ * window is paused) and the histogram every 5 s. NULL: a capture. */
+void           m6_frame_window_set_recording   (M6FrameWindow *self,
+                                                M6Recording   *recording);
+guint          m6_frame_window_get_n_refreshes (M6FrameWindow *self);
 /* The budget "next slow frame" looks for, ns. */
 void           m6_frame_window_set_budget      (M6FrameWindow *self,
                                                 gint64         budget_ns);
@@ -54,6 +61,10 @@ GtkListBox    *m6_frame_window_get_worst_list  (M6FrameWindow *self);
 const M6ScopeHistogram *m6_frame_window_get_histogram (M6FrameWindow *self);
 M6Chart       *m6_frame_window_get_histogram_chart (M6FrameWindow *self);
 GtkListBox    *m6_frame_window_get_slowest_list (M6FrameWindow *self);
+/* The histogram is being read (a slice per main loop turn); the longest
+ * slice so far, µs. */
+gboolean       m6_frame_window_get_histogram_reading (M6FrameWindow *self);
+gint64         m6_frame_window_get_longest_slice_us  (M6FrameWindow *self);
 /* The text of the last message shown in the window. */
 const char    *m6_frame_window_get_message     (M6FrameWindow *self);
 

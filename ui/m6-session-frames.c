@@ -4,6 +4,7 @@
 
 #include <glib/gi18n.h>
 
+#include "m6-duration.h"
 #include "m6-settings.h"
 
 typedef struct
@@ -73,6 +74,19 @@ ensure_index (Frames *f)
   return f->index != NULL;
 }
 
+static M6FrameWindow *
+ensure_window (Frames *f)
+{
+  if (f->frame_window != NULL)
+    return f->frame_window;
+  f->frame_window = m6_frame_window_new (GTK_WINDOW (f->window), f->index, m6_session_window_get_thread (f->window));
+  g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
+  /* Live: its slowest frames and histogram follow the window as it moves. */
+  if (f->recording != NULL)
+    m6_frame_window_set_recording (f->frame_window, f->recording);
+  return f->frame_window;
+}
+
 M6FrameWindow *
 m6_session_frames_open (M6SessionWindow *window,
                         gint64           t_ns)
@@ -84,10 +98,7 @@ m6_session_frames_open (M6SessionWindow *window,
   if (f == NULL || !ensure_index (f))
     return NULL;
   if (f->frame_window == NULL)
-    {
-      f->frame_window = m6_frame_window_new (GTK_WINDOW (window), f->index, thread);
-      g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
-    }
+    ensure_window (f);
   else
     m6_frame_window_refresh_worst (f->frame_window);
 
@@ -120,11 +131,7 @@ m6_session_frames_open_range (M6SessionWindow *window,
 
   if (f == NULL || !ensure_index (f) || t1 <= t0)
     return NULL;
-  if (f->frame_window == NULL)
-    {
-      f->frame_window = m6_frame_window_new (GTK_WINDOW (window), f->index, m6_session_window_get_thread (window));
-      g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
-    }
+  ensure_window (f);
   m6_frame_window_open_range (f->frame_window, t0, t1);
   return f->frame_window;
 }
@@ -224,7 +231,10 @@ capture_on_hitch_change_state (GSimpleAction *action,
       g_signal_connect (f->catcher, "saved", G_CALLBACK (hitch_saved_cb), f);
       g_signal_connect (f->catcher, "failed", G_CALLBACK (hitch_failed_cb), f);
       apply_hitch_settings (f);
-      g_autofree char *text = g_strdup_printf (_("Capturing every frame slower than %d ms to %s"), ms, dir);
+      char threshold[M6_DURATION_BUF];
+      /* Translators: the hitch threshold (a duration) and a folder */
+      g_autofree char *text = g_strdup_printf (_("Capturing every frame slower than %s to %s"),
+                                               m6_duration_format_buf ((gint64) ms * 1000000, threshold), dir);
       m6_session_window_show_message (data, text);
     }
   else if (f->catcher != NULL)

@@ -184,7 +184,9 @@ pinch_begin_cb (GtkGesture       *gesture,
 {
   double x = 0, y = 0;
 
-  gtk_gesture_get_bounding_box_center (gesture, &x, &y);
+  /* Around the fingers; where they are not known, the pointer. */
+  if (!gtk_gesture_get_bounding_box_center (gesture, &x, &y))
+    x = self->pointer_x;
   self->pinch_v0 = self->v0;
   self->pinch_v1 = self->v1;
   self->pinch_x = x;
