@@ -112,6 +112,63 @@ bench_hot_path (void)
   emit ("ingest_with_index_ratio", best_index / best_plain, "x");
 }
 
+/* The live window full (256 MiB of events): what the viewer's queries hold
+ * the recording's lock for. The histogram read at once would hold it for
+ * the whole window; read as the viewer reads it, a slice at a time, for
+ * one slice. */
+static void
+bench_live_queries (void)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GArray) events = game_events (session, 20000);
+  M6FrameIndex *index = m6_frame_index_new_live (session);
+  M6Thread *thread = m6_session_add_thread (session, 1, "main");
+  M6Event *ev = (M6Event *) events->data;
+  gint64 span = ev[events->len - 1].t_ns + 100;
+  g_autoptr (GError) error = NULL;
+
+  m6_frame_index_set_window (index, G_MAXINT64 / 4, 0);
+  for (guint r = 0; r < WARM_ROUNDS + 1; r++)
+    {
+      for (guint i = 0; i < events->len; i++)
+        ev[i].t_ns += r > 0 ? span : 0;
+      for (guint i = 0; i < events->len; i += 4096)
+        m6_session_ingest (session, thread, ev + i, MIN (4096u, events->len - i));
+    }
+  guint64 first, n;
+  m6_frame_index_get_range (index, 0, &first, &n);
+  emit ("live_window_events", (double) n * 98, "events");
+
+  M6Node *node = m6_tree_find_path (m6_thread_get_tree (thread), "frame/system-3/sub-3-2");
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (M6ScopeHistogram) whole = m6_frame_index_get_histogram (index, 0, node->id, G_MININT64, G_MAXINT64,
+                                                                     10, NULL, &error);
+  gint64 t1 = g_get_monotonic_time ();
+  emit ("histogram_full_window_ms", (double) (t1 - t0) / 1e3, "ms");
+
+  g_autoptr (M6HistogramJob) job = m6_frame_index_histogram_begin (index, 0, node->id, G_MININT64, G_MAXINT64, 10, &error);
+  gint64 longest = 0;
+  guint slices = 0;
+  gboolean more = TRUE;
+  while (more)
+    {
+      gint64 s0 = g_get_monotonic_time ();
+      more = m6_histogram_job_step (job, M6_HISTOGRAM_SLICE_EVENTS, &error);
+      longest = MAX (longest, g_get_monotonic_time () - s0);
+      slices++;
+    }
+  g_autoptr (M6ScopeHistogram) sliced = m6_histogram_job_finish (g_steal_pointer (&job));
+  g_assert_cmpuint (sliced->count, ==, whole->count);
+  emit ("histogram_slices", slices, "slices");
+  emit ("histogram_slice_ms", (double) longest / 1e3, "ms");
+
+  gint64 t2 = g_get_monotonic_time ();
+  g_autoptr (GArray) worst = m6_frame_index_get_worst (index, 0, 20, G_MININT64, G_MAXINT64, &error);
+  gint64 t3 = g_get_monotonic_time ();
+  emit ("worst20_full_window_ms", (double) (t3 - t2) / 1e3, "ms");
+  m6_frame_index_free (index);
+}
+
 static void
 bench_queries (void)
 {
@@ -195,6 +252,7 @@ int
 main (void)
 {
   bench_hot_path ();
+  bench_live_queries ();
   bench_queries ();
   return 0;
 }

@@ -9,10 +9,6 @@
 
 G_BEGIN_DECLS
 
-/* Events read per slice: about 2–3 ms of the main loop (bench-frames:
- * histogram_slice_ms). */
-#define M6_HISTOGRAM_SLICE_EVENTS (G_GUINT64_CONSTANT (1) << 18)
-
 typedef struct _M6HistogramRun M6HistogramRun;
 
 /* Called once when the run is done: the histogram (owned by the callee)
@@ -24,7 +20,7 @@ typedef void (*M6HistogramDone) (M6ScopeHistogram *hist,
                                  gpointer          user_data);
 
 /* Read the histogram of node @node_id of @thread over every frame @index
- * holds, a slice per main loop turn with a 1 ms sleep in poll() between
+ * holds, a slice (M6_HISTOGRAM_SLICE_EVENTS) per main loop turn with a 1 ms sleep in poll() between
  * slices. NULL (and @error) if there is no such node. */
 M6HistogramRun *m6_histogram_run_start  (M6FrameIndex     *index,
                                          guint             thread,

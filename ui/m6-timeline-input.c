@@ -184,8 +184,10 @@ pinch_begin_cb (GtkGesture       *gesture,
 {
   double x = 0, y = 0;
 
-  /* Around the fingers; where they are not known, the pointer. */
-  if (!gtk_gesture_get_bounding_box_center (gesture, &x, &y))
+  /* Around the fingers (a touchpad's: the pointer). A gesture with no
+   * events behind it (one driven by its signals, as the tests do) has no
+   * points to ask for: the pointer then too. */
+  if (!gtk_gesture_is_active (gesture) || !gtk_gesture_get_bounding_box_center (gesture, &x, &y))
     x = self->pointer_x;
   self->pinch_v0 = self->v0;
   self->pinch_v1 = self->v1;

@@ -6,11 +6,14 @@
 #include <adwaita.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <sched.h>
 #include <string.h>
 
 #include "m6-application.h"
+#include "m6-compare-columns.h"
 #include "m6-compare-window.h"
+#include "m6-duration.h"
 #include "m6-flame-graph.h"
 #include "m6-screenshot.h"
 #include "m6-session-window.h"
@@ -107,6 +110,49 @@ screenshot (GtkWidget  *widget,
     g_unlink (path);
 }
 
+/* The "A time/frame" cells as the table shows them (their tooltip names
+ * the column). */
+static void
+collect_time_cells (GtkWidget *widget,
+                    GPtrArray *texts)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      if (GTK_IS_INSCRIPTION (c)
+          && g_strcmp0 (gtk_widget_get_tooltip_text (c), "A's typical time of the scope per frame (the median)") == 0)
+        g_ptr_array_add (texts, g_strdup (gtk_inscription_get_text (GTK_INSCRIPTION (c))));
+      collect_time_cells (c, texts);
+    }
+}
+
+/* Times auto-scale (issue 11): a time reads a number and its unit, "41.2
+ * ms" or "2.35 µs", the one every other view prints; never "0.002". */
+static void
+check_time_cells (M6CompareWindow *compare)
+{
+  g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  guint micro = 0;
+
+  collect_time_cells (GTK_WIDGET (compare), texts);
+  g_assert_cmpuint (texts->len, >=, 5);
+  for (guint i = 0; i < texts->len; i++)
+    {
+      const char *text = g_ptr_array_index (texts, i);
+      if (g_str_equal (text, "—"))
+        continue;
+      if (!g_str_has_suffix (text, "\u00a0ns") && !g_str_has_suffix (text, "\u00a0µs")
+          && !g_str_has_suffix (text, "\u00a0ms") && !g_str_has_suffix (text, "\u00a0s"))
+        g_error ("an A time/frame cell reads “%s”, not a duration with its unit", text);
+      micro += g_str_has_suffix (text, "µs");
+    }
+  /* The demo game's scopes take microseconds. */
+  g_assert_cmpuint (micro, >, 0);
+  const M6DiffRow *frame = compare_row (compare, "frame");
+  g_autofree char *expected = m6_duration_format ((gint64) llround (frame->time_a * 1e9));
+  g_autofree char *cell = m6_compare_cell_text (frame, M6_COMPARE_COL_TIME_A);
+  g_assert_cmpstr (cell, ==, expected);
+}
+
 static void
 test_aa_pair (void)
 {
@@ -129,6 +175,7 @@ test_aa_pair (void)
   g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "these two runs only"));
   g_assert_cmpint (compare_row (compare, "frame")->method, ==, M6_DIFF_METHOD_BLOCKS);
   screenshot (GTK_WIDGET (compare), "compare-aa.png");
+  check_time_cells (compare);
 
   /* Another run on each side: now the run is the unit. */
   record_pair (a2, NULL, b2, NULL);

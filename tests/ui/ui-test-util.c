@@ -439,6 +439,31 @@ ui_drag (GtkWidget *widget,
   ui_spin (0.15);
 }
 
+void
+ui_scroll (GtkWidget       *widget,
+           double           x,
+           double           y,
+           int              clicks,
+           GdkModifierType  modifiers)
+{
+  Display *dpy = x_display ();
+  unsigned int control_code = XKeysymToKeycode (dpy, XK_Control_L);
+
+  /* Wheel clicks are buttons 4 (up) and 5 (down) in X. */
+  ui_pointer_move (widget, x, y);
+  if (modifiers & GDK_CONTROL_MASK)
+    xtest.key (dpy, control_code, True, 0);
+  for (int i = 0; i < ABS (clicks); i++)
+    {
+      xtest.button (dpy, clicks < 0 ? 4 : 5, True, 0);
+      xtest.button (dpy, clicks < 0 ? 4 : 5, False, 0);
+    }
+  if (modifiers & GDK_CONTROL_MASK)
+    xtest.key (dpy, control_code, False, 0);
+  XSync (dpy, False);
+  ui_spin (0.15);
+}
+
 static gboolean
 jobs_done (gpointer data)
 {

@@ -75,6 +75,13 @@ void      ui_pointer_move    (GtkWidget       *widget,
 void      ui_click           (GtkWidget       *widget,
                               double           x,
                               double           y);
+/* Turn the wheel @clicks clicks at (@x, @y) of @widget (< 0: up, away
+ * from the user), with @modifiers (only Control) held. */
+void      ui_scroll          (GtkWidget       *widget,
+                              double           x,
+                              double           y,
+                              int              clicks,
+                              GdkModifierType  modifiers);
 /* Press at (@x1, @y1) of @widget, move to (@x2, @y2) and release. */
 void      ui_drag            (GtkWidget       *widget,
                               double           x1,
