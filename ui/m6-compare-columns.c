@@ -333,7 +333,7 @@ add_column (GtkColumnView   *view,
   /* Fixed widths for the numbers, so that every column fits a 1260-pixel
    * window and the scope column takes what is left. */
   static const int widths[M6_COMPARE_N_COLUMNS] = {
-    [M6_COMPARE_COL_FRAMES_A] = 76, [M6_COMPARE_COL_FRAMES_B] = 76, [M6_COMPARE_COL_TIME_A] = 92, [M6_COMPARE_COL_SHIFT] = 86,
+    [M6_COMPARE_COL_FRAMES_A] = 76, [M6_COMPARE_COL_FRAMES_B] = 76, [M6_COMPARE_COL_TIME_A] = 104, [M6_COMPARE_COL_SHIFT] = 86,
     [M6_COMPARE_COL_INTERVAL] = 156, [M6_COMPARE_COL_THRESHOLD] = 84, [M6_COMPARE_COL_P_ADJUSTED] = 76, [M6_COMPARE_COL_SIGNIFICANT] = 116,
     [M6_COMPARE_COL_ALLOC] = 100, [M6_COMPARE_COL_SELF] = 96, [M6_COMPARE_COL_DRIFT] = 100,
   };
