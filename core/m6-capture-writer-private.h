@@ -19,8 +19,8 @@ struct _M6CaptureWriter
   char       *path;
   char       *tmp_path;
   int         fd;
-  GByteArray *buf;          /* not yet written (EVENTS records plain) */
-  GByteArray *packed;       /* what a flush without the I/O thread writes */
+  GByteArray *buf;          /* whole records not yet written */
+  M6Event    *scratch;      /* what the session's reader fills (reserve) */
   guint64     flushed;      /* atomic: bytes in the file */
   guint64     n_records;
   guint64     n_events;
@@ -28,7 +28,6 @@ struct _M6CaptureWriter
   GArray     *threads;      /* WrittenThread, by index */
   guint32     heap_source;
   guint64     threads_unslotted;
-  gsize       events_start; /* the EVENTS record the session fills in place */
   gulong      changed_id;
   GError     *error;        /* sticky */
   gboolean    done;         /* finished or aborted */
