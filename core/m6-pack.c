@@ -261,9 +261,21 @@ m6_pack_decode (const guint8  *data,
   for (gsize i = 0; i < n_events; i++)
     {
       guint64 label, dt, dh, dd;
+      guint32 word;
 
-      if (!m6_varint_get (raw, raw_len, &p, &label) || !m6_varint_get (raw, raw_len, &p, &dt)
-          || !m6_varint_get (raw, raw_len, &p, &dh) || !m6_varint_get (raw, raw_len, &p, &dd))
+      /* Four one-byte varints (a frame loop's usual event) in one load. */
+      if (G_LIKELY (raw_len - p >= 4)
+          && (memcpy (&word, raw + p, 4), (GUINT32_FROM_LE (word) & 0x80808080u) == 0))
+        {
+          word = GUINT32_FROM_LE (word);
+          label = word & 0x7f;
+          dt = (word >> 8) & 0x7f;
+          dh = (word >> 16) & 0x7f;
+          dd = word >> 24;
+          p += 4;
+        }
+      else if (!m6_varint_get (raw, raw_len, &p, &label) || !m6_varint_get (raw, raw_len, &p, &dt)
+               || !m6_varint_get (raw, raw_len, &p, &dh) || !m6_varint_get (raw, raw_len, &p, &dd))
         return fail (error, _("an event is truncated"));
       if (label > G_MAXUINT32 || dd > G_MAXUINT32)
         return fail (error, _("an event holds a value out of range"));
