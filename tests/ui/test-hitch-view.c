@@ -10,6 +10,8 @@
  *    the gesture's signals on is the code a touchpad pinch runs;
  *  - live, the slowest frames follow the window (a hitch that comes after
  *    the view opened shows up; nothing moves while the session is paused);
+ *  - the live window's setting (Hitch Settings › Live window) moves the
+ *    window's bound;
  *  - a capture opens in the frame view: its slowest frame is a hitch and the
  *    histogram is read from the file. */
 #include <adwaita.h>
@@ -159,6 +161,9 @@ test_pinch (void)
   double width = gtk_widget_get_width (GTK_WIDGET (timeline)), v0, v1, w0, w1;
   GtkGesture *zoom = NULL;
 
+  /* One lane per thread: the game's main thread and its worker. */
+  g_assert_cmpuint (m6_timeline_get_n_lanes (timeline), ==, 2);
+
   /* The timeline's own pinch controller, as the widget has it. */
   g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (timeline));
   for (guint i = 0; i < g_list_model_get_n_items (controllers) && zoom == NULL; i++)
@@ -293,6 +298,30 @@ test_live_worst (void)
   g_assert_true (ui_wait_for (worst_has_new_hitch, &w, 10));
 }
 
+/* --- the live window's setting --------------------------------------------- */
+
+static void
+test_window_setting (void)
+{
+  M6FrameIndex *index;
+  gint64 window_ns;
+  guint64 max_bytes;
+
+  ensure_session ();
+  index = m6_session_frames_get_index (window);
+  m6_frame_index_get_window (index, &window_ns, &max_bytes);
+  g_assert_cmpint (window_ns, ==, G_GINT64_CONSTANT (30000000000));   /* the default, 30 s */
+  g_assert_cmpuint (max_bytes, ==, M6_FRAME_INDEX_DEFAULT_WINDOW_BYTES);
+
+  /* Hitch Settings › Live window: 10 s, and the window follows at once. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "live-window-seconds", g_variant_new_int32 (10));
+  ui_spin (0.1);
+  m6_frame_index_get_window (index, &window_ns, &max_bytes);
+  g_assert_cmpint (window_ns, ==, G_GINT64_CONSTANT (10000000000));
+  g_assert_cmpuint (max_bytes, ==, M6_FRAME_INDEX_DEFAULT_WINDOW_BYTES);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "live-window-seconds", g_variant_new_int32 (30));
+}
+
 /* --- a capture in the frame view ------------------------------------------- */
 
 static gboolean
@@ -360,6 +389,7 @@ main (int   argc,
   g_test_add_func ("/ui/hitch-view/wheel-and-drag", test_wheel_and_drag);
   g_test_add_func ("/ui/hitch-view/pinch", test_pinch);
   g_test_add_func ("/ui/hitch-view/live-worst", test_live_worst);
+  g_test_add_func ("/ui/hitch-view/window-setting", test_window_setting);
   g_test_add_func ("/ui/hitch-view/capture", test_capture);
 
   int status = g_test_run ();
