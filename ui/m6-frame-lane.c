@@ -80,9 +80,18 @@ m6_frame_lane_fill (M6FrameLane *lane,
    * carries the largest of them, so a spike is never lost. */
   for (guint i = 0; i < m6_thread_get_frames (thread)->len; i++)
     {
-      const M6FrameSample *s = &g_array_index (m6_thread_get_frames (thread), M6FrameSample, i);
+      GArray *samples = m6_thread_get_frames (thread);
+      const M6FrameSample *s = &g_array_index (samples, M6FrameSample, i);
       gint64 dt = MAX (s->dt_max_ns, s->dt_ns);
       M6LaneFrame frame = { s->t_ns - s->dt_ns, s->t_ns, number };
+
+      /* A sample of several frames (a long session) stands for all of
+       * them: up to where the next sample's first frame starts. A click
+       * then opens the slowest of them, the one its bar shows. */
+      if (s->n_frames > 1)
+        frame.end_ns = i + 1 < samples->len
+                       ? g_array_index (samples, M6FrameSample, i + 1).t_ns - g_array_index (samples, M6FrameSample, i + 1).dt_ns
+                       : m6_thread_get_last_frame_t_ns (thread);
       double mid = (s->t_ns - dt / 2) / 1e9;
 
       number += MAX (s->n_frames, 1u);

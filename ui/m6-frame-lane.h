@@ -10,7 +10,9 @@
 
 G_BEGIN_DECLS
 
-/* A frame as the lane shows it (the top-level scope's close). */
+/* A frame as the lane shows it (the top-level scope's close). In a long
+ * session a bar stands for several frames (M6_FRAME_POINTS): from the
+ * first one's start to the last one's end. */
 typedef struct
 {
   gint64  start_ns;

@@ -136,6 +136,8 @@ m6_session_frames_open_range (M6SessionWindow *window,
   return f->frame_window;
 }
 
+/* A bar of the lane: the slowest frame of those it stands for (one, or
+ * several in a long session), else the one running at its middle. */
 static void
 frame_activated_cb (M6DriftGraph    *drift_graph,
                     gint64           start_ns,
@@ -143,7 +145,19 @@ frame_activated_cb (M6DriftGraph    *drift_graph,
                     guint64          number,
                     M6SessionWindow *window)
 {
-  m6_session_frames_open (window, start_ns + (end_ns - start_ns) / 2);
+  Frames *f = get (window);
+  g_autoptr (GArray) slowest = NULL;
+
+  if (f != NULL && ensure_index (f))
+    slowest = m6_frame_index_get_worst (f->index, m6_session_window_get_thread (window), 1, start_ns,
+                                        MAX (end_ns, start_ns + 1), NULL);
+  if (slowest != NULL && slowest->len == 1)
+    {
+      const M6FrameInfo *frame = &g_array_index (slowest, M6FrameHeaviest, 0).frame;
+      m6_session_frames_open (window, frame->start_ns + frame->duration_ns / 2);
+    }
+  else
+    m6_session_frames_open (window, start_ns + (end_ns - start_ns) / 2);
 }
 
 static void

@@ -13,7 +13,9 @@
  *  - the live window's setting (Hitch Settings › Live window) moves the
  *    window's bound;
  *  - a capture opens in the frame view: its slowest frame is a hitch and the
- *    histogram is read from the file. */
+ *    histogram is read from the file;
+ *  - in a session longer than the lane's samples a red bar opens the hitch
+ *    it stands for, not the first frame of its sample. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "m6-application.h"
+#include "m6-capture.h"
 #include "m6-frame-window.h"
 #include "m6-session-frames.h"
 #include "m6-session-window.h"
@@ -377,6 +380,92 @@ test_capture (void)
   ui_spin (0.2);
 }
 
+/* --- a long session's lane ------------------------------------------------- */
+
+static gboolean
+lane_drawn (gpointer data)
+{
+  return m6_chart_get_n_marks (m6_drift_graph_get_frame_chart (data)) > 0;
+}
+
+/* Past M6_FRAME_POINTS frames a bar of the lane stands for two frames:
+ * the red one opens the hitch of its pair, not the pair's first frame. */
+static void
+test_long_session_lane (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (tmpdir, "long.mach6", NULL);
+  const guint n = M6_FRAME_POINTS + 4000, slow = M6_FRAME_POINTS + 2001;   /* odd: a pair's second */
+
+  {
+    g_autoptr (M6Session) session = m6_session_new ();
+    M6Thread *thread;
+
+    /* The main thread is the one whose tid is the pid. */
+    m6_session_set_process (session, 4321, "long-game");
+    thread = m6_session_add_thread (session, 4321, "main");
+    guint32 frame = m6_session_intern_label (session, "frame", -1);
+    g_autoptr (M6CaptureWriter) writer = m6_capture_writer_new (path, session, &error);
+    gint64 t = 1000;
+
+    g_assert_no_error (error);
+    for (guint f = 0; f < n; f++)
+      {
+        gint64 dt = f == slow ? G_GINT64_CONSTANT (50000000) : 1000000;
+        M6Event ev[2] = { { t, 0, frame, 0 }, { t + dt, 0, M6_EVENT_DONE, 0 } };
+        m6_session_ingest (session, thread, ev, 2);
+        t += dt + 100000;
+      }
+    g_assert_cmpuint (m6_thread_get_frames (thread)->len, <, n);
+    m6_session_set_ended (session, TRUE);
+    g_assert_true (m6_capture_writer_finish (writer, &error));
+  }
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
+  ui_wait_jobs (app);
+  M6SessionWindow *loaded = NULL;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data) && l->data != (gpointer) window)
+      loaded = l->data;
+  g_assert_nonnull (loaded);
+  gtk_window_set_default_size (GTK_WINDOW (loaded), 1400, 900);
+  gtk_window_present (GTK_WINDOW (loaded));
+  M6DriftGraph *drift = m6_session_window_get_drift_graph (loaded);
+  M6Chart *chart = m6_drift_graph_get_frame_chart (drift);
+  m6_drift_graph_invalidate (drift);
+  if (!ui_wait_for (lane_drawn, drift, 10))
+    g_error ("the lane of %s has no bars within 10 s (its chart %d × %d px, %u frame samples)", path,
+             gtk_widget_get_width (GTK_WIDGET (chart)), gtk_widget_get_height (GTK_WIDGET (chart)),
+             m6_thread_get_frames (m6_session_get_thread (m6_session_window_get_session (loaded), 0))->len);
+
+  /* The one red bar: the hitch's pair. */
+  guint over_layer = G_MAXUINT, over_index = 0, n_over = 0;
+  for (guint i = 0; i < m6_chart_get_n_marks (chart); i++)
+    {
+      guint layer, index;
+      m6_chart_get_mark (chart, i, &layer, &index, NULL);
+      const M6LaneFrame *lf = m6_drift_graph_get_lane_frame (drift, layer, index);
+      if (layer != 0 && lf != NULL)
+        {
+          over_layer = layer;
+          over_index = index;
+          n_over++;
+        }
+    }
+  g_assert_cmpuint (n_over, ==, 1);
+  g_signal_emit_by_name (chart, "mark-activated", over_layer, over_index);
+
+  M6FrameWindow *fw = m6_session_frames_get_window (loaded);
+  M6FrameInfo shown;
+  g_assert_nonnull (fw);
+  g_assert_true (m6_frame_window_get_frame (fw, &shown));
+  g_assert_cmpuint (shown.number, ==, slow);
+  g_assert_cmpint (shown.duration_ns, ==, G_GINT64_CONSTANT (50000000));
+
+  gtk_window_destroy (GTK_WINDOW (loaded));
+  ui_spin (0.2);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -391,6 +480,7 @@ main (int   argc,
   g_test_add_func ("/ui/hitch-view/live-worst", test_live_worst);
   g_test_add_func ("/ui/hitch-view/window-setting", test_window_setting);
   g_test_add_func ("/ui/hitch-view/capture", test_capture);
+  g_test_add_func ("/ui/hitch-view/long-session-lane", test_long_session_lane);
 
   int status = g_test_run ();
   if (window != NULL)
