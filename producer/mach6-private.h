@@ -13,7 +13,7 @@
  *   mach6-env.c      what the library reads around it: variables, /proc
  *
  * No malloc anywhere: the heap shim and the allocator hooks may call into
- * us from inside an allocator. Every name here is hidden and starts with
+ * us from inside an allocator. Every symbol here is hidden and starts with
  * mach6__, so a vendored build can link the rooms into its own binary.
  */
 #ifndef MACH6_PRIVATE_H

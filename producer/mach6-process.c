@@ -48,7 +48,8 @@ static void
 atfork_child (void)
 {
   mach6__segment_after_fork ();
-  store_relaxed (&mach6__generation, shut_down ? &mach6__generation_off : &mach6__generation_uninit);
+  store_relaxed (&mach6__generation,
+                 shut_down ? &mach6__generation_off : &mach6__generation_uninit);
   store_relaxed (&init_state, 0);
   mach6__clock_after_fork ();
   mach6__thread_after_fork ();

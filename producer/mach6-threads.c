@@ -98,8 +98,9 @@ mach6__thread_claim_slot (ThreadState *t, uint32_t gen)
       while (!__atomic_compare_exchange_n (&c->thread_count, &n, n + 1, 1,
                                            __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 
-      uint64_t offset = mach6__segment.threads_offset + (uint64_t) n * mach6__segment.thread_stride;
-      if (fallocate (mach6__segment.fd, 0, (off_t) offset, (off_t) mach6__segment.thread_stride) != 0
+      uint64_t stride = mach6__segment.thread_stride;
+      uint64_t offset = mach6__segment.threads_offset + (uint64_t) n * stride;
+      if (fallocate (mach6__segment.fd, 0, (off_t) offset, (off_t) stride) != 0
           && errno != EOPNOTSUPP)
         {
           /* No memory for the ring: the slot stays FREE and this thread drops. */

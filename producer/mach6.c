@@ -183,7 +183,8 @@ thread_record_mark (ThreadState *t, uint32_t label_id, const int64_t *heap)
       return;
     }
 
-  uint64_t tick = thread_write (t, label_id, t->rec_depth, heap ? *heap : mach6__heap_read ());
+  uint64_t tick = thread_write (t, label_id, t->rec_depth,
+                                heap ? *heap : mach6__heap_read ());
   /* A top-level mark refreshes the calibration every ~0.5 s and looks at
    * the holder's heartbeat every ~0.1 s, reusing the event's tick so the
    * checks cost no clock read. */
