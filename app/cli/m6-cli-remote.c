@@ -39,6 +39,7 @@ m6_cli_remote_token (const char  *token,
 M6RemoteServer *
 m6_cli_serve_remote (const char  *address,
                      const char  *token_file,
+                     M6Attacher  *attacher,
                      GError     **error)
 {
   g_autofree char *host = NULL, *token = NULL;
@@ -75,6 +76,7 @@ m6_cli_serve_remote (const char  *address,
   const char *queue = g_getenv ("MACH6_SERVE_QUEUE_BYTES");
   if (queue != NULL && g_ascii_strtoull (queue, NULL, 10) > 0)
     m6_remote_server_set_queue_limit (server, g_ascii_strtoull (queue, NULL, 10));
+  m6_remote_server_set_attacher (server, attacher);
   if (!m6_remote_server_listen (server, host, port, error))
     return NULL;
 
