@@ -392,7 +392,7 @@ static void
 test_serve_arguments (void)
 {
   struct { const char *args[8]; int status; const char *needle; } cases[] = {
-    { { "serve", NULL }, 2, "--metrics" },
+    { { "serve", "--metrics", "127.0.0.1:0", "--attach-all", "--token-file", "t", NULL }, 2, "--token-file" },
     { { "serve", "--metrics", "127.0.0.1:0", NULL }, 2, "--attach" },
     { { "serve", "--metrics", "nonsense", "--attach-all", NULL }, 1, "nonsense" },
     { { "serve", "--metrics", "127.0.0.1:99999", "--attach-all", NULL }, 1, "127.0.0.1:99999" },
