@@ -457,6 +457,82 @@ test_stalled_client (void)
   rm_rf (dir);
 }
 
+static void
+umask_zero (gpointer data)
+{
+  umask (0);
+}
+
+/* The kept token is a secret (README: ~/.config/mach6/remote-tokens, 0600):
+ * under umask 0, its folder is made 0700 and every file there is created
+ * 0600 by the open() that creates it (a temporary, renamed into place), and
+ * nothing is chmod-ed after: no other user can read it, not for a moment.
+ * strace shows the calls the CLI made. */
+static void
+test_token_file_private (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *server_config = g_build_filename (dir, "server", NULL);
+  g_autofree char *cli_config = g_build_filename (dir, "cli", NULL);
+  g_autofree char *ours = g_build_filename (cli_config, "mach6", NULL);
+  g_autofree char *trace = g_build_filename (dir, "trace", NULL);
+  g_autofree char *strace = g_find_program_in_path ("strace");
+  g_autoptr (TestServe) serve = test_serve_start (server_config, NULL);
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "XDG_CONFIG_HOME", cli_config, TRUE);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL, *text = NULL;
+  int status;
+
+  if (strace == NULL)
+    {
+      g_test_skip ("strace is not installed");
+      return;
+    }
+  const char *argv[] = { strace, "-f", "-qq", "-e", "trace=open,openat,creat,mkdir,mkdirat,chmod,fchmod,fchmodat",
+                         "-o", trace, MACH6_CLI, "list", "--remote", serve->address, "--token", serve->token, NULL };
+  envp = g_environ_setenv (envp, "LANGUAGE", "C", TRUE);
+  g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_DEFAULT, umask_zero, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_file_get_contents (trace, &text, NULL, NULL) || strstr (err, "ptrace") != NULL)
+    {
+      g_test_skip ("strace cannot trace here");
+      return;
+    }
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+
+  GStatBuf st;
+  const char *names[] = { "remote-tokens", "known-hosts" };
+  g_assert_cmpint (g_stat (ours, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (ours, names[i], NULL);
+      g_assert_cmpint (g_stat (path, &st), ==, 0);
+      g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+    }
+
+  guint created = 0;
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+      if (strstr (line, ours) == NULL && strstr (line, "chmod") == NULL)
+        continue;
+      g_test_message ("%s", line);
+      g_assert_null (strstr (line, "chmod("));
+      g_assert_null (strstr (line, "chmodat("));
+      if (strstr (line, "O_CREAT") != NULL)
+        {
+          g_assert_nonnull (strstr (line, ", 0600)"));
+          created++;
+        }
+      if (strstr (line, "mkdir") != NULL && strstr (line, "= 0") != NULL)
+        g_assert_nonnull (strstr (line, ", 0700)"));
+    }
+  g_assert_cmpuint (created, >=, 2);
+  rm_rf (dir);
+}
+
 /* Bare `mach6 serve` serves remote viewers on loopback, port 7766 (or
  * says why it cannot, naming that address: another serve may hold it). */
 static void
@@ -510,6 +586,7 @@ main (int argc, char **argv)
   g_test_add_func ("/remote/serve/hostile-clients", test_hostile_clients);
   g_test_add_func ("/remote/serve/stalled-client", test_stalled_client);
   g_test_add_func ("/remote/serve/default-listen", test_default_listen);
+  g_test_add_func ("/remote/serve/token-file-private", test_token_file_private);
   int status = g_test_run ();
   g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", client_config);
   (void) system (cmd);
