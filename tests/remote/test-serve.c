@@ -248,6 +248,11 @@ test_changed_certificate (void)
     address = g_strdup (serve->address);
     token = g_strdup (serve->token);
   }
+  /* A restart keeps the identity made on the first run. */
+  {
+    g_autoptr (TestServe) restarted = test_serve_start (server_config, NULL);
+    g_assert_cmpstr (restarted->fingerprint, ==, first_fp);
+  }
   /* The server's identity goes; the next start makes a new one. */
   g_autofree char *serve_dir = g_build_filename (server_config, "mach6", "serve", NULL);
   g_autofree char *cert = g_build_filename (serve_dir, "cert.pem", NULL);
