@@ -18,6 +18,7 @@ struct _M6RemoteServer
   char            *fingerprint;
   guint16          port;
   gsize            queue_limit;
+  int              send_buffer;   /* SO_SNDBUF of connections; 0: the kernel's */
   guint64          drops;         /* atomic */
   M6Attacher      *attacher;      /* serve's own recordings, or NULL */
   GMutex           lock;          /* the fields below */

@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "m6-pack.h"
 #include "m6-reader.h"
@@ -175,6 +176,8 @@ serve_connection (M6RemoteServer    *server,
   /* The handshake and HELLO get HELLO_TIMEOUT_S; a silent peer is cut off. */
   g_socket_set_timeout (socket, HELLO_TIMEOUT_S);
   g_socket_set_keepalive (socket, TRUE);
+  if (server->send_buffer > 0)
+    g_socket_set_option (socket, SOL_SOCKET, SO_SNDBUF, server->send_buffer, NULL);
   g_autoptr (GIOStream) tls = g_tls_server_connection_new (G_IO_STREAM (connection), server->certificate, &error);
   if (tls == NULL || !g_tls_connection_handshake (G_TLS_CONNECTION (tls), cancel, &error))
     {
@@ -389,6 +392,13 @@ guint64
 m6_remote_server_get_drops (M6RemoteServer *self)
 {
   return __atomic_load_n (&self->drops, __ATOMIC_RELAXED);
+}
+
+void
+m6_remote_server_set_send_buffer (M6RemoteServer *self,
+                                  int             bytes)
+{
+  self->send_buffer = bytes;
 }
 
 void

@@ -45,6 +45,12 @@ void            m6_remote_server_set_attacher (M6RemoteServer *self,
 void            m6_remote_server_set_queue_limit (M6RemoteServer *self,
                                                   gsize           bytes);
 
+/* Tests: a fixed socket send buffer per connection in bytes (default 0:
+ * the kernel's, which grows to megabytes), so that a stalled client fills
+ * the queue soon. */
+void            m6_remote_server_set_send_buffer (M6RemoteServer *self,
+                                                  int             bytes);
+
 /* Is @host a loopback address (or "localhost")? */
 gboolean        m6_remote_host_is_loopback    (const char      *host);
 
