@@ -202,6 +202,10 @@ list_done (GObject      *source,
         }
       else if (self->dialog != NULL)
         gtk_window_destroy (self->dialog);
+      /* Asked for without the dialog (remote.connect-to): said under the list. */
+      if (self->dialog == NULL && error != NULL)
+        gtk_label_set_text (self->error_label, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), self->dialog == NULL && error != NULL);
       if (list != NULL)
         save_servers (self);
     }

@@ -4,7 +4,8 @@
  * the game with its host, pins the certificate and keeps the token (0600);
  * attaching opens a normal session window whose flame graph, stats and
  * drift graph fill from the network, which saves, exports and compares
- * like a local one; and a remote pid is told apart from a local one.
+ * like a local one; a remote pid is told apart from a local one; and a
+ * changed certificate is refused with its sentence.
  *
  * With $MACH6_TEST_SHOTS set to a folder, what the user sees is saved
  * there (picker, dialog, session window, comparison). */
@@ -17,6 +18,7 @@
 #include "m6-capture.h"
 #include "m6-picker-window.h"
 #include "m6-remote-targets.h"
+#include "m6-remote-trust.h"
 #include "m6-screenshot.h"
 #include "m6-session-window.h"
 #include "remote-test-util.h"
@@ -332,6 +334,39 @@ test_remote_pid_is_not_local (void)
     gtk_window_destroy (m6_application_get_picker (app));
 }
 
+/* A server whose certificate is not the one pinned for its address: the
+ * viewer refuses it with the sentence that says so, before the token goes
+ * out (nothing is kept for it). */
+static void
+test_changed_certificate (void)
+{
+  g_autofree char *server_config = g_build_filename (tmpdir, "server-cert", NULL);
+  g_autoptr (TestServe) serve = test_serve_start (server_config, NULL);
+  g_autofree char *known = g_build_filename (g_get_user_config_dir (), "mach6", "known-hosts", NULL);
+  const char *other = "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff:"
+                      "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff";
+  g_autoptr (GError) error = NULL;
+  GtkWindow *picker = NULL;
+  M6RemoteTargets *remote = picker_remote (&picker);
+  Wait w = { remote, "different certificate", NULL, 0, serve->address };
+
+  g_assert_true (m6_trust_add_pin (known, serve->address, other, &error));
+  g_assert_no_error (error);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (remote), "remote.connect-to", "(ss)", serve->address,
+                                             serve->token));
+  g_assert_true (ui_wait_for (error_says, &w, 30));
+  const char *said = m6_remote_targets_get_error (remote);
+  g_test_message ("%s", said);
+  g_assert_nonnull (strstr (said, serve->fingerprint));
+  g_assert_nonnull (strstr (said, other));
+  g_autofree char *tokens = g_build_filename (g_get_user_config_dir (), "mach6", "remote-tokens", NULL);
+  g_autofree char *tokens_text = NULL;
+  if (g_file_get_contents (tokens, &tokens_text, NULL, NULL))
+    g_assert_null (strstr (tokens_text, serve->token));
+  shoot (GTK_WIDGET (picker), "remote-picker-changed-certificate.png");
+  gtk_window_destroy (picker);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -351,6 +386,7 @@ main (int   argc,
   g_test_add_func ("/ui/remote/connect-and-attach", test_connect_and_attach);
   g_test_add_func ("/ui/remote/save-export-compare", test_save_export_compare);
   g_test_add_func ("/ui/remote/remote-pid-is-not-local", test_remote_pid_is_not_local);
+  g_test_add_func ("/ui/remote/changed-certificate", test_changed_certificate);
   int status = g_test_run ();
   ui_remove_tree (tmpdir);
   ui_remove_tree (config);
