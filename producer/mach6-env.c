@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define RING_EVENTS_DEFAULT  262144u
+#define RING_EVENTS_DEFAULT  524288u   /* 12 MB: docs/live-pipeline.md, "Rings" */
 #define RING_EVENTS_MIN      64u
 #define RING_EVENTS_MAX      (1u << 24)
 #define MAX_THREADS_DEFAULT  64u

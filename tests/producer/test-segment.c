@@ -120,9 +120,9 @@ test_segment_control_fields (void)
   g_assert_cmpuint (c->threads_offset, ==, c->label_offset + c->label_capacity);
   g_assert_cmpuint (c->max_threads, ==, 64);
   g_assert_cmpuint (c->thread_count, ==, 0);
-  g_assert_cmpuint (c->ring_capacity, ==, 262144);
+  g_assert_cmpuint (c->ring_capacity, ==, 524288);
   g_assert_cmpuint (c->event_size, ==, sizeof (Mach6Event));
-  g_assert_cmpuint (c->thread_stride, >=, sizeof (Mach6ThreadHeader) + 262144 * sizeof (Mach6Event));
+  g_assert_cmpuint (c->thread_stride, >=, sizeof (Mach6ThreadHeader) + 524288 * sizeof (Mach6Event));
   g_assert_cmpuint (c->thread_stride % 64, ==, 0);
   g_assert_cmpuint (c->threads_offset + c->max_threads * c->thread_stride, ==, c->segment_size);
 

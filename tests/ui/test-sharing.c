@@ -142,7 +142,8 @@ test_recent_list_limits (Fixture       *f,
 
   /* Activating a row opens that capture. */
   gtk_widget_activate (GTK_WIDGET (gtk_list_box_get_row_at_index (list, 0)));
-  ui_spin (0.1);
+  /* It loads on a thread: wait for that, not a fixed time. */
+  ui_wait_jobs (app);
   g_assert_nonnull (other_session_window (NULL));
 }
 
