@@ -93,7 +93,9 @@ m6_session_window_auto_pick_thread (M6SessionWindow *self)
   if (best == G_MAXUINT)
     {
       M6Thread *current = m6_session_get_thread (self->session, self->thread_index);
-      if (current != NULL && m6_thread_get_frames (current)->len > 0)
+      /* Keep a thread that has frames, once it is shown. */
+      if (current != NULL && m6_thread_get_frames (current)->len > 0
+          && m6_flame_graph_get_tree (self->flame_graph) != NULL)
         return;
       for (guint i = 0; i < n; i++)
         {
