@@ -368,8 +368,11 @@ m6_session_window_update_status (M6SessionWindow *self)
   const char *name = m6_session_get_process_name (self->session);
   if (name == NULL || *name == '\0')
     name = _("Unnamed process");
-  adw_window_title_set_title (self->window_title, name);
-  gtk_window_set_title (GTK_WINDOW (self), name);
+  /* Twice a second: set only what changed, each change costs a frame. */
+  if (g_strcmp0 (adw_window_title_get_title (self->window_title), name) != 0)
+    adw_window_title_set_title (self->window_title, name);
+  if (g_strcmp0 (gtk_window_get_title (GTK_WINDOW (self)), name) != 0)
+    gtk_window_set_title (GTK_WINDOW (self), name);
 
   g_autofree char *subtitle = NULL;
   if (self->recording == NULL)
@@ -380,7 +383,8 @@ m6_session_window_update_status (M6SessionWindow *self)
   else
     subtitle = g_strdup_printf (_("pid %d · %s"), m6_session_get_pid (self->session),
                                 live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));
-  adw_window_title_set_subtitle (self->window_title, subtitle);
+  if (g_strcmp0 (adw_window_title_get_subtitle (self->window_title), subtitle) != 0)
+    adw_window_title_set_subtitle (self->window_title, subtitle);
 
   m6_session_window_sync_thread_names (self);
 }
