@@ -24,7 +24,9 @@
  *
  * $MACH6_BENCH_NO_CAPTURE runs the same without writing the capture.
  *
- * The ring is the default unless $MACH6_RING_EVENTS says otherwise.
+ * The ring is the default unless $MACH6_RING_EVENTS says otherwise; then
+ * every metric's name ends in _ring_N (tools/bench.sh runs a few sizes:
+ * the figures behind the default).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -43,8 +45,10 @@ emit (const char *metric,
       double      value,
       const char *unit)
 {
-  printf ("{\"bench\": \"producer\", \"metric\": \"%s\", \"value\": %.4g, \"unit\": \"%s\"}\n",
-          metric, value, unit);
+  const char *ring = g_getenv ("MACH6_RING_EVENTS");
+
+  printf ("{\"bench\": \"producer\", \"metric\": \"%s%s%s\", \"value\": %.4g, \"unit\": \"%s\"}\n",
+          metric, ring != NULL ? "_ring_" : "", ring != NULL ? ring : "", value, unit);
   fflush (stdout);
 }
 

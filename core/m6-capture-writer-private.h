@@ -19,8 +19,8 @@ struct _M6CaptureWriter
   char       *path;
   char       *tmp_path;
   int         fd;
-  GByteArray *buf;          /* not yet written (EVENTS records plain) */
-  GByteArray *packed;       /* what a flush without the I/O thread writes */
+  GByteArray *buf;          /* whole records not yet written */
+  M6Event    *scratch;      /* what the session's reader fills (reserve) */
   guint64     flushed;      /* atomic: bytes in the file */
   guint64     n_records;
   guint64     n_events;
@@ -28,7 +28,6 @@ struct _M6CaptureWriter
   GArray     *threads;      /* WrittenThread, by index */
   guint32     heap_source;
   guint64     threads_unslotted;
-  gsize       events_start; /* the EVENTS record the session fills in place */
   gulong      changed_id;
   GError     *error;        /* sticky */
   gboolean    done;         /* finished or aborted */
@@ -44,12 +43,14 @@ struct _M6CaptureWriter
   GError      *io_error;    /* the I/O thread's first error */
 };
 
-/* Buffers in flight at most: 16 × 256 KB. More, and the appender waits
- * (its rings fill and drop, counted) rather than memory growing. A
- * recorder waits for room (m6_capture_writer_wait_io_room) before it
- * takes its session's lock, so that a slow disk never holds the lock. */
-#define IO_MAX_PENDING 16u
-#define IO_ROOM        8u
+/* Buffers in flight at most: 64 × 256 KB = 16 MB, about 0.2 s of a game
+ * at 10 M scopes/s (4 bytes an event packed): a disk that stalls that long
+ * costs memory, not drops. More, and the appender waits (its rings fill
+ * and drop, counted) rather than memory growing. A recorder waits for room
+ * (m6_capture_writer_wait_io_room) before it takes its session's lock, so
+ * that a slow disk never holds the lock. */
+#define IO_MAX_PENDING 64u
+#define IO_ROOM        56u
 
 /* Labels, threads, names, states, drops and the heap source that changed
  * since the last look: what the next events may refer to. */

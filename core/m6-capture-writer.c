@@ -1,10 +1,10 @@
 /* m6-capture-writer.c — recording a session into a .mach6 capture.
  *
- * The writer is the session's sink: the live reader fills EVENTS records
- * in place in its buffer (writer_reserve/writer_commit), and it writes the
- * labels and threads those events need first. Full buffers go to an I/O
- * thread that packs the events (PACKED_EVENTS, m6-pack.h), checksums them
- * and writes. The format: m6-capture-format.h. */
+ * The writer is the session's sink: the live reader converts events into
+ * its scratch (writer_reserve), and writer_commit packs them into a sealed
+ * PACKED_EVENTS record (m6-pack.h) after the labels and threads they need.
+ * Full buffers go to an I/O thread that only writes them. The format:
+ * m6-capture-format.h. */
 #include "m6-capture-writer-private.h"
 
 #include <errno.h>
@@ -55,73 +55,10 @@ record_end (M6CaptureWriter *self,
   self->n_records++;
 }
 
-/* What goes to the file for the records of @in (from @skip on; the bytes
- * before it, the file header, as they are): EVENTS records become
- * PACKED_EVENTS (one m6-pack block each, no compression), sealed with
- * their CRC here, on the I/O
- * thread when there is one, so that the drain pays for neither; the other
- * records, already sealed, as they are. */
-static void
-pack_buffer (const GByteArray *in,
-             gsize             skip,
-             GByteArray       *out)
-{
-  gsize at = skip;
-
-  g_byte_array_set_size (out, 0);
-  g_byte_array_append (out, in->data, (guint) skip);
-  while (at + RECORD_HEADER_SIZE <= in->len)
-    {
-      const guint8 *p = in->data + at;
-      guint32 type = m6_get_u32 (p), length = m6_get_u32 (p + 4);
-
-      if (length > in->len - at - RECORD_HEADER_SIZE)
-        break;   /* cannot be: records are appended whole */
-      if (type != M6_CAPTURE_RECORD_EVENTS || length < 8)
-        g_byte_array_append (out, p, RECORD_HEADER_SIZE + length);
-      else
-        {
-          gsize start = out->len;
-          gsize count = (length - 8) / EVENT_SIZE;
-          guint8 header[RECORD_HEADER_SIZE] = { 0 };
-
-          if (count == 0 || count > M6_PACK_MAX_EVENTS)
-            {
-              g_byte_array_append (out, p, RECORD_HEADER_SIZE + length);
-              at += RECORD_HEADER_SIZE + length;
-              continue;
-            }
-          m6_set_u32 (header, M6_CAPTURE_RECORD_PACKED_EVENTS);
-          g_byte_array_append (out, header, RECORD_HEADER_SIZE);
-          g_byte_array_append (out, p + RECORD_HEADER_SIZE, 8);   /* index, count */
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-          /* The record's events are M6Events, 8-byte aligned (PAD). */
-          m6_pack_encode (M6_PACK_CODEC_RAW, (const M6Event *) (gconstpointer) (p + RECORD_HEADER_SIZE + 8),
-                          count, out);
-#else
-          g_autofree M6Event *events = g_new (M6Event, count);
-          for (gsize i = 0; i < count; i++)
-            {
-              const guint8 *e = p + RECORD_HEADER_SIZE + 8 + i * EVENT_SIZE;
-              events[i] = (M6Event) { (gint64) m6_get_u64 (e), (gint64) m6_get_u64 (e + 8),
-                                      m6_get_u32 (e + 16), m6_get_u32 (e + 20) };
-            }
-          m6_pack_encode (M6_PACK_CODEC_RAW, events, count, out);
-#endif
-          guint8 *q = out->data + start;
-          gsize packed = out->len - start - RECORD_HEADER_SIZE;
-          m6_set_u32 (q + 4, (guint32) packed);
-          m6_set_u32 (q + 8, m6_capture_crc (m6_capture_crc (0, q, 8), q + RECORD_HEADER_SIZE, packed));
-        }
-      at += RECORD_HEADER_SIZE + length;
-    }
-}
-
 static gpointer
 io_main (gpointer data)
 {
   M6CaptureWriter *self = data;
-  g_autoptr (GByteArray) packed = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
 
   for (;;)
     {
@@ -130,16 +67,15 @@ io_main (gpointer data)
 
       if (buf == IO_QUIT)
         break;
-      /* Buffers handed over start at a record (the header went first). */
-      pack_buffer (buf, 0, packed);
-      if (self->io_error == NULL && !m6_capture_write_all (self->fd, packed->data, packed->len, self->path, &error))
+      /* Buffers handed over hold whole records, sealed and packed. */
+      if (self->io_error == NULL && !m6_capture_write_all (self->fd, buf->data, buf->len, self->path, &error))
         {
           g_mutex_lock (&self->io_lock);
           self->io_error = error;
           g_mutex_unlock (&self->io_lock);
         }
       else
-        __atomic_fetch_add (&self->flushed, (guint64) packed->len, __ATOMIC_RELAXED);
+        __atomic_fetch_add (&self->flushed, (guint64) buf->len, __ATOMIC_RELAXED);
       g_byte_array_set_size (buf, 0);
       g_async_queue_push (self->io_free, buf);
       g_mutex_lock (&self->io_lock);
@@ -246,13 +182,9 @@ m6_capture_writer_flush_buffer (M6CaptureWriter *self)
       self->buf = next;
       return TRUE;
     }
-  if (self->packed == NULL)
-    self->packed = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
-  /* The first flush holds the file header. */
-  pack_buffer (self->buf, self->flushed == 0 ? M6_CAPTURE_HEADER_SIZE : 0, self->packed);
-  if (!m6_capture_write_all (self->fd, self->packed->data, self->packed->len, self->path, &self->error))
+  if (!m6_capture_write_all (self->fd, self->buf->data, self->buf->len, self->path, &self->error))
     return FALSE;
-  __atomic_fetch_add (&self->flushed, (guint64) self->packed->len, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&self->flushed, (guint64) self->buf->len, __ATOMIC_RELAXED);
   g_byte_array_set_size (self->buf, 0);
   return TRUE;
 }
@@ -370,11 +302,11 @@ m6_capture_writer_sync_records (M6CaptureWriter *self)
     }
 }
 
-/* The session's sink: room for @n_events events of @thread in an EVENTS
- * record of the buffer. The reader copies the ring's events straight in
- * and converts them in place, the session ingests them from there, and
- * commit seals the record: the capture costs no copy of its own, only the
- * CRC (M6Event is the record's layout on little-endian machines). */
+/* The session's sink: room for @n_events events of @thread. The reader
+ * converts the ring's events straight into the writer's scratch (a few
+ * thousand events: they stay in the cache), the session ingests them
+ * from there, and commit packs them into a PACKED_EVENTS record and seals
+ * it while they are still hot: the I/O thread only writes. */
 static M6Event *
 writer_reserve (M6Session *session,
                 M6Thread  *thread,
@@ -383,37 +315,18 @@ writer_reserve (M6Session *session,
 {
   M6CaptureWriter *self = user_data;
 
-  G_STATIC_ASSERT (sizeof (M6Event) == EVENT_SIZE);
-  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, heap) == 8);
-  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, label) == 16);
-  G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Event, depth) == 20);
-  G_STATIC_ASSERT (EVENTS_PER_RECORD >= M6_SESSION_RESERVE_MAX);
+  G_STATIC_ASSERT (M6_SESSION_RESERVE_MAX <= M6_PACK_MAX_EVENTS);
 
-  if (self->error != NULL || self->done || n_events > EVENTS_PER_RECORD)
+  if (self->error != NULL || self->done || n_events > M6_SESSION_RESERVE_MAX)
     return NULL;
 
+  /* The labels and threads these events name go first. */
   m6_capture_writer_sync_records (self);
   if (self->error != NULL)
     return NULL;
-
-  /* The events start 20 bytes into the record: a PAD record first puts
-   * them on an 8-byte boundary (the buffer's base is malloc's). */
-  if (((self->buf->len + RECORD_HEADER_SIZE + 8) & 7) != 0)
-    {
-      static const guint8 zeros[PAD_MAX] = { 0 };
-      guint pad = (guint) ((8 - (self->buf->len & 7)) & 7);
-      gsize start = record_begin (self, M6_CAPTURE_RECORD_PAD);
-      g_byte_array_append (self->buf, zeros, pad);
-      record_end (self, start);
-    }
-
-  self->events_start = record_begin (self, M6_CAPTURE_RECORD_EVENTS);
-  m6_put_u32 (self->buf, thread->index);
-  m6_put_u32 (self->buf, (guint32) n_events);
-  gsize at = self->buf->len;
-  g_byte_array_set_size (self->buf, (guint) (at + n_events * EVENT_SIZE));
-  g_assert (((guintptr) (self->buf->data + at) & 7) == 0);
-  return (M6Event *) (gpointer) (self->buf->data + at);
+  if (self->scratch == NULL)
+    self->scratch = g_new (M6Event, M6_SESSION_RESERVE_MAX);
+  return self->scratch;
 }
 
 static void
@@ -424,32 +337,14 @@ writer_commit (M6Session     *session,
                gpointer       user_data)
 {
   M6CaptureWriter *self = user_data;
-  gsize start = self->events_start;
-  guint32 count = GUINT32_TO_LE ((guint32) n_events);
 
-  /* The session may have ingested fewer than were reserved. */
-  memcpy (self->buf->data + start + RECORD_HEADER_SIZE + 4, &count, 4);
-  g_byte_array_set_size (self->buf, (guint) (start + RECORD_HEADER_SIZE + 8 + n_events * EVENT_SIZE));
-#if G_BYTE_ORDER != G_LITTLE_ENDIAN
-  guint8 *p = self->buf->data + start + RECORD_HEADER_SIZE + 8;
-  for (gsize i = 0; i < n_events; i++, p += EVENT_SIZE)
-    {
-      guint64 t = GUINT64_TO_LE ((guint64) events[i].t_ns);
-      guint64 heap = GUINT64_TO_LE ((guint64) events[i].heap);
-      guint32 label = GUINT32_TO_LE (events[i].label);
-      guint32 depth = GUINT32_TO_LE (events[i].depth);
-      memcpy (p, &t, 8);
-      memcpy (p + 8, &heap, 8);
-      memcpy (p + 16, &label, 4);
-      memcpy (p + 20, &depth, 4);
-    }
-#endif
-  {
-    /* Packed and sealed when it is written (pack_buffer). */
-    guint32 length = GUINT32_TO_LE ((guint32) (self->buf->len - start - RECORD_HEADER_SIZE));
-    memcpy (self->buf->data + start + 4, &length, 4);
-    self->n_records++;
-  }
+  if (n_events == 0)
+    return;
+  gsize start = record_begin (self, M6_CAPTURE_RECORD_PACKED_EVENTS);
+  m6_put_u32 (self->buf, thread->index);
+  m6_put_u32 (self->buf, (guint32) n_events);
+  m6_pack_encode (M6_PACK_CODEC_RAW, events, n_events, self->buf);
+  record_end (self, start);
   self->n_events += n_events;
 
   if (self->buf->len >= FLUSH_BYTES)
@@ -653,7 +548,7 @@ m6_capture_writer_free (M6CaptureWriter *self)
   g_mutex_clear (&self->io_lock);
   g_cond_clear (&self->io_cond);
   g_byte_array_unref (self->buf);
-  g_clear_pointer (&self->packed, g_byte_array_unref);
+  g_free (self->scratch);
   g_array_unref (self->threads);
   g_free (self->path);
   g_free (self->tmp_path);

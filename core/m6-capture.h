@@ -9,12 +9,10 @@
  *     bytes before it;
  *   records: u32 type, u32 payload length, u32 CRC-32 of type, length and
  *     payload; then the payload. The last record is END.
- * Version 2 adds PAD records before EVENTS records, so that
- * the writer's buffer holds the events 8-byte aligned and the live reader
- * can fill and the session read them in place. Version 3 (the writer's)
- * stores the events as PACKED_EVENTS (m6-pack.h), packed on their way to
- * the file; version 1 (no PAD) and 2 files load as before. The format in
- * full: docs/capture-format.md. */
+ * Version 2 added PAD records (skipped by readers; today's writer writes
+ * none). Version 3 (the writer's) stores the events as PACKED_EVENTS
+ * (m6-pack.h), packed as the writer commits them; version 1 and 2 files
+ * load as before. The format in full: docs/capture-format.md. */
 #pragma once
 
 #include <gio/gio.h>

@@ -82,9 +82,14 @@ probe_segment (gint        pid,
   return info;
 
 unreadable:
-  info->error = g_strdup (error->message);
   info->alive = m6_pid_alive (pid, 0);
   info->ended = !info->alive;
+  /* "May still be creating it" is only true of a live producer. */
+  if (!info->alive && g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY))
+    info->error = g_strdup_printf (_("segment %s was left unfinished by process %d, which has ended; `mach6 clean` removes it"),
+                                   info->shm_name, pid);
+  else
+    info->error = g_strdup (error->message);
   if (creating != NULL)
     *creating = info->alive && g_error_matches (error, M6_READER_ERROR, M6_READER_ERROR_NOT_READY);
   return info;

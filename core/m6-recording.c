@@ -346,7 +346,7 @@ worker_main (gpointer data)
 
       /* A disk behind on the capture makes the worker wait here, not
        * inside the batch with the lock held (the UI would wait too). A
-       * batch of 65,536 events fills at most 7 of the 8 buffers left. */
+       * batch of 65,536 events (about 256 KB packed) fits in the 8 left. */
       if (self->writer != NULL)
         m6_capture_writer_wait_io_room (self->writer);
 

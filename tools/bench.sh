@@ -14,6 +14,14 @@ for b in "$build"/bench/bench-*; do
     "$b" || status=1
   fi
 done
+# The ring sizes behind the default (README "Figures"): what a recording
+# keeps of one thread flat out and at 10 M scopes/s, per ring size.
+if [ -x "$build/bench/bench-record" ]; then
+  for ring in 262144 524288 1048576 4194304; do
+    MACH6_RING_EVENTS=$ring MACH6_BENCH_10M_SECONDS=${MACH6_BENCH_RING_10M_SECONDS:-15} \
+      "$build/bench/bench-record" | grep -E '"e2e_record_(scopes_flat|keep_pct_flat|drop_pct_10m)' || status=1
+  done
+fi
 # The Lua module, from the interpreters themselves.
 bash bench/bench-lua.sh "$build" || status=1
 exit $status

@@ -195,9 +195,17 @@ print_table (M6Session *session,
 
       guint width = CLAMP (label_width (m6_thread_get_tree (thread), root), 8, LABEL_COLUMN_MAX);
       m6_cli_append_padded (out, _("SCOPE"), width);
-      g_string_append_printf (out, " %8s %9s %9s %9s %9s %10s %11s %10s %11s\n",
-                              _("COUNT"), _("AVG"), _("P50"), _("P90"), _("MAX"),
-                              _("Δ AVG KB"), _("ALLOC KB/FR"), _("SELF KB/FR"), _("DRIFT KB/FR"));
+      /* Padded by characters, not bytes: "Δ" (and a translation's
+       * umlauts) take two bytes and one column. */
+      const char *heads[] = { _("COUNT"), _("AVG"), _("P50"), _("P90"), _("MAX"),
+                              _("Δ AVG KB"), _("ALLOC KB/FR"), _("SELF KB/FR"), _("DRIFT KB/FR") };
+      static const guint head_widths[] = { 8, 9, 9, 9, 9, 10, 11, 10, 11 };
+      for (guint h = 0; h < G_N_ELEMENTS (heads); h++)
+        {
+          g_string_append_c (out, ' ');
+          m6_cli_append_right (out, heads[h], head_widths[h]);
+        }
+      g_string_append_c (out, '\n');
       append_subtree (out, m6_thread_get_tree (thread), root, width, memory);
     }
   g_print ("%s", out->str);

@@ -296,8 +296,9 @@ get_le32 (const guint8 *p)
 }
 
 /* @data (a version 3 file) as version @version wrote it: PACKED_EVENTS
- * records spelled out as EVENTS of 24-byte events (versions 1 and 2), PAD
- * records taken out and END's record count fixed (version 1). */
+ * records spelled out as EVENTS of 24-byte events (versions 1 and 2),
+ * each after a PAD record that puts its events on an 8-byte boundary of
+ * the file (version 2; version 1 had none), END's record count fixed. */
 static GByteArray *
 downgrade_capture (const guint8 *data,
                    gsize         length,
@@ -319,12 +320,26 @@ downgrade_capture (const guint8 *data,
       guint32 size = 12 + get_le32 (data + at + 4);
       gsize start = out->len;
 
-      if (type == M6_CAPTURE_RECORD_PAD && version == 1)
-        pads++;
-      else if (type == M6_CAPTURE_RECORD_PACKED_EVENTS)
+      if (type == M6_CAPTURE_RECORD_PACKED_EVENTS)
         {
           g_autoptr (GError) error = NULL;
           guint32 thread, count;
+
+          if (version == 2)
+            {
+              guint pad = (guint) ((8 - ((out->len + 12 + 20) & 7)) & 7);
+              g_byte_array_set_size (out, (guint) (start + 12 + pad));
+              guint8 *r = out->data + start;
+              memset (r, 0, 12 + pad);
+              put_le32 (r, M6_CAPTURE_RECORD_PAD);
+              put_le32 (r + 4, pad);
+              g_autofree guint8 *whole = g_malloc (8 + pad);
+              memcpy (whole, r, 8);
+              memset (whole + 8, 0, pad);
+              put_le32 (r + 8, crc_bitwise (whole, 8 + pad));
+              pads++;
+              start = out->len;
+            }
 
           g_assert_true (m6_capture_decode_events (type, data + at + 12, size - 12, &thread, &events,
                                                    &events_alloc, &count, &error));
@@ -353,9 +368,9 @@ downgrade_capture (const guint8 *data,
         {
           guint8 *r = out->data + start;
           guint32 rlen = get_le32 (r + 4);
-          /* END: u64 records before it, fewer by the PADs. */
+          /* END: u64 records before it, more by the PADs. */
           if (type == M6_CAPTURE_RECORD_END)
-            put_le32 (r + 12, get_le32 (r + 12) - pads);
+            put_le32 (r + 12, get_le32 (r + 12) + pads);
           g_autofree guint8 *whole = g_malloc (8 + rlen);
           memcpy (whole, r, 8);
           memcpy (whole + 8, r + 12, rlen);
@@ -389,10 +404,9 @@ test_capture_old_versions (void)
       guint pads, packed;
       g_autoptr (GByteArray) old = downgrade_capture (data, length, version, &pads, &packed);
 
-      g_test_message ("version %u: %u PAD records taken out, %u PACKED_EVENTS spelled out", version, pads, packed);
+      g_test_message ("version %u: %u PAD records put in, %u PACKED_EVENTS spelled out", version, pads, packed);
       g_assert_cmpuint (packed, >, 0);
-      if (version == 1)
-        g_assert_cmpuint (pads, >, 0);
+      g_assert_cmpuint (pads, ==, version == 2 ? packed : 0);
       g_assert_cmpuint (old->len, >, length);
 
       g_autofree char *p = write_temp (dir, old->data, old->len);

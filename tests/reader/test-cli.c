@@ -176,6 +176,16 @@ test_record_then_report (void)
   g_assert_cmpint (table.status, ==, 0);
   g_assert_nonnull (strstr (table.out, "spinner"));
   g_assert_nonnull (strstr (table.out, "\n  physics"));
+  /* The header's columns end where the rows' do, counted in characters
+   * ("Δ" and "µ" are two bytes each). */
+  g_auto (GStrv) lines = g_strsplit (table.out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "SCOPE"))
+      {
+        g_assert_nonnull (lines[i + 1]);
+        g_test_message ("%s\n%s", lines[i], lines[i + 1]);
+        g_assert_cmpint (g_utf8_strlen (lines[i], -1), ==, g_utf8_strlen (lines[i + 1], -1));
+      }
 
   run_cli (&json, "report", path, "--json", "--thread", "0", NULL);
   g_assert_cmpint (json.status, ==, 0);

@@ -617,6 +617,43 @@ test_dead_segments_bounded (void)
     }
 }
 
+/* A segment left empty by a process that ended (killed between
+ * shm_open and ftruncate) is listed as such, with what removes it, not
+ * as one a live producer "may still be creating". */
+static void
+test_dead_unfinished_segment (void)
+{
+  g_autoptr (GError) error = NULL;
+  pid_t child = fork ();
+
+  if (child == 0)
+    _exit (0);
+  waitpid (child, NULL, 0);
+  g_autofree char *shm = m6_reader_shm_name (child);
+  int fd = shm_open (shm, O_CREAT | O_EXCL | O_RDWR, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+
+  g_autoptr (GPtrArray) list = m6_reader_list (&error);
+  g_assert_no_error (error);
+  const M6ProcessInfo *found = NULL;
+  for (guint i = 0; i < list->len; i++)
+    if (((M6ProcessInfo *) g_ptr_array_index (list, i))->pid == child)
+      found = g_ptr_array_index (list, i);
+  g_assert_nonnull (found);
+  g_assert_false (found->alive);
+  g_assert_nonnull (found->error);
+  g_test_message ("%s", found->error);
+  g_assert_nonnull (strstr (found->error, "has ended"));
+  g_assert_nonnull (strstr (found->error, "mach6 clean"));
+  g_assert_null (strstr (found->error, "still be creating"));
+
+  g_assert_true (m6_reader_clean_pid (child, &error));
+  g_assert_no_error (error);
+  g_autofree char *path = g_strconcat ("/dev/shm", shm, NULL);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
 /* --- C++ ------------------------------------------------------------------- */
 
 /* A C++17 program instrumented with mach6.h (RAII scopes, a lambda heap
@@ -676,6 +713,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/neighbours/cannot-clutter", test_neighbour_cannot_clutter);
   g_test_add_func ("/reader/neighbours/root-reads-other-user", test_root_reads_other_user);
   g_test_add_func ("/reader/leftovers/dead-segments-bounded", test_dead_segments_bounded);
+  g_test_add_func ("/reader/leftovers/dead-unfinished-segment", test_dead_unfinished_segment);
   g_test_add_func ("/reader/cxx/program-recorded", test_cxx_program_recorded);
 
   return g_test_run ();

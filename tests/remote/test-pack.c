@@ -124,6 +124,53 @@ test_random_values (void)
     }
 }
 
+/* The one-byte fast paths (encode: four varints < 0x80 in one store;
+ * decode: four in one load) against their edges: each field at the
+ * zigzag values 63/64 (one byte or two) and 8191/8192 (two or three),
+ * alone or together, in random order, and a steady stream packs to 4 bytes
+ * an event exactly. */
+static void
+test_one_byte_edges (void)
+{
+  guint32 seed = g_test_rand_int ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  static const gint64 steps[] = { 0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193 };
+  g_autofree M6Event *ev = g_new0 (M6Event, 4096);
+
+  g_test_message ("seed %u", seed);
+  for (guint round = 0; round < 30; round++)
+    {
+      gint64 t = 1000, h = 0;
+      guint32 depth = 0;
+
+      for (gsize i = 0; i < 4096; i++)
+        {
+          gboolean mark = depth == 0 || (depth < 8 && g_rand_boolean (rand));
+          t += steps[g_rand_int_range (rand, 0, G_N_ELEMENTS (steps))];
+          h += steps[g_rand_int_range (rand, 0, G_N_ELEMENTS (steps))];
+          guint32 label = mark ? (g_rand_boolean (rand) ? 127 : (guint32) g_rand_int_range (rand, 1, 300)) : M6_EVENT_DONE;
+          /* Mostly the predicted depth, sometimes off by the edges. */
+          guint32 d = mark ? depth : depth - 1;
+          if (g_rand_int_range (rand, 0, 8) == 0)
+            d += (guint32) steps[g_rand_int_range (rand, 0, G_N_ELEMENTS (steps))];
+          ev[i] = (M6Event) { t, h, label, d };
+          depth = mark ? d + 1 : d;
+          if (depth > 8)
+            depth = 0;
+        }
+      check_round_trip (ev, 1 + g_rand_int_range (rand, 0, 4096), codecs[round % 3]);
+    }
+
+  /* A steady stream: every step and id under 64, depths as predicted. */
+  for (gsize i = 0; i < 4096; i++)
+    ev[i] = (M6Event) { 100 + 10 * (gint64) i, 16 * (gint64) (i / 2), i % 2 ? M6_EVENT_DONE : 5, 0 };
+  g_autoptr (GByteArray) out = g_byte_array_new ();
+  m6_pack_encode (M6_PACK_CODEC_RAW, ev, 4096, out);
+  check_round_trip (ev, 4096, M6_PACK_CODEC_RAW);
+  /* The first event's time and the codec's header are the only extra bytes. */
+  g_assert_cmpuint (out->len, <=, 4096 * 4 + 16);
+}
+
 /* Every truncation and every single-byte change of a real block is either
  * refused with a sentence or decodes to something (never past the end). */
 static void
@@ -199,6 +246,7 @@ main (int argc, char **argv)
   g_test_add_func ("/remote/pack/frame-loop", test_frame_loop);
   g_test_add_func ("/remote/pack/extremes", test_extremes);
   g_test_add_func ("/remote/pack/random-values", test_random_values);
+  g_test_add_func ("/remote/pack/one-byte-edges", test_one_byte_edges);
   g_test_add_func ("/remote/pack/hostile", test_hostile);
   g_test_add_func ("/remote/pack/varint", test_varint);
   return g_test_run ();
