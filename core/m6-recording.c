@@ -3,19 +3,20 @@
  * and, through the session's recorder, appends to the capture.
  *
  * Locking: one mutex per recording guards the session and the capture
- * writer. The worker holds it for one drain of at most BATCH_EVENTS events
+ * writer. The worker holds it for one batch of at most BATCH_EVENTS events
  * (a few ms at worst), never while it sleeps, and drains in chunks of
  * CHUNK_EVENTS: when the main thread waits for the lock (ui_waiting) the
  * worker ends its batch at the next chunk and lets the main thread in
- * before it takes the lock again, so a frame waits a chunk, not a batch. Readers hold it while they
- * read; the viewer's main thread holds it all the time except inside
- * poll() (see the rule in m6-recording.h), so the UI reads a session that
- * cannot change under it, with no lock calls in any widget, and the worker
- * ingests while the UI sleeps between frames. Chosen over published
+ * before it takes the lock again, so a frame waits a chunk, not a batch.
+ * Readers hold it while they read; the viewer's main thread holds it all
+ * the time except inside poll() (see the rule in m6-recording.h), so the
+ * UI reads a session that cannot change under it, with no lock calls in
+ * any widget, and the worker ingests while the UI sleeps between frames. Chosen over published
  * snapshots because a 10,000-node tree with its reservoirs is ~30 MB: too
  * much to copy per frame, and the UI reads only a small part of it.
  *
- * Polling: a drain that fills its budget is followed at once by the next;
+ * Polling: a batch that fills its budget (or was cut short for the main
+ * thread) is followed at once by the next;
  * otherwise the worker sleeps long enough for about TARGET_EVENTS events
  * to arrive at the rate it last saw, between MIN_NAP_US and MAX_NAP_US, so
  * a ring at 20 M events/s is drained about every half millisecond and an
