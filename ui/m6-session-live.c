@@ -202,12 +202,14 @@ m6_session_window_refresh_views (M6SessionWindow *self,
   /* Numbers that change 60 times a second cannot be read: the table
    * follows at 10 Hz. The drift graph's three charts cost more to draw
    * than the flame graph and their time axis spans the session: they
-   * follow at 20 Hz, on frames other than the table's, so no frame under
-   * load draws both. */
+   * follow at 20 Hz, on frames other than the table's (so a frame draws
+   * one of them), unless that would make them miss a turn: at a few
+   * frames a second the table is due at every frame. */
   gboolean stats_due = force_stats || (self->stats_serial != self->data_serial
                                        && now - self->last_stats_us >= STATS_INTERVAL_US);
-  if (force_stats || (!stats_due && self->drift_serial != self->data_serial
-                      && now - self->last_drift_us >= DRIFT_INTERVAL_US))
+  gboolean drift_due = self->drift_serial != self->data_serial
+                       && now - self->last_drift_us >= DRIFT_INTERVAL_US;
+  if (force_stats || (drift_due && (!stats_due || now - self->last_drift_us >= 2 * DRIFT_INTERVAL_US)))
     {
       self->last_drift_us = now;
       self->drift_serial = self->data_serial;
