@@ -40,13 +40,19 @@ chrome_us (GString *out,
   g_string_append_printf (out, "%" G_GINT64_FORMAT ".%03d", us, (int) rest);
 }
 
+/* @counter: "heap", or in MACH6_HEAP=thread mode one track per thread
+ * ("heap · main (tid 100)"): those readings are each thread's own bytes, and one
+ * track mixing them would saw between threads. */
 static void
-chrome_counter (GString *out,
-                gint     pid,
-                gint64   t_ns,
-                gint64   heap)
+chrome_counter (GString    *out,
+                gint        pid,
+                const char *counter,
+                gint64      t_ns,
+                gint64      heap)
 {
-  g_string_append_printf (out, "{\"ph\":\"C\",\"name\":\"heap\",\"cat\":\"mach6\",\"pid\":%d,\"tid\":0,\"ts\":", pid);
+  g_string_append (out, "{\"ph\":\"C\",\"name\":");
+  m6_json_append_string (out, counter);
+  g_string_append_printf (out, ",\"cat\":\"mach6\",\"pid\":%d,\"tid\":0,\"ts\":", pid);
   chrome_us (out, t_ns);
   g_string_append (out, ",\"args\":{\"heap_kb\":");
   m6_json_append_double (out, (double) heap / 1024.0);
@@ -70,6 +76,7 @@ m6_export_chrome_write (GOutputStream  *out,
   M6Labels *labels = m6_session_get_labels (session);
   gint pid = m6_session_get_pid (session);
   gboolean memory = m6_session_get_memory_available (session);
+  gboolean per_thread = m6_session_get_heap_source (session) == M6_HEAP_SOURCE_SHIM_THREAD;
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (OpenMark));
   Sink sink;
 
@@ -84,6 +91,8 @@ m6_export_chrome_write (GOutputStream  *out,
       M6Thread *thread = m6_session_get_thread (session, i);
       GArray *events = i < job->log->threads->len ? g_ptr_array_index (job->log->threads, i) : NULL;
       gboolean synced = FALSE;
+      g_autofree char *valid_name = g_utf8_make_valid (thread->name, -1);
+      g_autofree char *counter = per_thread ? g_strdup_printf ("heap · %s (tid %" G_GUINT64_FORMAT ")", valid_name, thread->tid) : g_strdup ("heap");
 
       chrome_metadata (sink.buf, "thread_name", pid, thread->tid, thread->name);
       if (events == NULL)
@@ -117,7 +126,7 @@ m6_export_chrome_write (GOutputStream  *out,
               OpenMark mark = { ev->t_ns, ev->heap, ev->label };
               g_array_append_val (stack, mark);
               if (memory && ev->depth == 0)
-                chrome_counter (sink.buf, pid, ev->t_ns, ev->heap);
+                chrome_counter (sink.buf, pid, counter, ev->t_ns, ev->heap);
               continue;
             }
 
@@ -148,7 +157,7 @@ m6_export_chrome_write (GOutputStream  *out,
           g_string_append (sink.buf, "},\n");
           g_array_set_size (stack, stack->len - 1);
           if (memory && ev->depth == 0)
-            chrome_counter (sink.buf, pid, ev->t_ns, ev->heap);
+            chrome_counter (sink.buf, pid, counter, ev->t_ns, ev->heap);
           if (!m6_export_sink_maybe_flush (&sink))
             break;
         }

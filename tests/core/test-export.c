@@ -289,6 +289,46 @@ test_chrome_trace (Fixture       *fx,
   g_assert_cmpfloat (frame_end, >, 0);
 }
 
+/* MACH6_HEAP=thread: each thread's readings are its own bytes, so each
+ * gets its own counter track, named by the thread; process-wide readings
+ * stay on one "heap" track. */
+static void
+test_chrome_heap_per_thread (Fixture       *fx,
+                             gconstpointer  data)
+{
+  for (guint mode = 0; mode < 2; mode++)
+    {
+      m6_session_set_heap_source (fx->session, mode == 0 ? M6_HEAP_SOURCE_HOOKS : M6_HEAP_SOURCE_SHIM_THREAD);
+      g_autofree char *path = export (fx, M6_EXPORT_CHROME, 0);
+      g_autoptr (JsonNode) root = parse_file (path);
+      JsonArray *events = json_object_get_array_member (json_node_get_object (root), "traceEvents");
+      g_autoptr (GHashTable) tracks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+      for (guint i = 0; i < json_array_get_length (events); i++)
+        {
+          JsonObject *ev = json_array_get_object_element (events, i);
+          if (g_strcmp0 (json_object_get_string_member (ev, "ph"), "C") == 0)
+            {
+              const char *name = json_object_get_string_member (ev, "name");
+              g_hash_table_insert (tracks, g_strdup (name),
+                                   GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (tracks, name)) + 1));
+            }
+        }
+      if (mode == 0)
+        {
+          g_assert_cmpuint (g_hash_table_size (tracks), ==, 1);
+          g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (tracks, "heap")), ==, 800);
+        }
+      else
+        {
+          g_assert_cmpuint (g_hash_table_size (tracks), ==, 2);
+          g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (tracks, "heap · main (tid 100)")), ==, 400);
+          g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (tracks, "heap · worker-1 (tid 101)")), ==, 400);
+        }
+      g_unlink (path);
+    }
+}
+
 static void
 test_missing_dir (Fixture       *fx,
                   gconstpointer  data)
@@ -553,6 +593,7 @@ main (int   argc,
   ADD ("/core/export/csv", test_csv);
   ADD ("/core/export/folded-sums", test_folded_sums);
   ADD ("/core/export/chrome-trace", test_chrome_trace);
+  ADD ("/core/export/chrome-heap-per-thread", test_chrome_heap_per_thread);
   ADD ("/core/export/missing-dir", test_missing_dir);
   ADD ("/core/export/needs-events", test_needs_events);
   ADD ("/core/export/full-disk", test_full_disk);

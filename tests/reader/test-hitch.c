@@ -1,7 +1,8 @@
 /* test-hitch.c — hunting a hitch in the real demo game (--hitch-every 120
  * --hitch-ms 50: every 120th frame waits 50 ms in stream › load_chunk):
- * the live frame index shows every hitch and nothing else among the worst
- * frames, the heaviest and widest scopes of a hitch frame are the hitching
+ * the live frame index shows every hitch among the worst frames (with
+ * any ordinary frame that the machine's load stalled as long, found by
+ * reading every frame and logged, never in a hitch's place), the heaviest and widest scopes of a hitch frame are the hitching
  * ones, the hitching scope's histogram peaks at the hitch and its slowest
  * calls point at the hitch frames, the capture's index agrees; `mach6
  * record --on-hitch` writes one capture per hitch holding the hitch frame;
@@ -165,39 +166,75 @@ test_live_index (void)
       check_hitch_frame (index, &frame);
     }
 
-  /* The worst frames are the hitches, each with load_chunk the heaviest. */
-  g_autoptr (GArray) worst = m6_frame_index_get_worst (index, 0, hitches->len, G_MININT64, G_MAXINT64, &error);
+  /* A loaded machine can stall an ordinary frame past 40 ms too: those
+   * frames are found by reading every frame, and they may join the
+   * hitches below (said in the log), never replace one. */
+  g_autoptr (GArray) slow = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint n_stalled = 0;
+  for (guint64 f = first; f < first + n; f++)
+    {
+      M6FrameInfo frame;
+      g_assert_true (m6_frame_index_get_frame (index, 0, f, &frame));
+      if (frame.duration_ns > 40000000)
+        g_array_append_val (slow, f);
+      if (frame.duration_ns >= HITCH_NS && !is_hitch (hitches, f))
+        {
+          n_stalled++;
+          g_test_message ("frame %" G_GUINT64_FORMAT " took %" G_GINT64_FORMAT " ns without a hitch (the machine's load)",
+                          f, frame.duration_ns);
+        }
+    }
+
+  /* The worst frames are the hitches (and any stalled frame as slow),
+   * slowest first, each hitch with load_chunk the heaviest. */
+  guint n_worst = hitches->len + n_stalled;
+  g_autoptr (GArray) worst = m6_frame_index_get_worst (index, 0, n_worst, G_MININT64, G_MAXINT64, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (worst->len, ==, hitches->len);
+  g_assert_cmpuint (worst->len, ==, n_worst);
+  guint hitches_seen = 0;
   for (guint i = 0; i < worst->len; i++)
     {
       const M6FrameHeaviest *h = &g_array_index (worst, M6FrameHeaviest, i);
       g_autofree char *heaviest = path_of (index, h->heaviest.node_id);
-      if (!is_hitch (hitches, h->frame.number) || g_strcmp0 (heaviest, "frame/stream/load_chunk") != 0)
-        g_error ("worst frame %u is frame %" G_GUINT64_FORMAT " (%" G_GINT64_FORMAT " ns, heaviest %s), not a hitch",
-                 i, h->frame.number, h->frame.duration_ns, heaviest);
-      g_assert_cmpint (h->heaviest.self_ns, >=, HITCH_NS);
+      g_assert_cmpint (h->frame.duration_ns, >=, HITCH_NS);
       if (i > 0)
         g_assert_cmpint (h->frame.duration_ns, <=, g_array_index (worst, M6FrameHeaviest, i - 1).frame.duration_ns);
+      if (!is_hitch (hitches, h->frame.number))
+        continue;
+      hitches_seen++;
+      if (g_strcmp0 (heaviest, "frame/stream/load_chunk") != 0)
+        g_error ("worst frame %u is hitch frame %" G_GUINT64_FORMAT " (%" G_GINT64_FORMAT " ns), heaviest %s, not load_chunk",
+                 i, h->frame.number, h->frame.duration_ns, heaviest);
+      g_assert_cmpint (h->heaviest.self_ns, >=, HITCH_NS);
     }
+  g_assert_cmpuint (hitches_seen, ==, hitches->len);
 
-  /* Stepping to the next frame slower than 40 ms visits the hitches. */
+  /* Stepping to the next frame slower than 40 ms visits exactly the slow
+   * frames, the hitches among them, in order. */
   M6FrameInfo at = { 0 };
   guint64 from = first - 1;
-  for (guint i = 0; i < hitches->len; i++)
+  for (guint i = 0; i < slow->len; i++)
     {
       g_assert_true (m6_frame_index_step (index, 0, from, TRUE, 40000000, &at));
-      g_assert_cmpuint (at.number, ==, g_array_index (hitches, guint64, i));
+      g_assert_cmpuint (at.number, ==, g_array_index (slow, guint64, i));
       from = at.number;
     }
   g_assert_false (m6_frame_index_step (index, 0, from, TRUE, 40000000, &at));
+  for (guint i = 0; i < hitches->len; i++)
+    {
+      gboolean found = FALSE;
+      for (guint k = 0; k < slow->len; k++)
+        found |= g_array_index (slow, guint64, k) == g_array_index (hitches, guint64, i);
+      g_assert_true (found);
+    }
 
   /* load_chunk's histogram: most calls are quick, the max is the hitch,
-   * and the slowest calls are in the hitch frames. */
+   * and the slowest calls are in the hitch frames (a stalled ordinary
+   * call may be among them, as slow). */
   M6Node *load_chunk = m6_tree_find_path (main_thread->tree, "frame/stream/load_chunk");
   g_assert_nonnull (load_chunk);
   g_autoptr (M6ScopeHistogram) hist = m6_frame_index_get_histogram (index, 0, load_chunk->id, G_MININT64, G_MAXINT64,
-                                                                    hitches->len, NULL, &error);
+                                                                    n_worst, NULL, &error);
   g_assert_no_error (error);
   g_test_message ("load_chunk: %" G_GUINT64_FORMAT " calls, p50 %" G_GINT64_FORMAT " ns, p99 %" G_GINT64_FORMAT
                   " ns, max %" G_GINT64_FORMAT " ns", hist->count, hist->p50_ns, hist->p99_ns, hist->max_ns);
@@ -209,20 +246,25 @@ test_live_index (void)
   guint first_bucket, last_bucket;
   g_assert_true (m6_scope_histogram_get_span (&*hist, &first_bucket, &last_bucket));
   g_assert_cmpfloat (m6_scope_histogram_bucket_lower (last_bucket + 1), >, (double) HITCH_NS);
-  g_assert_cmpuint (hist->slowest->len, ==, hitches->len);
+  g_assert_cmpuint (hist->slowest->len, ==, n_worst);
+  guint in_hitches = 0;
   for (guint i = 0; i < hist->slowest->len; i++)
     {
       const M6ScopeOccurrence *occ = &g_array_index (hist->slowest, M6ScopeOccurrence, i);
-      g_assert_true (is_hitch (hitches, occ->frame));
-      g_assert_cmpint (occ->duration_ns, >=, HITCH_NS);
+      if (is_hitch (hitches, occ->frame))
+        {
+          in_hitches++;
+          g_assert_cmpint (occ->duration_ns, >=, HITCH_NS);
+        }
     }
+  g_assert_cmpuint (in_hitches, ==, hitches->len);
 
   /* The capture's index says the same, reading frames from the file. */
   g_autoptr (M6Session) loaded = m6_capture_load (capture, &error);
   g_assert_no_error (error);
   g_autoptr (M6FrameIndex) from_file = m6_frame_index_open_capture (capture, loaded, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_autoptr (GArray) worst_file = m6_frame_index_get_worst (from_file, 0, hitches->len, G_MININT64, G_MAXINT64, &error);
+  g_autoptr (GArray) worst_file = m6_frame_index_get_worst (from_file, 0, n_worst, G_MININT64, G_MAXINT64, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (worst_file->len, ==, worst->len);
   for (guint i = 0; i < worst->len; i++)
@@ -232,7 +274,8 @@ test_live_index (void)
       g_assert_cmpuint (a->frame.number, ==, b->frame.number);
       g_assert_cmpint (a->frame.duration_ns, ==, b->frame.duration_ns);
       g_assert_cmpint (a->heaviest.self_ns, ==, b->heaviest.self_ns);
-      check_hitch_frame (from_file, &b->frame);
+      if (is_hitch (hitches, b->frame.number))
+        check_hitch_frame (from_file, &b->frame);
     }
 
   g_unlink (capture);

@@ -594,7 +594,9 @@ test_drift_title_and_ticks (void)
 
   m6_flame_graph_set_selected_node (m6_session_window_get_flame_graph (window),
                                     ui_node_at (window, "frame/" LONG_LABEL)->id);
-  ui_spin (0.5);
+  /* Wait for the window to take its 1024 px and the table its share (a
+   * loaded machine may take longer than a fixed spin). */
+  resize (window, 1024, 640);
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (drift)), <, 500);
   maybe_screenshot (window, "drift-long-name.png");
 

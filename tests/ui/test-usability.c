@@ -77,6 +77,16 @@ test_deep_click (void)
 /* --- 2: Space wherever the focus is -------------------------------------- */
 
 
+/* The search entry (or the text inside it) holds the keyboard focus. */
+static gboolean
+search_focused (gpointer data)
+{
+  GtkWidget *entry = find_widget (GTK_WIDGET (data), GTK_TYPE_SEARCH_ENTRY, NULL);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (data));
+
+  return entry != NULL && focus != NULL && (focus == entry || gtk_widget_is_ancestor (focus, entry));
+}
+
 typedef struct
 {
   M6FlameGraph *flame;
@@ -169,9 +179,11 @@ test_space_anywhere (void)
   ui_press_key (GDK_KEY_space, FALSE);
   g_assert_true (ui_wait_for (running, window, 3));
 
-  /* In the search entry, Space is a space. */
+  /* In the search entry, Space is a space. Type once the entry has the
+   * focus (a loaded machine may take longer than any fixed wait). */
   g_action_group_activate_action (G_ACTION_GROUP (window), "search", NULL);
-  ui_spin (0.3);
+  g_assert_true (ui_wait_for (search_focused, window, 3));
+  ui_spin (0.1);
   ui_press_key (GDK_KEY_a, FALSE);
   ui_press_key (GDK_KEY_space, FALSE);
   g_assert_true (ui_wait_for (running, window, 3));

@@ -1,0 +1,291 @@
+/* m6-stats-cells.c — the stats table's cells: the value and text of a
+ * row in a column, a cell kept in step with its row (and dimmed when a
+ * search passes it by), the colour swatch, and the rows' sort order. */
+#include "m6-stats-view-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "m6-flame-graph.h"
+#include "m6-format.h"
+#include "m6-stats-row.h"
+
+/* --- values ------------------------------------------------------------- */
+
+static double
+column_value (M6StatsRow *row,
+              Column      column)
+{
+  const M6NodeStats *s = m6_stats_row_get_stats (row);
+
+  switch (column)
+    {
+    case COL_COUNT:     return (double) s->count;
+    case COL_TIME_AVG:  return s->time_avg;
+    case COL_TIME_P50:  return s->time_p50;
+    case COL_TIME_P90:  return s->time_p90;
+    case COL_TIME_MAX:  return s->time_max;
+    case COL_MEM_DELTA: return s->mem_delta_avg;
+    case COL_ALLOC_RATE: return s->mem_delta_rate;
+    case COL_SELF_RATE: return s->mem_self_rate;
+    case COL_DRIFT_RATE:
+      {
+        /* A leak rate only where it is one (DESIGN §2, the ledger): a
+         * child's mem.net includes everything between its calls. */
+        return m6_stats_row_get_node (row)->depth == 1 ? s->mem_rate : 0.0;
+      }
+    case COL_LABEL:
+    case N_COLUMNS:
+    default:
+      return 0;
+    }
+}
+
+static char *
+column_text (M6StatsRow *row,
+             Column      column)
+{
+  double v = column_value (row, column);
+
+  switch (column)
+    {
+    case COL_COUNT:
+      return g_strdup_printf ("%" G_GUINT64_FORMAT, m6_stats_row_get_stats (row)->count);
+    case COL_TIME_AVG:
+    case COL_TIME_P50:
+    case COL_TIME_P90:
+    case COL_TIME_MAX:
+      return m6_format_duration (v);
+    case COL_DRIFT_RATE:
+      if (m6_stats_row_get_node (row)->depth != 1)
+        return g_strdup ("");
+      G_GNUC_FALLTHROUGH;
+    case COL_MEM_DELTA:
+    case COL_ALLOC_RATE:
+    case COL_SELF_RATE:
+      /* Zeros would claim there is no drift; there is no reading at all. */
+      if (!m6_stats_row_get_memory_available (row))
+        return g_strdup ("—");
+      if (fabs (v) < 0.005)
+        return g_strdup_printf ("%.2f", 0.0);   /* the locale's decimal mark, like the others */
+      return g_strdup_printf ("%+.2f", v);
+    case COL_LABEL:
+    case N_COLUMNS:
+    default:
+      return g_strdup (m6_stats_row_get_label (row));
+    }
+}
+
+/* --- cells -------------------------------------------------------------- */
+
+typedef struct
+{
+  GtkListItem *item;
+  M6StatsRow  *row;
+  gulong       handler;
+  Column       column;
+} CellBinding;
+
+static GtkWidget *
+cell_text_widget (GtkListItem *item,
+                  Column       column)
+{
+  GtkWidget *child = gtk_list_item_get_child (item);
+
+  if (column != COL_LABEL)
+    return child;
+  /* expander > box > [swatch, inscription] */
+  GtkWidget *box = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (child));
+  return gtk_widget_get_last_child (box);
+}
+
+static void
+cell_update (CellBinding *binding)
+{
+  g_autofree char *text = column_text (binding->row, binding->column);
+  GtkWidget *widget = cell_text_widget (binding->item, binding->column);
+
+  if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), text) != 0)
+    gtk_inscription_set_text (GTK_INSCRIPTION (widget), text);
+
+  if (binding->column == COL_LABEL)
+    {
+      M6StatsView *self = g_object_get_data (G_OBJECT (widget), "m6-view");
+      gboolean match = FALSE;
+
+      if (self != NULL && self->search != NULL)
+        {
+          g_autofree char *folded = g_utf8_casefold (text, -1);
+          match = strstr (folded, self->search) != NULL;
+        }
+      if (match)
+        gtk_widget_add_css_class (widget, "search-match");
+      else
+        gtk_widget_remove_css_class (widget, "search-match");
+      if (self != NULL && self->search != NULL && !match)
+        gtk_widget_add_css_class (widget, "dim-label");
+      else
+        gtk_widget_remove_css_class (widget, "dim-label");
+    }
+}
+
+static void
+row_changed_cb (M6StatsRow  *row,
+                CellBinding *binding)
+{
+  cell_update (binding);
+}
+
+static void
+swatch_draw (GtkDrawingArea *area,
+             cairo_t        *cr,
+             int             width,
+             int             height,
+             gpointer        user_data)
+{
+  const char *label = g_object_get_data (G_OBJECT (area), "m6-label");
+  GdkRGBA fg, color;
+
+  if (label == NULL)
+    return;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  m6_flame_graph_label_color (label, (fg.red + fg.green + fg.blue) / 3 > 0.5, &color);
+
+  double size = MIN (width, height);
+  cairo_rectangle (cr, (width - size) / 2, (height - size) / 2, size, size);
+  gdk_cairo_set_source_rgba (cr, &color);
+  cairo_fill (cr);
+}
+
+static void
+setup_cb (GtkSignalListItemFactory *factory,
+          GtkListItem              *item,
+          gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  GtkWidget *text = gtk_inscription_new (NULL);
+
+  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
+  gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), column == COL_LABEL ? LABEL_MIN_CHARS : 6);
+
+  if (column == COL_LABEL)
+    {
+      GtkWidget *expander = gtk_tree_expander_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *swatch = gtk_drawing_area_new ();
+
+      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), 10);
+      gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (swatch), 10);
+      gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
+      gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw, NULL, NULL);
+      gtk_widget_set_hexpand (text, TRUE);
+      g_object_set_data (G_OBJECT (text), "m6-view", g_object_get_data (G_OBJECT (factory), "m6-view"));
+      gtk_box_append (GTK_BOX (box), swatch);
+      gtk_box_append (GTK_BOX (box), text);
+      gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
+      gtk_list_item_set_child (item, expander);
+    }
+  else
+    {
+      gtk_inscription_set_xalign (GTK_INSCRIPTION (text), 1.0f);
+      gtk_widget_add_css_class (text, "numeric");
+      gtk_list_item_set_child (item, text);
+    }
+}
+
+static void
+bind_cb (GtkSignalListItemFactory *factory,
+         GtkListItem              *item,
+         gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  GtkTreeListRow *list_row = gtk_list_item_get_item (item);
+  M6StatsRow *row = gtk_tree_list_row_get_item (list_row);
+  CellBinding *binding = g_new0 (CellBinding, 1);
+
+  binding->item = item;
+  binding->row = row;   /* owns the ref from get_item */
+  binding->column = column;
+  binding->handler = g_signal_connect (row, "changed", G_CALLBACK (row_changed_cb), binding);
+  m6_stats_row_bind (row);
+  g_object_set_data_full (G_OBJECT (item), "m6-binding", binding, NULL);
+
+  if (column == COL_LABEL)
+    {
+      GtkWidget *expander = gtk_list_item_get_child (item);
+      GtkWidget *box = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (expander));
+      GtkWidget *swatch = gtk_widget_get_first_child (box);
+
+      gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), list_row);
+      /* A long name may be cut short in the column: the whole on hover. */
+      gtk_widget_set_tooltip_text (gtk_widget_get_last_child (box), m6_stats_row_get_label (row));
+      g_object_set_data_full (G_OBJECT (swatch), "m6-label",
+                              g_strdup (m6_stats_row_get_label (row)), g_free);
+      gtk_widget_queue_draw (swatch);
+    }
+  cell_update (binding);
+}
+
+static void
+unbind_cb (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  CellBinding *binding = g_object_steal_data (G_OBJECT (item), "m6-binding");
+
+  if (binding != NULL)
+    {
+      g_signal_handler_disconnect (binding->row, binding->handler);
+      m6_stats_row_unbind (binding->row);
+      g_object_unref (binding->row);
+      g_free (binding);
+    }
+  if (column == COL_LABEL)
+    gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (gtk_list_item_get_child (item)), NULL);
+}
+
+/* --- sorting ------------------------------------------------------------ */
+
+int
+m6_stats_view_compare_rows (gconstpointer a,
+                            gconstpointer b,
+                            gpointer      user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  M6StatsRow *ra = M6_STATS_ROW ((gpointer) a);
+  M6StatsRow *rb = M6_STATS_ROW ((gpointer) b);
+
+  if (column == COL_LABEL)
+    {
+      int c = g_utf8_collate (m6_stats_row_get_label (ra), m6_stats_row_get_label (rb));
+      return c < 0 ? GTK_ORDERING_SMALLER : c > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+    }
+
+  double va = column_value (ra, column);
+  double vb = column_value (rb, column);
+  if (va != vb)
+    return va < vb ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
+  /* Ties keep the tree's first-seen order. */
+  guint ia = m6_stats_row_get_node_id (ra), ib = m6_stats_row_get_node_id (rb);
+  return ia < ib ? GTK_ORDERING_SMALLER : ia > ib ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+}
+
+/* --- a column's factory -------------------------------------------------- */
+
+GtkListItemFactory *
+m6_stats_view_cell_factory_new (M6StatsView *view,
+                                guint        column)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+
+  g_object_set_data (G_OBJECT (factory), "m6-view", view);
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), GUINT_TO_POINTER (column));
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), GUINT_TO_POINTER (column));
+  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_cb), GUINT_TO_POINTER (column));
+  return factory;
+}

@@ -1,0 +1,57 @@
+/* m6-stats-view-private.h — the stats table's state, shared by
+ * m6-stats-view.c (the model, selection, columns that fit, the API) and
+ * m6-stats-cells.c (what a cell shows, and the sort order). Private to ui/. */
+#pragma once
+
+#include "m6-stats-view.h"
+
+#define RESORT_INTERVAL_US G_USEC_PER_SEC
+#define AUTO_EXPAND_ROWS   40   /* open second-level scopes while fewer rows show */
+#define LABEL_MIN_WIDTH    180  /* the Scope column keeps this before other columns go */
+#define LABEL_MIN_CHARS    14
+
+typedef enum
+{
+  COL_LABEL,
+  COL_COUNT,
+  COL_TIME_AVG,
+  COL_TIME_P50,
+  COL_TIME_P90,
+  COL_TIME_MAX,
+  COL_MEM_DELTA,
+  COL_ALLOC_RATE,
+  COL_SELF_RATE,
+  COL_DRIFT_RATE,
+  N_COLUMNS
+} Column;
+
+struct _M6StatsView
+{
+  GtkWidget           parent_instance;
+
+  GtkColumnView      *column_view;
+  GtkScrolledWindow  *scroller;
+  GtkColumnViewColumn *columns[N_COLUMNS];
+  guint               hidden;        /* bit per Column hidden for want of width */
+  guint               fit_idle_id;
+
+  M6Session          *session;
+  M6Thread           *thread;
+  GPtrArray          *rows;          /* node id -> M6StatsRow* */
+  GArray             *leaf_given;    /* node id -> gboolean: create_func said "no children" */
+  GArray             *expanded_once; /* node id -> gboolean: a top-level row was opened for the user */
+  guint               n_published;   /* rows placed in the model */
+  GListStore         *top;
+  GtkTreeListModel   *tree_model;
+  GtkSortListModel   *sort_model;
+  GtkSingleSelection *selection;
+  gint64              last_resort;
+  char               *search;        /* casefolded, NULL when not searching */
+};
+
+/* m6-stats-cells.c */
+GtkListItemFactory *m6_stats_view_cell_factory_new (M6StatsView   *view,
+                                                    guint          column);
+int                 m6_stats_view_compare_rows     (gconstpointer  a,
+                                                    gconstpointer  b,
+                                                    gpointer       user_data);
