@@ -11,16 +11,16 @@
  * Readers hold it while they read; the viewer's main thread holds it all
  * the time except inside poll() (see the rule in m6-recording.h), so the
  * UI reads a session that cannot change under it, with no lock calls in
- * any widget, and the worker ingests while the UI sleeps between frames. Chosen over published
- * snapshots because a 10,000-node tree with its reservoirs is ~30 MB: too
- * much to copy per frame, and the UI reads only a small part of it.
+ * any widget, and the worker ingests while the UI sleeps between frames.
+ * Chosen over published snapshots because a 10,000-node tree with its
+ * reservoirs is ~30 MB: too much to copy per frame, and the UI reads only
+ * a small part of it.
  *
  * Polling: a batch that fills its budget (or was cut short for the main
- * thread) is followed at once by the next;
- * otherwise the worker sleeps long enough for about TARGET_EVENTS events
- * to arrive at the rate it last saw, between MIN_NAP_US and
- * ACTIVE_NAP_US, so a ring at 20 M events/s is drained about every half
- * millisecond. A game that stops for a moment and resumes at full speed
+ * thread) is followed at once by the next; otherwise the worker sleeps
+ * long enough for about TARGET_EVENTS events to arrive at the rate it last
+ * saw, between MIN_NAP_US and ACTIVE_NAP_US, so a ring at 20 M events/s is
+ * drained about every half millisecond. A game that stops for a moment and resumes at full speed
  * finds the worker at most ACTIVE_NAP_US away: the default ring (262,144
  * events) lasts 2.6 ms at 100 M events/s, more than a producer thread
  * writes flat out. Only after IDLE_US without an event do the naps grow
