@@ -3,20 +3,24 @@
  * and, through the session's recorder, appends to the capture.
  *
  * Locking: one mutex per recording guards the session and the capture
- * writer. The worker holds it for one drain of at most BATCH_EVENTS events
- * (a few ms at worst), never while it sleeps. Readers hold it while they
- * read; the viewer's main thread holds it all the time except inside
- * poll() (see the rule in m6-recording.h), so the UI reads a session that
- * cannot change under it, with no lock calls in any widget, and the worker
- * ingests while the UI sleeps between frames. Chosen over published
- * snapshots because a 10,000-node tree with its reservoirs is ~30 MB: too
- * much to copy per frame, and the UI reads only a small part of it.
+ * writer. The worker holds it for one batch of at most BATCH_EVENTS events
+ * (a few ms at worst), never while it sleeps, and drains in chunks of
+ * CHUNK_EVENTS: when the main thread waits for the lock (ui_waiting) the
+ * worker ends its batch at the next chunk and lets the main thread in
+ * before it takes the lock again, so a frame waits a chunk, not a batch.
+ * Readers hold it while they read; the viewer's main thread holds it all
+ * the time except inside poll() (see the rule in m6-recording.h), so the
+ * UI reads a session that cannot change under it, with no lock calls in
+ * any widget, and the worker ingests while the UI sleeps between frames.
+ * Chosen over published snapshots because a 10,000-node tree with its
+ * reservoirs is ~30 MB: too much to copy per frame, and the UI reads only
+ * a small part of it.
  *
- * Polling: a drain that fills its budget is followed at once by the next;
- * otherwise the worker sleeps long enough for about TARGET_EVENTS events
- * to arrive at the rate it last saw, between MIN_NAP_US and
- * ACTIVE_NAP_US, so a ring at 20 M events/s is drained about every half
- * millisecond. A game that stops for a moment and resumes at full speed
+ * Polling: a batch that fills its budget (or was cut short for the main
+ * thread) is followed at once by the next; otherwise the worker sleeps
+ * long enough for about TARGET_EVENTS events to arrive at the rate it last
+ * saw, between MIN_NAP_US and ACTIVE_NAP_US, so a ring at 20 M events/s is
+ * drained about every half millisecond. A game that stops for a moment and resumes at full speed
  * finds the worker at most ACTIVE_NAP_US away: the default ring (262,144
  * events) lasts 2.6 ms at 100 M events/s, more than a producer thread
  * writes flat out. Only after IDLE_US without an event do the naps grow
@@ -33,7 +37,8 @@
 #include "m6-bytes-private.h"
 #include "m6-tempfile.h"
 
-#define BATCH_EVENTS   65536u     /* per drain, per lock hold */
+#define BATCH_EVENTS   65536u     /* per lock hold at most */
+#define CHUNK_EVENTS   8192u      /* per drain: the main thread's longest wait */
 #define TARGET_EVENTS  8192u      /* what a nap should let arrive */
 #define MIN_NAP_US     50
 #define ACTIVE_NAP_US  1000       /* while events came in the last IDLE_US */
@@ -63,6 +68,7 @@ struct _M6Recording
   GError          *error;
 
   gint             notify_pending; /* atomic: a "changed" is queued */
+  gint             ui_waiting;     /* atomic: the main thread waits for the lock */
   guint64          n_batches;      /* atomic */
   gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
   gint64           busy_us;        /* atomic: the worker holding the lock */
@@ -98,6 +104,25 @@ static GPollFunc  default_poll;
 static guint64    n_main_polls;        /* main thread only */
 static gint64     main_lock_wait_us;   /* main thread only */
 
+/* The main thread takes @self's lock: at once when free, else it flags
+ * the worker to end its batch at the next chunk and hand over. */
+static void
+main_take_lock (M6Recording *self)
+{
+  gint64 t0;
+
+  if (g_mutex_trylock (&self->lock))
+    return;
+  t0 = g_get_monotonic_time ();
+  g_atomic_int_set (&self->ui_waiting, 1);
+  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->state_lock);
+  g_atomic_int_set (&self->ui_waiting, 0);
+  g_cond_broadcast (&self->wake);
+  g_mutex_unlock (&self->state_lock);
+  main_lock_wait_us += g_get_monotonic_time () - t0;
+}
+
 static gint
 main_loop_poll (GPollFD *fds,
                 guint    n_fds,
@@ -119,15 +144,9 @@ main_loop_poll (GPollFD *fds,
   for (guint i = 0; i < held->len; i++)
     {
       M6Recording *recording = g_ptr_array_index (held, i);
-      GMutex *lock = &recording->lock;
 
       recording->main_released = FALSE;
-      if (!g_mutex_trylock (lock))
-        {
-          gint64 t0 = g_get_monotonic_time ();
-          g_mutex_lock (lock);
-          main_lock_wait_us += g_get_monotonic_time () - t0;
-        }
+      main_take_lock (recording);
     }
   n_main_polls++;
   return result;
@@ -187,12 +206,7 @@ m6_recording_reacquire (M6Recording *self)
 
   if (!self->on_main_loop || !self->main_released || self->main_thread != g_thread_self ())
     return;
-  if (!g_mutex_trylock (&self->lock))
-    {
-      gint64 t0 = g_get_monotonic_time ();
-      g_mutex_lock (&self->lock);
-      main_lock_wait_us += g_get_monotonic_time () - t0;
-    }
+  main_take_lock (self);
   self->main_released = FALSE;
 }
 
@@ -257,12 +271,56 @@ queue_changed (M6Recording *self)
 
 static gboolean
 source_drain (M6Recording *self,
+              gsize        max,
               gsize       *n,
               GError     **error)
 {
   if (self->source_funcs != NULL)
-    return self->source_funcs->drain (self->source, BATCH_EVENTS, n, error);
-  return m6_reader_drain (self->reader, BATCH_EVENTS, n, error);
+    return self->source_funcs->drain (self->source, max, n, error);
+  return m6_reader_drain (self->reader, max, n, error);
+}
+
+/* One lock hold: chunks until BATCH_EVENTS, an emptied source, or the main
+ * thread asking for the lock. Sets *@emptied when a chunk came back short
+ * (every ring it looked at is empty). */
+static gboolean
+drain_batch (M6Recording *self,
+             gsize       *n,
+             gboolean    *emptied,
+             GError     **error)
+{
+  gboolean ok = TRUE;
+
+  *n = 0;
+  *emptied = FALSE;
+  while (ok && *n < BATCH_EVENTS)
+    {
+      gsize got = 0;
+
+      ok = source_drain (self, CHUNK_EVENTS, &got, error);
+      *n += got;
+      if (got < CHUNK_EVENTS)
+        {
+          *emptied = TRUE;
+          break;
+        }
+      if (g_atomic_int_get (&self->ui_waiting))
+        break;
+    }
+  return ok;
+}
+
+/* The main thread asked for the lock: let it take it before this thread
+ * does again (a mutex is not fair; unlocking alone would not hand over). */
+static void
+wait_for_main_thread (M6Recording *self)
+{
+  if (!g_atomic_int_get (&self->ui_waiting))
+    return;
+  g_mutex_lock (&self->state_lock);
+  while (g_atomic_int_get (&self->ui_waiting) && !self->stopping)
+    g_cond_wait (&self->wake, &self->state_lock);
+  g_mutex_unlock (&self->state_lock);
 }
 
 static guint64
@@ -285,7 +343,7 @@ worker_main (gpointer data)
     {
       g_autoptr (GError) error = NULL;
       gsize n = 0;
-      gboolean ok, ended;
+      gboolean ok, ended, emptied;
       guint64 pending = 0;
 
       g_mutex_lock (&self->state_lock);
@@ -302,6 +360,8 @@ worker_main (gpointer data)
       if (self->writer != NULL)
         m6_capture_writer_wait_io_room (self->writer);
 
+      wait_for_main_thread (self);
+
       /* What the readers cost the worker is measured, not guessed. */
       gint64 t0 = g_get_monotonic_time ();
       if (!g_mutex_trylock (&self->lock))
@@ -310,7 +370,7 @@ worker_main (gpointer data)
           __atomic_fetch_add (&self->lock_wait_us, g_get_monotonic_time () - t0, __ATOMIC_RELAXED);
         }
       gint64 t1 = g_get_monotonic_time ();
-      ok = source_drain (self, &n, &error);
+      ok = drain_batch (self, &n, &emptied, &error);
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
         pending = source_get_pending (self);
@@ -324,9 +384,9 @@ worker_main (gpointer data)
           queue_changed (self);
         }
       /* Finishing takes what the rings hold now, not what a game still
-       * running flat out keeps adding: a drain short of its budget has
+       * running flat out keeps adding: a chunk short of its budget has
        * emptied every ring it looked at. */
-      if (!ok || (finishing && n < BATCH_EVENTS) || (n == 0 && ended && pending == 0))
+      if (!ok || (finishing && emptied) || (n == 0 && ended && pending == 0))
         {
           g_mutex_lock (&self->state_lock);
           if (!ok)
@@ -337,7 +397,7 @@ worker_main (gpointer data)
           queue_on_context (self, emit_running_cb);
           break;
         }
-      if (n >= BATCH_EVENTS)
+      if (!emptied)
         continue;
 
       /* Sleep until about TARGET_EVENTS more have come in, at the rate

@@ -33,6 +33,7 @@ G_BEGIN_DECLS
 
 #define STATUS_INTERVAL_MS    500
 #define STATS_INTERVAL_US     (G_USEC_PER_SEC / 10)
+#define DRIFT_INTERVAL_US     (G_USEC_PER_SEC / 20)
 #define COMPARE_INTERVAL_US   G_USEC_PER_SEC
 
 void m6_session_window_clear_save_queue (M6SessionWindow *self);
@@ -103,8 +104,10 @@ struct _M6SessionWindow
   guint64               data_serial;
   guint64               shown_serial;
   guint64               stats_serial;
+  guint64               drift_serial;
   gint64                last_refresh_us;
   gint64                last_stats_us;
+  gint64                last_drift_us;
   guint                 n_refreshes;
 };
 

@@ -450,6 +450,12 @@ m6_session_window_get_n_ticks (M6SessionWindow *self)
   return self->n_ticks + self->n_status_ticks;
 }
 
+gboolean
+m6_session_window_get_idle (M6SessionWindow *self)
+{
+  return self->tick_id == 0 && self->status_id == 0;
+}
+
 const char *
 m6_session_window_get_recording_path (M6SessionWindow *self)
 {

@@ -70,6 +70,9 @@ guint            m6_session_window_get_n_refreshes   (M6SessionWindow *self);
 /* Frame-clock ticks and status-timer turns so far: they stop while the
  * view is paused or caught up with an idle program. */
 guint            m6_session_window_get_n_ticks       (M6SessionWindow *self);
+/* Nothing scheduled to redraw: no tick callback and no status-timer turn
+ * (a live view caught up with an idle program, or paused and quiet). */
+gboolean         m6_session_window_get_idle          (M6SessionWindow *self);
 /* The temporary recording of a live session, or NULL. */
 const char      *m6_session_window_get_recording_path (M6SessionWindow *self);
 /* The file the last screenshot, export or save wrote, or NULL. */
