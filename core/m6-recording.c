@@ -14,20 +14,21 @@
  * any widget, and the worker ingests while the UI sleeps between frames.
  * Chosen over published snapshots because a 10,000-node tree with its
  * reservoirs is ~30 MB: too much to copy per frame, and the UI reads only
- * a small part of it.
+ * a small part of it. The main thread's side of the lock is in
+ * m6-recording-main-loop.c.
  *
  * Polling: a batch that fills its budget (or was cut short for the main
  * thread) is followed at once by the next; otherwise the worker sleeps
  * long enough for about TARGET_EVENTS events to arrive at the rate it last
  * saw, between MIN_NAP_US and ACTIVE_NAP_US, so a ring at 20 M events/s is
- * drained about every half millisecond. A game that stops for a moment and resumes at full speed
- * finds the worker at most ACTIVE_NAP_US away: the default ring (262,144
- * events) lasts 2.6 ms at 100 M events/s, more than a producer thread
- * writes flat out. Only after IDLE_US without an event do the naps grow
+ * drained about every half millisecond. A game that stops for a moment
+ * and resumes at full speed finds the worker at most ACTIVE_NAP_US away:
+ * the default ring (524,288 events) lasts 5 ms at 100 M events/s, more
+ * than a producer thread writes flat out. Only after IDLE_US without an event do the naps grow
  * to MAX_NAP_US, so a paused game costs a wake-up every 10 ms. (With
  * naps doubling to 10 ms after any empty drain, a producer that paused
  * for a few ms and then caught up lost up to 3 % of its scopes.) */
-#include "m6-recording.h"
+#include "m6-recording-private.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -45,40 +46,6 @@
 #define MAX_NAP_US     10000
 #define IDLE_US        250000
 
-struct _M6Recording
-{
-  GObject          parent_instance;
-
-  M6Reader        *reader;
-  const M6RecordingSource *source_funcs;  /* or another source (remote) */
-  gpointer         source;
-  M6Session       *session;
-  M6CaptureWriter *writer;
-  char            *capture_path;
-
-  GMutex           lock;          /* the session and the writer */
-  GMutex           state_lock;    /* the fields below */
-  GCond            wake;
-  GThread         *worker;
-  GMainContext    *context;       /* where signals are emitted */
-  gboolean         stopping;
-  gboolean         finishing;     /* drain to empty, then stop */
-  gboolean         held;          /* tests: the worker waits */
-  gboolean         running;
-  GError          *error;
-
-  gint             notify_pending; /* atomic: a "changed" is queued */
-  gint             ui_waiting;     /* atomic: the main thread waits for the lock */
-  guint64          n_batches;      /* atomic */
-  gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
-  gint64           busy_us;        /* atomic: the worker holding the lock */
-  gint64           cpu_ns;         /* atomic: the worker's CPU time */
-  guint64          n_notifies;
-  gboolean         on_main_loop;
-  GThread         *main_thread;    /* holds the lock outside poll() */
-  gboolean         main_released;  /* ...but gave it up while it renders */
-};
-
 G_DEFINE_FINAL_TYPE (M6Recording, m6_recording, G_TYPE_OBJECT)
 
 enum {
@@ -94,136 +61,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
-
-/* --- the main loop's share of the lock ---------------------------------- */
-
-/* Recordings whose lock the main thread holds outside poll(). Touched on
- * the main thread only. */
-static GPtrArray *main_loop_recordings;
-static GPollFunc  default_poll;
-static guint64    n_main_polls;        /* main thread only */
-static gint64     main_lock_wait_us;   /* main thread only */
-
-/* The main thread takes @self's lock: at once when free, else it flags
- * the worker to end its batch at the next chunk and hand over. */
-static void
-main_take_lock (M6Recording *self)
-{
-  gint64 t0;
-
-  if (g_mutex_trylock (&self->lock))
-    return;
-  t0 = g_get_monotonic_time ();
-  g_atomic_int_set (&self->ui_waiting, 1);
-  g_mutex_lock (&self->lock);
-  g_mutex_lock (&self->state_lock);
-  g_atomic_int_set (&self->ui_waiting, 0);
-  g_cond_broadcast (&self->wake);
-  g_mutex_unlock (&self->state_lock);
-  main_lock_wait_us += g_get_monotonic_time () - t0;
-}
-
-static gint
-main_loop_poll (GPollFD *fds,
-                guint    n_fds,
-                gint     timeout)
-{
-  GPtrArray *held = main_loop_recordings;
-  gint result;
-
-  for (guint i = 0; i < held->len; i++)
-    {
-      M6Recording *recording = g_ptr_array_index (held, i);
-
-      if (!recording->main_released)
-        g_mutex_unlock (&recording->lock);
-    }
-  result = default_poll (fds, n_fds, timeout);
-  /* Every lock is the main thread's again, a released one too: a render
-   * whose after-paint never came does not leave it unlocked. */
-  for (guint i = 0; i < held->len; i++)
-    {
-      M6Recording *recording = g_ptr_array_index (held, i);
-
-      recording->main_released = FALSE;
-      main_take_lock (recording);
-    }
-  n_main_polls++;
-  return result;
-}
-
-void
-m6_recording_get_main_loop_stats (guint64 *n_polls,
-                                  gint64  *lock_wait_us)
-{
-  if (n_polls != NULL)
-    *n_polls = n_main_polls;
-  if (lock_wait_us != NULL)
-    *lock_wait_us = main_lock_wait_us;
-}
-
-void
-m6_recording_attach_main_loop (M6Recording *self)
-{
-  g_return_if_fail (M6_IS_RECORDING (self));
-
-  if (self->on_main_loop)
-    return;
-  if (main_loop_recordings == NULL)
-    {
-      main_loop_recordings = g_ptr_array_new ();
-      default_poll = g_main_context_get_poll_func (NULL);
-      g_main_context_set_poll_func (NULL, main_loop_poll);
-    }
-  g_mutex_lock (&self->lock);
-  g_ptr_array_add (main_loop_recordings, self);
-  self->main_thread = g_thread_self ();
-  self->on_main_loop = TRUE;
-}
-
-/* Does the calling thread hold the lock already, as the main loop's? */
-static gboolean
-holds_lock (M6Recording *self)
-{
-  return self->on_main_loop && !self->main_released && self->main_thread == g_thread_self ();
-}
-
-void
-m6_recording_release_for_render (M6Recording *self)
-{
-  g_return_if_fail (M6_IS_RECORDING (self));
-
-  if (!holds_lock (self))
-    return;
-  self->main_released = TRUE;
-  g_mutex_unlock (&self->lock);
-}
-
-void
-m6_recording_reacquire (M6Recording *self)
-{
-  g_return_if_fail (M6_IS_RECORDING (self));
-
-  if (!self->on_main_loop || !self->main_released || self->main_thread != g_thread_self ())
-    return;
-  main_take_lock (self);
-  self->main_released = FALSE;
-}
-
-void
-m6_recording_detach_main_loop (M6Recording *self)
-{
-  g_return_if_fail (M6_IS_RECORDING (self));
-
-  if (!self->on_main_loop)
-    return;
-  g_ptr_array_remove (main_loop_recordings, self);
-  self->on_main_loop = FALSE;
-  if (self->main_released)
-    self->main_released = FALSE;
-  else
-    g_mutex_unlock (&self->lock);
-}
 
 /* --- signals on the main context ---------------------------------------- */
 
@@ -545,7 +382,7 @@ m6_recording_save_copy (M6Recording    *self,
 
   /* Only the flush and the END record need the session still; the bytes
    * already in the file do not change. */
-  gboolean held = holds_lock (self);
+  gboolean held = m6_recording_holds_lock (self);
   if (!held)
     g_mutex_lock (&self->lock);
   copy = m6_capture_writer_begin_copy (self->writer, error);
