@@ -54,21 +54,6 @@ pid_running (gint pid)
   return pid > 0 && (kill (pid, 0) == 0 || errno == EPERM);
 }
 
-#define WINDOW_HOST_KEY "m6-remote-host"
-
-void
-m6_application_set_window_host (GtkWindow  *window,
-                                const char *host)
-{
-  g_object_set_data_full (G_OBJECT (window), WINDOW_HOST_KEY, g_strdup (host), g_free);
-}
-
-const char *
-m6_application_get_window_host (GtkWindow *window)
-{
-  return g_object_get_data (G_OBJECT (window), WINDOW_HOST_KEY);
-}
-
 /* The window already attached to @pid on @host (NULL: here): a live one,
  * or one that stayed open after the program ended (it holds everything
  * that was recorded, and its reader still holds the segment). A pid names
@@ -84,7 +69,7 @@ m6_application_find_attached (M6Application *self,
       if (!M6_IS_SESSION_WINDOW (l->data)
           || !m6_session_window_get_attached (l->data)
           || m6_session_window_get_pid (l->data) != pid
-          || g_strcmp0 (m6_application_get_window_host (l->data), host) != 0)
+          || g_strcmp0 (m6_session_window_get_host (l->data), host) != 0)
         continue;
       /* An ended program's pid may be a new program's: here we can ask. */
       gboolean ended = host == NULL ? !pid_running (pid)

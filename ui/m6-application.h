@@ -32,9 +32,6 @@ GtkWindow     *m6_application_find_attached    (M6Application     *self,
                                                 gint               pid);
 /* The host of a session window attached to a remote process (set by the
  * picker's "Other Machines"), or NULL for this machine. */
-void           m6_application_set_window_host  (GtkWindow         *window,
-                                                const char        *host);
-const char    *m6_application_get_window_host  (GtkWindow         *window);
 /* Tell the user what went wrong: a dialog over the active window (the
  * picker's if none) with @heading and @message, a sentence. */
 void           m6_application_show_error       (M6Application     *self,

@@ -300,7 +300,7 @@ attach_done (GObject      *source,
     }
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   M6SessionWindow *window = m6_session_window_new_for_recording (app, recording);
-  m6_application_set_window_host (GTK_WINDOW (window), request->host_port);
+  m6_session_window_set_host (window, request->host_port);
   gtk_window_present (GTK_WINDOW (window));
 }
 

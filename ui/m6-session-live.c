@@ -382,6 +382,10 @@ m6_session_window_update_status (M6SessionWindow *self)
       g_autofree char *base = self->capture_path ? g_path_get_basename (self->capture_path) : g_strdup ("");
       subtitle = g_strdup_printf (_("pid %d · capture %s"), m6_session_get_pid (self->session), base);
     }
+  else if (self->host != NULL)
+    /* Translators: a remote game's window: "pid 4242 on rig:7766 · live" */
+    subtitle = g_strdup_printf (_("pid %d on %s · %s"), m6_session_get_pid (self->session), self->host,
+                                live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));
   else
     subtitle = g_strdup_printf (_("pid %d · %s"), m6_session_get_pid (self->session),
                                 live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));

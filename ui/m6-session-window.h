@@ -56,6 +56,9 @@ void             m6_session_window_set_thread        (M6SessionWindow *self,
                                                       guint            thread_index);
 gint             m6_session_window_get_pid           (M6SessionWindow *self);
 gboolean         m6_session_window_get_live          (M6SessionWindow *self);
+void             m6_session_window_set_host          (M6SessionWindow *self,
+                                                      const char      *host);
+const char      *m6_session_window_get_host          (M6SessionWindow *self);
 /* Was this window attached to a process (live or ended since), not a file? */
 gboolean         m6_session_window_get_attached      (M6SessionWindow *self);
 gboolean         m6_session_window_get_paused        (M6SessionWindow *self);

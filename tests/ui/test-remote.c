@@ -24,6 +24,21 @@
 #include "remote-test-util.h"
 #include "ui-test-util.h"
 
+/* The window's AdwWindowTitle (title and subtitle of its header bar). */
+static GtkWidget *
+find_window_title (GtkWidget *widget)
+{
+  if (ADW_IS_WINDOW_TITLE (widget))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_window_title (c);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static M6Application *app;
 static char *tmpdir;
 
@@ -148,7 +163,12 @@ attach_remote (M6RemoteTargets *remote,
   if (!ui_wait_for (session_fills, &w, 60))
     g_error ("no session window of pid %d filled from %s", game, serve->address);
   g_assert_true (m6_session_window_get_live (w.window));
-  g_assert_cmpstr (m6_application_get_window_host (GTK_WINDOW (w.window)), ==, serve->address);
+  g_assert_cmpstr (m6_session_window_get_host (M6_SESSION_WINDOW (w.window)), ==, serve->address);
+  /* Its subtitle says where the game runs, not just its pid. */
+  AdwWindowTitle *title = ADW_WINDOW_TITLE (find_window_title (GTK_WIDGET (w.window)));
+  g_autofree char *where = g_strdup_printf ("pid %d on %s", game, serve->address);
+  g_test_message ("subtitle: %s", adw_window_title_get_subtitle (title));
+  g_assert_nonnull (strstr (adw_window_title_get_subtitle (title), where));
   return w.window;
 }
 
