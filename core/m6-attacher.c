@@ -25,6 +25,7 @@ struct _M6Attacher
   GPtrArray   *recordings;   /* M6Recording, oldest first */
   GHashTable  *attached;     /* shm name → M6Recording (borrowed) */
   GHashTable  *refused;      /* shm names already said to be refused */
+  GMainContext *context;     /* where it was started, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE (M6Attacher, m6_attacher, G_TYPE_OBJECT)
@@ -208,6 +209,8 @@ m6_attacher_start (M6Attacher *self)
 
   if (self->scan_id != 0)
     return;
+  if (self->context == NULL)
+    self->context = g_main_context_ref_thread_default ();
   m6_attacher_scan (self);
   self->scan_id = g_timeout_add (self->scan_ms, scan_cb, self);
 }
@@ -281,6 +284,85 @@ m6_attacher_dup_recording (M6Attacher *self,
   return NULL;
 }
 
+/* --- claims from other threads ------------------------------------------ */
+
+typedef struct
+{
+  M6Attacher  *self;
+  gint         pid;
+  GMutex       lock;
+  GCond        cond;
+  gboolean     done;
+  M6Recording *recording;
+} Claim;
+
+static void
+claim_clear (Claim *claim)
+{
+  g_object_unref (claim->self);
+  g_clear_object (&claim->recording);
+  g_mutex_clear (&claim->lock);
+  g_cond_clear (&claim->cond);
+}
+
+static void
+claim_unref (Claim *claim)
+{
+  g_atomic_rc_box_release_full (claim, (GDestroyNotify) claim_clear);
+}
+
+static gboolean
+claim_cb (gpointer data)
+{
+  Claim *claim = data;
+  M6Attacher *self = claim->self;
+  M6Recording *recording = m6_attacher_dup_recording (self, claim->pid);
+
+  /* Started and not stopped: a game new since the last scan is taken now. */
+  if (recording == NULL && self->scan_id != 0)
+    {
+      m6_attacher_scan (self);
+      recording = m6_attacher_dup_recording (self, claim->pid);
+    }
+  g_mutex_lock (&claim->lock);
+  claim->recording = recording;
+  claim->done = TRUE;
+  g_cond_broadcast (&claim->cond);
+  g_mutex_unlock (&claim->lock);
+  return G_SOURCE_REMOVE;
+}
+
+M6Recording *
+m6_attacher_claim (M6Attacher   *self,
+                   gint          pid,
+                   GCancellable *cancellable)
+{
+  M6Recording *recording = NULL;
+  Claim *claim;
+
+  g_return_val_if_fail (M6_IS_ATTACHER (self), NULL);
+
+  if (self->context == NULL || (!self->all && self->names == NULL))
+    return NULL;
+  claim = g_atomic_rc_box_new0 (Claim);
+  claim->self = g_object_ref (self);
+  claim->pid = pid;
+  g_mutex_init (&claim->lock);
+  g_cond_init (&claim->cond);
+  g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, claim_cb, g_atomic_rc_box_acquire (claim),
+                              (GDestroyNotify) claim_unref);
+
+  /* The main loop may be stopping (and waiting for this thread): the
+   * cancellable is looked at every 100 ms. */
+  g_mutex_lock (&claim->lock);
+  while (!claim->done && !g_cancellable_is_cancelled (cancellable))
+    g_cond_wait_until (&claim->cond, &claim->lock, g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND);
+  recording = g_steal_pointer (&claim->recording);
+  g_mutex_unlock (&claim->lock);
+  claim_unref (claim);
+  return recording;
+}
+
 /* --- GObject ------------------------------------------------------------ */
 
 static void
@@ -300,6 +382,7 @@ m6_attacher_finalize (GObject *object)
   g_ptr_array_unref (self->recordings);
   g_hash_table_unref (self->attached);
   g_hash_table_unref (self->refused);
+  g_clear_pointer (&self->context, g_main_context_unref);
   g_strfreev (self->names);
   G_OBJECT_CLASS (m6_attacher_parent_class)->finalize (object);
 }

@@ -50,4 +50,14 @@ guint         m6_attacher_get_n_attached  (M6Attacher         *self);
 M6Recording  *m6_attacher_dup_recording   (M6Attacher         *self,
                                            gint                pid);
 
+/* The same from any thread (the remote server's connections): runs on the
+ * attacher's main context, where a process that matches but is not held
+ * yet (it started since the last scan) is attached first, so that a game
+ * serve should record is recorded by serve whoever comes first. NULL if
+ * the attacher does not hold or want @pid, is not started, or
+ * @cancellable fires while waiting for its main context. */
+M6Recording  *m6_attacher_claim           (M6Attacher         *self,
+                                           gint                pid,
+                                           GCancellable       *cancellable);
+
 G_END_DECLS

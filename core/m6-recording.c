@@ -3,27 +3,35 @@
  * and, through the session's recorder, appends to the capture.
  *
  * Locking: one mutex per recording guards the session and the capture
- * writer. The worker holds it for one drain of at most BATCH_EVENTS events
- * (a few ms at worst), never while it sleeps. Readers hold it while they
- * read; the viewer's main thread holds it all the time except inside
- * poll() (see the rule in m6-recording.h), so the UI reads a session that
- * cannot change under it, with no lock calls in any widget, and the worker
- * ingests while the UI sleeps between frames. Chosen over published
- * snapshots because a 10,000-node tree with its reservoirs is ~30 MB: too
- * much to copy per frame, and the UI reads only a small part of it.
+ * writer. The worker holds it for one batch of at most BATCH_EVENTS events
+ * (a few ms at worst), never while it sleeps, and drains in chunks of
+ * CHUNK_EVENTS: when the main thread waits for the lock (ui_waiting) the
+ * worker ends its batch at the next chunk and lets the main thread in
+ * before it takes the lock again, so a frame waits a chunk, not a batch.
+ * Readers hold it while they read; the viewer's main thread holds it all
+ * the time except inside poll() (see the rule in m6-recording.h), so the
+ * UI reads a session that cannot change under it, with no lock calls in
+ * any widget, and the worker ingests while the UI sleeps between frames.
+ * Chosen over published snapshots because a 10,000-node tree with its
+ * reservoirs is ~30 MB: too much to copy per frame, and the UI reads only
+ * a small part of it. The main thread's side of the lock is in
+ * m6-recording-main-loop.c.
  *
- * Polling: a drain that fills its budget is followed at once by the next;
- * otherwise the worker sleeps long enough for about TARGET_EVENTS events
- * to arrive at the rate it last saw, between MIN_NAP_US and
- * ACTIVE_NAP_US, so a ring at 20 M events/s is drained about every half
- * millisecond. A game that stops for a moment and resumes at full speed
- * finds the worker at most ACTIVE_NAP_US away: the default ring (262,144
- * events) lasts 2.6 ms at 100 M events/s, more than a producer thread
- * writes flat out. Only after IDLE_US without an event do the naps grow
- * to MAX_NAP_US, so a paused game costs a wake-up every 10 ms. (With
+ * Polling: a batch that fills its budget (or was cut short for the main
+ * thread) is followed at once by the next; otherwise the worker sleeps
+ * long enough for about TARGET_EVENTS events to arrive at the rate it last
+ * saw, between MIN_NAP_US and ACTIVE_NAP_US, so a ring at 20 M events/s is
+ * drained about every half millisecond. A game that stops for a moment
+ * and resumes at full speed finds the worker at most ACTIVE_NAP_US away:
+ * the default ring (524,288 events) lasts 5 ms at 100 M events/s, more
+ * than a producer thread writes flat out. Only after IDLE_US without an
+ * event do the naps grow, to MAX_NAP_US, or to LONG_NAP_US for a game
+ * whose fastest rate would not fill a quarter of the default ring in that
+ * time: a paused flat-out game costs a wake-up every 10 ms, a paused
+ * ordinary one (at most a million events a second) one every 100 ms. (With
  * naps doubling to 10 ms after any empty drain, a producer that paused
  * for a few ms and then caught up lost up to 3 % of its scopes.) */
-#include "m6-recording.h"
+#include "m6-recording-private.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -33,45 +41,16 @@
 #include "m6-bytes-private.h"
 #include "m6-tempfile.h"
 
-#define BATCH_EVENTS   65536u     /* per drain, per lock hold */
+#define BATCH_EVENTS   65536u     /* per lock hold at most */
+#define CHUNK_EVENTS   8192u      /* per drain: the main thread's longest wait */
 #define TARGET_EVENTS  8192u      /* what a nap should let arrive */
 #define MIN_NAP_US     50
 #define ACTIVE_NAP_US  1000       /* while events came in the last IDLE_US */
 #define MAX_NAP_US     10000
+#define LONG_NAP_US    100000     /* idle, and the game was never fast */
 #define IDLE_US        250000
-
-struct _M6Recording
-{
-  GObject          parent_instance;
-
-  M6Reader        *reader;
-  const M6RecordingSource *source_funcs;  /* or another source (remote) */
-  gpointer         source;
-  M6Session       *session;
-  M6CaptureWriter *writer;
-  char            *capture_path;
-
-  GMutex           lock;          /* the session and the writer */
-  GMutex           state_lock;    /* the fields below */
-  GCond            wake;
-  GThread         *worker;
-  GMainContext    *context;       /* where signals are emitted */
-  gboolean         stopping;
-  gboolean         finishing;     /* drain to empty, then stop */
-  gboolean         held;          /* tests: the worker waits */
-  gboolean         running;
-  GError          *error;
-
-  gint             notify_pending; /* atomic: a "changed" is queued */
-  guint64          n_batches;      /* atomic */
-  gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
-  gint64           busy_us;        /* atomic: the worker holding the lock */
-  gint64           cpu_ns;         /* atomic: the worker's CPU time */
-  guint64          n_notifies;
-  gboolean         on_main_loop;
-  GThread         *main_thread;    /* holds the lock outside poll() */
-  gboolean         main_released;  /* ...but gave it up while it renders */
-};
+#define IDLE_EVENTS    131072u    /* what may arrive in an idle nap: a
+                                   * quarter of the default ring */
 
 G_DEFINE_FINAL_TYPE (M6Recording, m6_recording, G_TYPE_OBJECT)
 
@@ -88,128 +67,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
-
-/* --- the main loop's share of the lock ---------------------------------- */
-
-/* Recordings whose lock the main thread holds outside poll(). Touched on
- * the main thread only. */
-static GPtrArray *main_loop_recordings;
-static GPollFunc  default_poll;
-static guint64    n_main_polls;        /* main thread only */
-static gint64     main_lock_wait_us;   /* main thread only */
-
-static gint
-main_loop_poll (GPollFD *fds,
-                guint    n_fds,
-                gint     timeout)
-{
-  GPtrArray *held = main_loop_recordings;
-  gint result;
-
-  for (guint i = 0; i < held->len; i++)
-    {
-      M6Recording *recording = g_ptr_array_index (held, i);
-
-      if (!recording->main_released)
-        g_mutex_unlock (&recording->lock);
-    }
-  result = default_poll (fds, n_fds, timeout);
-  /* Every lock is the main thread's again, a released one too: a render
-   * whose after-paint never came does not leave it unlocked. */
-  for (guint i = 0; i < held->len; i++)
-    {
-      M6Recording *recording = g_ptr_array_index (held, i);
-      GMutex *lock = &recording->lock;
-
-      recording->main_released = FALSE;
-      if (!g_mutex_trylock (lock))
-        {
-          gint64 t0 = g_get_monotonic_time ();
-          g_mutex_lock (lock);
-          main_lock_wait_us += g_get_monotonic_time () - t0;
-        }
-    }
-  n_main_polls++;
-  return result;
-}
-
-void
-m6_recording_get_main_loop_stats (guint64 *n_polls,
-                                  gint64  *lock_wait_us)
-{
-  if (n_polls != NULL)
-    *n_polls = n_main_polls;
-  if (lock_wait_us != NULL)
-    *lock_wait_us = main_lock_wait_us;
-}
-
-void
-m6_recording_attach_main_loop (M6Recording *self)
-{
-  g_return_if_fail (M6_IS_RECORDING (self));
-
-  if (self->on_main_loop)
-    return;
-  if (main_loop_recordings == NULL)
-    {
-      main_loop_recordings = g_ptr_array_new ();
-      default_poll = g_main_context_get_poll_func (NULL);
-      g_main_context_set_poll_func (NULL, main_loop_poll);
-    }
-  g_mutex_lock (&self->lock);
-  g_ptr_array_add (main_loop_recordings, self);
-  self->main_thread = g_thread_self ();
-  self->on_main_loop = TRUE;
-}
-
-/* Does the calling thread hold the lock already, as the main loop's? */
-static gboolean
-holds_lock (M6Recording *self)
-{
-  return self->on_main_loop && !self->main_released && self->main_thread == g_thread_self ();
-}
-
-void
-m6_recording_release_for_render (M6Recording *self)
-{
-  g_return_if_fail (M6_IS_RECORDING (self));
-
-  if (!holds_lock (self))
-    return;
-  self->main_released = TRUE;
-  g_mutex_unlock (&self->lock);
-}
-
-void
-m6_recording_reacquire (M6Recording *self)
-{
-  g_return_if_fail (M6_IS_RECORDING (self));
-
-  if (!self->on_main_loop || !self->main_released || self->main_thread != g_thread_self ())
-    return;
-  if (!g_mutex_trylock (&self->lock))
-    {
-      gint64 t0 = g_get_monotonic_time ();
-      g_mutex_lock (&self->lock);
-      main_lock_wait_us += g_get_monotonic_time () - t0;
-    }
-  self->main_released = FALSE;
-}
-
-void
-m6_recording_detach_main_loop (M6Recording *self)
-{
-  g_return_if_fail (M6_IS_RECORDING (self));
-
-  if (!self->on_main_loop)
-    return;
-  g_ptr_array_remove (main_loop_recordings, self);
-  self->on_main_loop = FALSE;
-  if (self->main_released)
-    self->main_released = FALSE;
-  else
-    g_mutex_unlock (&self->lock);
-}
 
 /* --- signals on the main context ---------------------------------------- */
 
@@ -257,12 +114,56 @@ queue_changed (M6Recording *self)
 
 static gboolean
 source_drain (M6Recording *self,
+              gsize        max,
               gsize       *n,
               GError     **error)
 {
   if (self->source_funcs != NULL)
-    return self->source_funcs->drain (self->source, BATCH_EVENTS, n, error);
-  return m6_reader_drain (self->reader, BATCH_EVENTS, n, error);
+    return self->source_funcs->drain (self->source, max, n, error);
+  return m6_reader_drain (self->reader, max, n, error);
+}
+
+/* One lock hold: chunks until BATCH_EVENTS, an emptied source, or the main
+ * thread asking for the lock. Sets *@emptied when a chunk came back short
+ * (every ring it looked at is empty). */
+static gboolean
+drain_batch (M6Recording *self,
+             gsize       *n,
+             gboolean    *emptied,
+             GError     **error)
+{
+  gboolean ok = TRUE;
+
+  *n = 0;
+  *emptied = FALSE;
+  while (ok && *n < BATCH_EVENTS)
+    {
+      gsize got = 0;
+
+      ok = source_drain (self, CHUNK_EVENTS, &got, error);
+      *n += got;
+      if (got < CHUNK_EVENTS)
+        {
+          *emptied = TRUE;
+          break;
+        }
+      if (g_atomic_int_get (&self->ui_waiting))
+        break;
+    }
+  return ok;
+}
+
+/* The main thread asked for the lock: let it take it before this thread
+ * does again (a mutex is not fair; unlocking alone would not hand over). */
+static void
+wait_for_main_thread (M6Recording *self)
+{
+  if (!g_atomic_int_get (&self->ui_waiting))
+    return;
+  g_mutex_lock (&self->state_lock);
+  while (g_atomic_int_get (&self->ui_waiting) && !self->stopping)
+    g_cond_wait (&self->wake, &self->state_lock);
+  g_mutex_unlock (&self->state_lock);
 }
 
 static guint64
@@ -280,12 +181,13 @@ worker_main (gpointer data)
   gint64 nap_us = MIN_NAP_US;
   gint64 last_us = g_get_monotonic_time ();
   gint64 active_us = last_us;   /* the last drain that found events */
+  double peak_rate = 0;         /* events/µs, the fastest the game went */
 
   for (;;)
     {
       g_autoptr (GError) error = NULL;
       gsize n = 0;
-      gboolean ok, ended;
+      gboolean ok, ended, emptied;
       guint64 pending = 0;
 
       g_mutex_lock (&self->state_lock);
@@ -302,6 +204,8 @@ worker_main (gpointer data)
       if (self->writer != NULL)
         m6_capture_writer_wait_io_room (self->writer);
 
+      wait_for_main_thread (self);
+
       /* What the readers cost the worker is measured, not guessed. */
       gint64 t0 = g_get_monotonic_time ();
       if (!g_mutex_trylock (&self->lock))
@@ -310,7 +214,7 @@ worker_main (gpointer data)
           __atomic_fetch_add (&self->lock_wait_us, g_get_monotonic_time () - t0, __ATOMIC_RELAXED);
         }
       gint64 t1 = g_get_monotonic_time ();
-      ok = source_drain (self, &n, &error);
+      ok = drain_batch (self, &n, &emptied, &error);
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
         pending = source_get_pending (self);
@@ -324,9 +228,9 @@ worker_main (gpointer data)
           queue_changed (self);
         }
       /* Finishing takes what the rings hold now, not what a game still
-       * running flat out keeps adding: a drain short of its budget has
+       * running flat out keeps adding: a chunk short of its budget has
        * emptied every ring it looked at. */
-      if (!ok || (finishing && n < BATCH_EVENTS) || (n == 0 && ended && pending == 0))
+      if (!ok || (finishing && emptied) || (n == 0 && ended && pending == 0))
         {
           g_mutex_lock (&self->state_lock);
           if (!ok)
@@ -337,7 +241,7 @@ worker_main (gpointer data)
           queue_on_context (self, emit_running_cb);
           break;
         }
-      if (n >= BATCH_EVENTS)
+      if (!emptied)
         continue;
 
       /* Sleep until about TARGET_EVENTS more have come in, at the rate
@@ -346,9 +250,18 @@ worker_main (gpointer data)
       gint64 span = MAX (now - last_us, 1);
       last_us = now;
       if (n > 0)
-        active_us = now;
+        {
+          active_us = now;
+          peak_rate = MAX (peak_rate, (double) n / (double) MAX (span, 1000));
+        }
       if (n == 0)
-        nap_us = MIN (nap_us * 2, now - active_us < IDLE_US ? ACTIVE_NAP_US : MAX_NAP_US);
+        {
+          /* Idle: up to 10 ms, or up to 100 ms for a game that never
+           * went fast enough to fill a quarter ring in that long. */
+          gint64 idle_max = peak_rate > 0 ? CLAMP ((gint64) (IDLE_EVENTS / peak_rate), MAX_NAP_US, LONG_NAP_US)
+                                          : MAX_NAP_US;
+          nap_us = MIN (nap_us * 2, now - active_us < IDLE_US ? ACTIVE_NAP_US : idle_max);
+        }
       else
         nap_us = CLAMP ((gint64) TARGET_EVENTS * span / (gint64) n, MIN_NAP_US, ACTIVE_NAP_US);
 
@@ -485,7 +398,7 @@ m6_recording_save_copy (M6Recording    *self,
 
   /* Only the flush and the END record need the session still; the bytes
    * already in the file do not change. */
-  gboolean held = holds_lock (self);
+  gboolean held = m6_recording_holds_lock (self);
   if (!held)
     g_mutex_lock (&self->lock);
   copy = m6_capture_writer_begin_copy (self->writer, error);

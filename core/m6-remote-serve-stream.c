@@ -4,7 +4,12 @@
  * frames; a writer thread sends them; a control thread reads DETACH. A
  * queue bounded in bytes sits between the drain and the writer: when a
  * slow link fills it, whole scopes are dropped here and counted, so the
- * drain and the game keep their pace. */
+ * drain and the game keep their pace.
+ *
+ * A game serve records itself (its attacher's M6Recording) is not drained
+ * here: the recording's worker hands the recorder its events under the
+ * recording's lock, and this thread takes that lock only to move them out
+ * (the packing is done outside it). */
 #include "m6-remote-server-private.h"
 
 #include <glib/gi18n.h>
@@ -18,6 +23,7 @@
 #define BLOCK_EVENTS     4096u
 #define COUNTS_EVERY_US  100000
 #define END_GRACE_US     (30 * G_USEC_PER_SEC)
+#define RECORDING_NAP_US 5000
 /* zstd level 1: 8.0x on a demo-like stream at 10 M events/s on one core,
  * against LZ4's 5.9x at 17 M (bench-pack): the link is the scarcer resource,
  * and 10 M events/s is five times a game at 1 M scopes/s. */
@@ -42,7 +48,8 @@ typedef struct
   GOutputStream  *out;
   GInputStream   *in;
   GCancellable   *cancel;
-  M6Reader       *reader;
+  M6Reader       *reader;       /* drained here, or NULL */
+  M6Recording    *recording;    /* or drained by its worker */
   M6Session      *session;
   GArray         *threads;      /* ThreadOut by thread index */
   guint           labels_sent;
@@ -184,26 +191,58 @@ flush_threads (Stream *st)
     }
 }
 
-static void
-flush_events (Stream *st)
+typedef struct
 {
+  guint   index;
+  GArray *events;
+} Batch;
+
+/* Move the threads' pending events out, to be packed by pack_events()
+ * (outside the recording's lock, when there is one). */
+static GArray *
+take_events (Stream *st)
+{
+  GArray *batches = g_array_new (FALSE, FALSE, sizeof (Batch));
+
   for (guint i = 0; i < st->threads->len && i < M6_WIRE_MAX_THREADS; i++)
     {
       ThreadOut *to = &g_array_index (st->threads, ThreadOut, i);
-      const M6Event *ev = (const M6Event *) to->pending->data;
+      Batch b = { i, to->pending };
 
-      if (to->sent_name == NULL)
-        continue;  /* not in the session's list yet */
-      for (guint at = 0; at < to->pending->len; at += BLOCK_EVENTS)
+      if (to->sent_name == NULL || to->pending->len == 0)
+        continue;  /* not in the session's list yet, or nothing new */
+      g_array_append_val (batches, b);
+      to->pending = g_array_new (FALSE, FALSE, sizeof (M6Event));
+    }
+  return batches;
+}
+
+static void
+pack_events (Stream *st,
+             GArray *batches)
+{
+  for (guint k = 0; k < batches->len; k++)
+    {
+      Batch *b = &g_array_index (batches, Batch, k);
+      const M6Event *ev = (const M6Event *) b->events->data;
+
+      for (guint at = 0; at < b->events->len; at += BLOCK_EVENTS)
         {
           g_autoptr (GByteArray) buf = g_byte_array_new ();
           m6_wire_begin (buf, M6_MSG_EVENTS);
-          m6_wire_put_uint (buf, i);
-          m6_pack_encode (SEND_CODEC, ev + at, MIN (BLOCK_EVENTS, to->pending->len - at), buf);
+          m6_wire_put_uint (buf, b->index);
+          m6_pack_encode (SEND_CODEC, ev + at, MIN (BLOCK_EVENTS, b->events->len - at), buf);
           push_frame (st, buf);
         }
-      g_array_set_size (to->pending, 0);
+      g_array_unref (b->events);
     }
+  g_array_unref (batches);
+}
+
+static void
+flush_events (Stream *st)
+{
+  pack_events (st, take_events (st));
 }
 
 static void
@@ -335,90 +374,152 @@ control_main (gpointer data)
   return NULL;
 }
 
+/* Nap up to @nap_us unless the client detached or the writer failed;
+ * FALSE when the stream should stop. */
+static gboolean
+stream_wait (Stream *st,
+             gint64  nap_us)
+{
+  gboolean go_on;
+
+  g_mutex_lock (&st->lock);
+  gint64 until = g_get_monotonic_time () + nap_us;
+  while (nap_us > 0 && !st->detach && !st->writer_failed)
+    if (!g_cond_wait_until (&st->cond, &st->lock, until))
+      break;
+  go_on = !st->detach && !st->writer_failed;
+  g_mutex_unlock (&st->lock);
+  return go_on && !g_cancellable_is_cancelled (st->cancel);
+}
+
+/* Drain the reader here, at the game's pace. */
+static void
+stream_from_reader (Stream *st)
+{
+  gint64 nap_us = 1000, last_counts = 0;
+
+  while (stream_wait (st, 0))
+    {
+      g_autoptr (GError) error = NULL;
+      gsize n = 0;
+
+      if (!m6_reader_drain (st->reader, BATCH_EVENTS, &n, &error))
+        {
+          flush_labels (st);
+          flush_threads (st);
+          flush_events (st);
+          flush_counts (st);
+          m6_remote_serve_log (_("%s: reading process %d failed: %s"), st->peer, m6_reader_get_pid (st->reader),
+                               error->message);
+          push_error (st, M6_WIRE_ERROR_ATTACH, error->message);
+          return;
+        }
+      flush_labels (st);
+      flush_threads (st);
+      flush_events (st);
+      gint64 now = g_get_monotonic_time ();
+      if (now - last_counts >= COUNTS_EVERY_US)
+        {
+          flush_counts (st);
+          last_counts = now;
+        }
+      if (n == 0 && m6_session_get_ended (st->session) && m6_reader_get_pending (st->reader) == 0)
+        return;
+      if (n >= BATCH_EVENTS)
+        continue;
+      nap_us = n == 0 ? MIN (nap_us * 2, 10000) : 1000;
+      if (!stream_wait (st, nap_us))
+        return;
+    }
+}
+
+/* Serve's own recording drains: every few ms, move out what its worker
+ * handed the recorder, under its lock, and pack it outside. */
+static void
+stream_from_recording (Stream *st)
+{
+  gint64 last_counts = 0;
+
+  while (stream_wait (st, RECORDING_NAP_US))
+    {
+      g_autofree char *failed = NULL;
+
+      m6_recording_lock (st->recording);
+      flush_labels (st);
+      flush_threads (st);
+      GArray *batches = take_events (st);
+      gint64 now = g_get_monotonic_time ();
+      gboolean over = !m6_recording_get_running (st->recording);
+      if (over || now - last_counts >= COUNTS_EVERY_US)
+        {
+          flush_counts (st);
+          last_counts = now;
+        }
+      if (over && m6_recording_get_error (st->recording) != NULL)
+        failed = g_strdup (m6_recording_get_error (st->recording)->message);
+      m6_recording_unlock (st->recording);
+      pack_events (st, batches);
+      if (failed != NULL)
+        push_error (st, M6_WIRE_ERROR_ATTACH, failed);
+      if (over)
+        return;
+    }
+}
+
 void
 m6_remote_stream_process (M6RemoteServer *server,
-                const char     *peer,
-                GIOStream      *io,
-                GCancellable   *cancel,
-                M6Reader       *reader)
+                          const char     *peer,
+                          GIOStream      *io,
+                          GCancellable   *cancel,
+                          M6Reader       *reader,
+                          M6Recording    *recording)
 {
-  Stream st = { .server = server, .peer = peer, .cancel = cancel, .reader = reader };
-  gint64 nap_us = 1000, last_counts = 0;
-  gboolean ended_ok = FALSE;
+  Stream st = { .server = server, .peer = peer, .cancel = cancel, .reader = reader, .recording = recording };
 
   st.in = g_io_stream_get_input_stream (io);
   st.out = g_io_stream_get_output_stream (io);
-  st.session = m6_reader_get_session (reader);
+  st.session = reader != NULL ? m6_reader_get_session (reader) : m6_recording_get_session (recording);
   st.threads = g_array_new (FALSE, FALSE, sizeof (ThreadOut));
   g_array_set_clear_func (st.threads, (GDestroyNotify) thread_out_clear);
   g_mutex_init (&st.lock);
   g_cond_init (&st.cond);
   g_queue_init (&st.frames);
+  if (recording != NULL)
+    m6_recording_lock (recording);
   m6_session_set_recorder (st.session, recorder_cb, &st);
 
   {
     g_autoptr (GByteArray) buf = g_byte_array_new ();
     m6_wire_begin (buf, M6_MSG_ATTACHED);
-    m6_wire_put_uint (buf, (guint64) m6_reader_get_pid (reader));
+    m6_wire_put_uint (buf, (guint64) m6_session_get_pid (st.session));
     const char *name = m6_session_get_process_name (st.session);
     m6_wire_put_bytes (buf, name != NULL ? name : "", -1);
     m6_wire_put_int (buf, m6_session_get_start_time (st.session));
     m6_wire_put_uint (buf, m6_session_get_heap_source (st.session));
     push_frame (&st, buf);
   }
+  if (recording != NULL)
+    m6_recording_unlock (recording);
 
   GThread *writer = g_thread_new ("mach6-serve-send", writer_main, &st);
   GThread *control = g_thread_new ("mach6-serve-recv", control_main, &st);
 
-  for (;;)
-    {
-      g_autoptr (GError) error = NULL;
-      gsize n = 0;
+  if (reader != NULL)
+    stream_from_reader (&st);
+  else
+    stream_from_recording (&st);
 
-      g_mutex_lock (&st.lock);
-      gboolean stop = st.detach || st.writer_failed;
-      g_mutex_unlock (&st.lock);
-      if (stop || g_cancellable_is_cancelled (cancel))
-        break;
-
-      if (!m6_reader_drain (reader, BATCH_EVENTS, &n, &error))
-        {
-          flush_labels (&st);
-          flush_threads (&st);
-          flush_events (&st);
-          flush_counts (&st);
-          m6_remote_serve_log (_("%s: reading process %d failed: %s"), peer, m6_reader_get_pid (reader), error->message);
-          push_error (&st, M6_WIRE_ERROR_ATTACH, error->message);
-          break;
-        }
-      flush_labels (&st);
-      flush_threads (&st);
-      flush_events (&st);
-      gint64 now = g_get_monotonic_time ();
-      if (now - last_counts >= COUNTS_EVERY_US)
-        {
-          flush_counts (&st);
-          last_counts = now;
-        }
-      if (n == 0 && m6_session_get_ended (st.session) && m6_reader_get_pending (reader) == 0)
-        {
-          flush_counts (&st);
-          ended_ok = TRUE;
-          break;
-        }
-      if (n >= BATCH_EVENTS)
-        continue;
-      nap_us = n == 0 ? MIN (nap_us * 2, 10000) : 1000;
-      g_mutex_lock (&st.lock);
-      gint64 until = g_get_monotonic_time () + nap_us;
-      while (!st.detach && !st.writer_failed)
-        if (!g_cond_wait_until (&st.cond, &st.lock, until))
-          break;
-      g_mutex_unlock (&st.lock);
-    }
-  (void) ended_ok;
+  if (recording != NULL)
+    m6_recording_lock (recording);
   m6_session_set_recorder (st.session, NULL, NULL);
+  /* What the recorder took since the last turn is sent before END. */
+  flush_labels (&st);
+  flush_threads (&st);
+  GArray *batches = take_events (&st);
   flush_counts (&st);
+  if (recording != NULL)
+    m6_recording_unlock (recording);
+  pack_events (&st, batches);
   push_simple (&st, M6_MSG_END);
 
   /* Let the writer send what is queued; a client that reads nothing for
@@ -433,10 +534,10 @@ m6_remote_stream_process (M6RemoteServer *server,
   g_thread_join (writer);
   g_thread_join (control);
 
-  m6_reader_detach (reader);
+  if (reader != NULL)
+    m6_reader_detach (reader);
   g_queue_clear_full (&st.frames, (GDestroyNotify) g_bytes_unref);
   g_array_unref (st.threads);
   g_mutex_clear (&st.lock);
   g_cond_clear (&st.cond);
 }
-

@@ -5,6 +5,7 @@
 
 #include "m6-remote-server.h"
 
+#include "m6-attacher.h"
 #include "m6-reader.h"
 
 G_BEGIN_DECLS
@@ -17,9 +18,12 @@ struct _M6RemoteServer
   char            *fingerprint;
   guint16          port;
   gsize            queue_limit;
+  int              send_buffer;   /* SO_SNDBUF of connections; 0: the kernel's */
   guint64          drops;         /* atomic */
+  M6Attacher      *attacher;      /* serve's own recordings, or NULL */
   GMutex           lock;          /* the fields below */
   GPtrArray       *cancellables;  /* of live connections */
+  GHashTable      *streamed;      /* attacher's recordings being streamed */
   guint            n_connections;
   GCond            gone;
 };
@@ -28,12 +32,15 @@ struct _M6RemoteServer
 void m6_remote_serve_log      (const char     *format,
                                ...) G_GNUC_PRINTF (1, 2);
 
-/* Stream @reader's process to the client on @io until it detaches, the
- * process ends or @cancel fires. */
+/* Stream a process to the client on @io until it detaches, the process
+ * ends or @cancel fires: drained here from @reader, or (@reader NULL) as
+ * @recording's worker ingests it (a recording of serve's attacher, which
+ * goes on after the stream). */
 void m6_remote_stream_process (M6RemoteServer *server,
                                const char     *peer,
                                GIOStream      *io,
                                GCancellable   *cancel,
-                               M6Reader       *reader);
+                               M6Reader       *reader,
+                               M6Recording    *recording);
 
 G_END_DECLS

@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "m6-pack.h"
 #include "m6-reader.h"
@@ -119,6 +120,38 @@ check_hello (M6RemoteServer *server,
                               NULL, NULL);
 }
 
+/* A game serve records itself: one viewer at a time reads its stream
+ * (the session has one recorder). FALSE if another one does; then an
+ * ERROR was sent and the connection stays. */
+static gboolean
+stream_recording (M6RemoteServer *server,
+                  const char     *peer,
+                  GIOStream      *io,
+                  GCancellable   *cancel,
+                  M6Recording    *recording)
+{
+  gint pid = m6_recording_get_pid (recording);
+  gboolean taken;
+
+  g_mutex_lock (&server->lock);
+  taken = !g_hash_table_add (server->streamed, recording);
+  g_mutex_unlock (&server->lock);
+  if (taken)
+    {
+      g_autofree char *msg = g_strdup_printf (_("Process %d is being streamed to another viewer already; "
+                                                "it can have one remote viewer at a time."), pid);
+      send_error (io, M6_WIRE_ERROR_ATTACH, msg);
+      return FALSE;
+    }
+  m6_remote_serve_log (_("%s attached to process %d (recorded by serve)."), peer, pid);
+  m6_remote_stream_process (server, peer, io, cancel, NULL, recording);
+  m6_remote_serve_log (_("%s: the stream of process %d is over."), peer, pid);
+  g_mutex_lock (&server->lock);
+  g_hash_table_remove (server->streamed, recording);
+  g_mutex_unlock (&server->lock);
+  return TRUE;
+}
+
 static void
 serve_connection (M6RemoteServer    *server,
                   GSocketConnection *connection,
@@ -143,6 +176,8 @@ serve_connection (M6RemoteServer    *server,
   /* The handshake and HELLO get HELLO_TIMEOUT_S; a silent peer is cut off. */
   g_socket_set_timeout (socket, HELLO_TIMEOUT_S);
   g_socket_set_keepalive (socket, TRUE);
+  if (server->send_buffer > 0)
+    g_socket_set_option (socket, SOL_SOCKET, SO_SNDBUF, server->send_buffer, NULL);
   g_autoptr (GIOStream) tls = g_tls_server_connection_new (G_IO_STREAM (connection), server->certificate, &error);
   if (tls == NULL || !g_tls_connection_handshake (G_TLS_CONNECTION (tls), cancel, &error))
     {
@@ -191,6 +226,16 @@ serve_connection (M6RemoteServer    *server,
               send_error (tls, M6_WIRE_ERROR_MALFORMED, msg);
               break;
             }
+          g_autoptr (M6Recording) recording = server->attacher != NULL
+                                              ? m6_attacher_claim (server->attacher, pid, cancel) : NULL;
+          if (g_cancellable_is_cancelled (cancel))
+            break;
+          if (recording != NULL)
+            {
+              if (!stream_recording (server, peer, tls, cancel, recording))
+                continue;
+              break;
+            }
           reader = m6_reader_attach (pid, &error);
           if (reader == NULL)
             {
@@ -199,7 +244,7 @@ serve_connection (M6RemoteServer    *server,
               continue;
             }
           m6_remote_serve_log (_("%s attached to process %d."), peer, pid);
-          m6_remote_stream_process (server, peer, tls, cancel, reader);
+          m6_remote_stream_process (server, peer, tls, cancel, reader, NULL);
           m6_remote_serve_log (_("%s: the stream of process %d is over."), peer, pid);
           break;
         }
@@ -268,6 +313,7 @@ m6_remote_server_new (const char  *identity_dir,
   self->token = token != NULL ? g_strdup (token) : m6_trust_new_token ();
   self->queue_limit = DEFAULT_QUEUE;
   self->cancellables = g_ptr_array_new ();
+  self->streamed = g_hash_table_new (NULL, NULL);
   g_mutex_init (&self->lock);
   g_cond_init (&self->gone);
   return self;
@@ -349,6 +395,20 @@ m6_remote_server_get_drops (M6RemoteServer *self)
 }
 
 void
+m6_remote_server_set_send_buffer (M6RemoteServer *self,
+                                  int             bytes)
+{
+  self->send_buffer = bytes;
+}
+
+void
+m6_remote_server_set_attacher (M6RemoteServer *self,
+                               M6Attacher     *attacher)
+{
+  g_set_object (&self->attacher, attacher);
+}
+
+void
 m6_remote_server_set_queue_limit (M6RemoteServer *self,
                                   gsize           bytes)
 {
@@ -377,6 +437,8 @@ m6_remote_server_free (M6RemoteServer *self)
   g_clear_object (&self->service);
   g_clear_object (&self->certificate);
   g_ptr_array_unref (self->cancellables);
+  g_hash_table_unref (self->streamed);
+  g_clear_object (&self->attacher);
   g_free (self->token);
   g_free (self->fingerprint);
   g_mutex_clear (&self->lock);

@@ -7,6 +7,8 @@
 
 #include <gio/gio.h>
 
+#include "m6-attacher.h"
+
 G_BEGIN_DECLS
 
 #define M6_REMOTE_DEFAULT_PORT 7766
@@ -32,9 +34,22 @@ guint64         m6_remote_server_get_drops    (M6RemoteServer  *self);
 /* Stop listening and end every connection. */
 void            m6_remote_server_free         (M6RemoteServer  *self);
 
+/* The games serve records itself (--attach-all, --attach NAME): a remote
+ * viewer of one of them is streamed from that recording (m6_attacher_claim)
+ * instead of attaching a second reader, which the segment would refuse.
+ * Before m6_remote_server_listen(). */
+void            m6_remote_server_set_attacher (M6RemoteServer *self,
+                                               M6Attacher     *attacher);
+
 /* Tests: the queue limit per client in bytes (default 8 MiB). */
 void            m6_remote_server_set_queue_limit (M6RemoteServer *self,
                                                   gsize           bytes);
+
+/* Tests: a fixed socket send buffer per connection in bytes (default 0:
+ * the kernel's, which grows to megabytes), so that a stalled client fills
+ * the queue soon. */
+void            m6_remote_server_set_send_buffer (M6RemoteServer *self,
+                                                  int             bytes);
 
 /* Is @host a loopback address (or "localhost")? */
 gboolean        m6_remote_host_is_loopback    (const char      *host);

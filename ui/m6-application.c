@@ -54,19 +54,29 @@ pid_running (gint pid)
   return pid > 0 && (kill (pid, 0) == 0 || errno == EPERM);
 }
 
-/* The window already attached to @pid: a live one, or one that stayed
- * open after the program ended (it holds everything that was recorded,
- * and its reader still holds the segment). */
-static M6SessionWindow *
-find_attached_window (M6Application *self,
-                      gint           pid)
+/* The window already attached to @pid on @host (NULL: here): a live one,
+ * or one that stayed open after the program ended (it holds everything
+ * that was recorded, and its reader still holds the segment). A pid names
+ * a process on its own machine only: a remote game's pid may be a local
+ * one's too. */
+GtkWindow *
+m6_application_find_attached (M6Application *self,
+                              const char    *host,
+                              gint           pid)
 {
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
-    if (M6_IS_SESSION_WINDOW (l->data)
-        && m6_session_window_get_attached (l->data)
-        && m6_session_window_get_pid (l->data) == pid
-        && (m6_session_window_get_live (l->data) || !pid_running (pid)))
-      return l->data;
+    {
+      if (!M6_IS_SESSION_WINDOW (l->data)
+          || !m6_session_window_get_attached (l->data)
+          || m6_session_window_get_pid (l->data) != pid
+          || g_strcmp0 (m6_session_window_get_host (l->data), host) != 0)
+        continue;
+      /* An ended program's pid may be a new program's: here we can ask. */
+      gboolean ended = host == NULL ? !pid_running (pid)
+                                    : m6_session_get_ended (m6_session_window_get_session (l->data));
+      if (m6_session_window_get_live (l->data) || ended)
+        return l->data;
+    }
   return NULL;
 }
 
@@ -195,11 +205,11 @@ attach (M6Application *self,
         gint           pid)
 {
   g_autoptr (GError) error = NULL;
-  M6SessionWindow *window = find_attached_window (self, pid);
+  GtkWindow *window = m6_application_find_attached (self, NULL, pid);
 
   if (window != NULL)
     {
-      gtk_window_present (GTK_WINDOW (window));
+      gtk_window_present (window);
       return;
     }
 

@@ -1,9 +1,11 @@
 /* m6-ledger-view.c — the ledger panel: the whole, a stacked bar and a row
  * per part, integer bytes underneath and per frame on screen.
  *
- * Rows are rebuilt only when the set of parts changes (another scope, a
- * new child); live updates only set texts, so the panel costs a few label
- * updates per refresh. The residual is shown every time: 0 is the proof
+ * Rows are slots: added or removed only when the number of parts changes
+ * (another scope, a new child). Live updates set texts, and a swatch's
+ * colour where the part in its slot changed (parts of about equal size
+ * swap places at every refresh), so the panel costs a few label updates
+ * per refresh, not a grid of new widgets. The residual is shown every time: 0 is the proof
  * the parts add up, anything else is a bug and looks like one. */
 #include "m6-ledger-view.h"
 
@@ -35,6 +37,7 @@ struct _M6LedgerView
   M6Ledger       *ledger;
   GArray         *shown_kinds;   /* (kind << 32 | child id) per row, to see a change */
   GPtrArray      *cells;         /* GtkLabel*, N_COLS - 1 per row (name .. share) */
+  GPtrArray      *swatches;      /* GtkDrawingArea*, one per row */
   gboolean        dark;
 };
 
@@ -211,39 +214,59 @@ cell_label (gboolean numeric,
 }
 
 static void
-rebuild_rows (M6LedgerView *self,
-              M6Tree       *tree)
+clear_rows (M6LedgerView *self)
 {
   GtkWidget *child;
-  static const char *const headers[] = { NULL, N_("Part"), N_("Per frame"), N_("Total"), N_("Share") };
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->parts_grid))) != NULL)
     gtk_grid_remove (self->parts_grid, child);
   g_ptr_array_set_size (self->cells, 0);
+  g_ptr_array_set_size (self->swatches, 0);
   g_array_set_size (self->shown_kinds, 0);
+}
 
-  for (guint c = COL_NAME; c < N_COLS; c++)
+/* Exactly @n rows under the headers, keeping those there are. */
+static void
+ensure_rows (M6LedgerView *self,
+             guint         n)
+{
+  static const char *const headers[] = { NULL, N_("Part"), N_("Per frame"), N_("Total"), N_("Share") };
+  guint shown = self->swatches->len;
+
+  if (shown == 0 && gtk_widget_get_first_child (GTK_WIDGET (self->parts_grid)) == NULL)
+    for (guint c = COL_NAME; c < N_COLS; c++)
+      {
+        GtkWidget *header = cell_label (c != COL_NAME, TRUE);
+        gtk_label_set_text (GTK_LABEL (header), _(headers[c]));
+        gtk_grid_attach (self->parts_grid, header, (int) c, 0, 1, 1);
+      }
+
+  for (guint i = shown; i > n; i--)
     {
-      GtkWidget *header = cell_label (c != COL_NAME, TRUE);
-      gtk_label_set_text (GTK_LABEL (header), _(headers[c]));
-      gtk_grid_attach (self->parts_grid, header, (int) c, 0, 1, 1);
+      gtk_grid_remove (self->parts_grid, g_ptr_array_index (self->swatches, i - 1));
+      for (guint c = COL_NAME; c < N_COLS; c++)
+        gtk_grid_remove (self->parts_grid, g_ptr_array_index (self->cells, (i - 1) * (N_COLS - 1) + c - COL_NAME));
+    }
+  if (shown > n)
+    {
+      g_ptr_array_set_size (self->swatches, n);
+      g_ptr_array_set_size (self->cells, n * (N_COLS - 1));
+      g_array_set_size (self->shown_kinds, n);
     }
 
-  for (guint i = 0; i < self->ledger->parts->len; i++)
+  for (guint i = shown; i < n; i++)
     {
-      const M6LedgerPart *part = &g_array_index (self->ledger->parts, M6LedgerPart, i);
       GtkWidget *swatch = gtk_drawing_area_new ();
-      GdkRGBA *color = g_new (GdkRGBA, 1);
-      guint64 key = ((guint64) part->kind << 32) | (part->node ? part->node->id : 0);
+      guint64 none = G_MAXUINT64;
 
-      g_array_append_val (self->shown_kinds, key);
-      part_color (self, tree, part, color);
-      g_object_set_data_full (G_OBJECT (swatch), "m6-color", color, g_free);
+      g_object_set_data_full (G_OBJECT (swatch), "m6-color", g_new0 (GdkRGBA, 1), g_free);
       gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), 10);
       gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (swatch), 10);
       gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
       gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw, NULL, NULL);
       gtk_grid_attach (self->parts_grid, swatch, COL_SWATCH, (int) i + 1, 1, 1);
+      g_ptr_array_add (self->swatches, swatch);
+      g_array_append_val (self->shown_kinds, none);
 
       for (guint c = COL_NAME; c < N_COLS; c++)
         {
@@ -254,19 +277,30 @@ rebuild_rows (M6LedgerView *self,
     }
 }
 
-static gboolean
-rows_match (M6LedgerView *self)
+/* Every swatch takes its colour again at the next refresh. */
+static void
+forget_swatches (M6LedgerView *self)
 {
-  if (self->shown_kinds->len != self->ledger->parts->len)
-    return FALSE;
-  for (guint i = 0; i < self->ledger->parts->len; i++)
-    {
-      const M6LedgerPart *part = &g_array_index (self->ledger->parts, M6LedgerPart, i);
-      guint64 key = ((guint64) part->kind << 32) | (part->node ? part->node->id : 0);
-      if (g_array_index (self->shown_kinds, guint64, i) != key)
-        return FALSE;
-    }
-  return TRUE;
+  for (guint i = 0; i < self->shown_kinds->len; i++)
+    g_array_index (self->shown_kinds, guint64, i) = G_MAXUINT64;
+}
+
+/* The swatch of row @i shows @part's colour. */
+static void
+set_swatch (M6LedgerView       *self,
+            M6Tree             *tree,
+            guint               i,
+            const M6LedgerPart *part)
+{
+  guint64 key = ((guint64) part->kind << 32) | (part->node ? part->node->id : 0);
+  guint64 *shown = &g_array_index (self->shown_kinds, guint64, i);
+  GtkWidget *swatch = g_ptr_array_index (self->swatches, i);
+
+  if (*shown == key)
+    return;
+  *shown = key;
+  part_color (self, tree, part, g_object_get_data (G_OBJECT (swatch), "m6-color"));
+  gtk_widget_queue_draw (swatch);
 }
 
 static void
@@ -288,13 +322,8 @@ static void
 show_nothing (M6LedgerView *self,
               const char   *why)
 {
-  GtkWidget *child;
-
   g_clear_pointer (&self->ledger, m6_ledger_free);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->parts_grid))) != NULL)
-    gtk_grid_remove (self->parts_grid, child);
-  g_ptr_array_set_size (self->cells, 0);
-  g_array_set_size (self->shown_kinds, 0);
+  clear_rows (self);
   set_text (self->title_label, _("Ledger"));
   set_text (self->whole_label, why);
   set_text (self->residual_label, "");
@@ -323,8 +352,7 @@ m6_ledger_view_refresh (M6LedgerView *self)
   M6Tree *tree = m6_thread_get_tree (thread);
   g_clear_pointer (&self->ledger, m6_ledger_free);
   self->ledger = m6_ledger_new (tree, node);
-  if (!rows_match (self))
-    rebuild_rows (self, tree);
+  ensure_rows (self, self->ledger->parts->len);
 
   const M6Ledger *ledger = self->ledger;
   g_autofree char *path = m6_ledger_node_path (tree, node);
@@ -352,6 +380,7 @@ m6_ledger_view_refresh (M6LedgerView *self)
         ? g_strdup_printf ("%.0f %%", 100.0 * (double) part->bytes / (double) ledger->whole)
         : g_strdup ("—");
 
+      set_swatch (self, tree, i, part);
       set_text (cells[0], name);
       set_text (cells[1], per_frame);
       set_text (cells[2], total);
@@ -388,7 +417,7 @@ m6_ledger_view_css_changed (GtkWidget         *widget,
   if (dark != self->dark)
     {
       self->dark = dark;
-      g_array_set_size (self->shown_kinds, 0);   /* new swatch colours */
+      forget_swatches (self);   /* new colours */
       if (self->ledger != NULL)
         m6_ledger_view_refresh (self);
     }
@@ -416,6 +445,7 @@ m6_ledger_view_finalize (GObject *object)
 
   g_array_unref (self->shown_kinds);
   g_ptr_array_unref (self->cells);
+  g_ptr_array_unref (self->swatches);
 
   G_OBJECT_CLASS (m6_ledger_view_parent_class)->finalize (object);
 }
@@ -446,6 +476,7 @@ m6_ledger_view_init (M6LedgerView *self)
 {
   self->shown_kinds = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->cells = g_ptr_array_new ();
+  self->swatches = g_ptr_array_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_drawing_area_set_draw_func (self->bar_area, bar_draw, self, NULL);
@@ -470,7 +501,7 @@ m6_ledger_view_set_thread (M6LedgerView *self,
   g_set_object (&self->session, session);
   self->thread_index = thread_index;
   self->node_id = 0;
-  g_array_set_size (self->shown_kinds, 0);
+  forget_swatches (self);   /* node ids of another tree */
   m6_ledger_view_set_leak_text (self, NULL);
   m6_ledger_view_refresh (self);
 }

@@ -5,6 +5,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "m6-application.h"
 #include "m6-remote-client.h"
 #include "m6-remote-server.h"
 #include "m6-session-window.h"
@@ -201,6 +202,10 @@ list_done (GObject      *source,
         }
       else if (self->dialog != NULL)
         gtk_window_destroy (self->dialog);
+      /* Asked for without the dialog (remote.connect-to): said under the list. */
+      if (self->dialog == NULL && error != NULL)
+        gtk_label_set_text (self->error_label, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), self->dialog == NULL && error != NULL);
       if (list != NULL)
         save_servers (self);
     }
@@ -275,6 +280,7 @@ attach_done (GObject      *source,
              gpointer      data)
 {
   M6RemoteTargets *self = M6_REMOTE_TARGETS (source);
+  Request *request = g_task_get_task_data (G_TASK (result));
   g_autoptr (GError) error = NULL;
   M6Recording *recording = g_task_propagate_pointer (G_TASK (result), &error);
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
@@ -294,6 +300,7 @@ attach_done (GObject      *source,
     }
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   M6SessionWindow *window = m6_session_window_new_for_recording (app, recording);
+  m6_session_window_set_host (window, request->host_port);
   gtk_window_present (GTK_WINDOW (window));
 }
 
@@ -303,10 +310,26 @@ attach_action (GtkWidget  *widget,
                GVariant   *parameter)
 {
   M6RemoteTargets *self = M6_REMOTE_TARGETS (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkApplication *app = GTK_IS_WINDOW (root) ? gtk_window_get_application (GTK_WINDOW (root)) : NULL;
+  const char *host_port;
+  gint pid;
+
+  /* Already open: that window (a second stream would be refused). */
+  g_variant_get (parameter, "(&si)", &host_port, &pid);
+  GtkWindow *window = M6_IS_APPLICATION (app) ? m6_application_find_attached (M6_APPLICATION (app), host_port, pid)
+                                              : NULL;
+  if (window != NULL)
+    {
+      gtk_window_present (window);
+      return;
+    }
+
   g_autoptr (GTask) task = g_task_new (self, self->cancel, attach_done, NULL);
   Request *request = g_new0 (Request, 1);
 
-  g_variant_get (parameter, "(si)", &request->host_port, &request->pid);
+  request->host_port = g_strdup (host_port);
+  request->pid = pid;
   g_task_set_task_data (task, request, (GDestroyNotify) request_free);
   g_task_run_in_thread (task, attach_thread);
 }

@@ -93,7 +93,9 @@ m6_session_window_auto_pick_thread (M6SessionWindow *self)
   if (best == G_MAXUINT)
     {
       M6Thread *current = m6_session_get_thread (self->session, self->thread_index);
-      if (current != NULL && m6_thread_get_frames (current)->len > 0)
+      /* Keep a thread that has frames, once it is shown. */
+      if (current != NULL && m6_thread_get_frames (current)->len > 0
+          && m6_flame_graph_get_tree (self->flame_graph) != NULL)
         return;
       for (guint i = 0; i < n; i++)
         {
@@ -196,11 +198,24 @@ m6_session_window_refresh_views (M6SessionWindow *self,
   if (has_frames && !self->pane_fitted)
     fit_flame_pane (self);
   m6_flame_graph_invalidate (self->flame_graph);
-  m6_drift_graph_invalidate (self->drift_graph);
 
   /* Numbers that change 60 times a second cannot be read: the table
-   * follows at 10 Hz. */
-  if (force_stats || now - self->last_stats_us >= STATS_INTERVAL_US)
+   * follows at 10 Hz. The drift graph's three charts cost more to draw
+   * than the flame graph and their time axis spans the session: they
+   * follow at 20 Hz, on frames other than the table's (so a frame draws
+   * one of them), unless that would make them miss a turn: at a few
+   * frames a second the table is due at every frame. */
+  gboolean stats_due = force_stats || (self->stats_serial != self->data_serial
+                                       && now - self->last_stats_us >= STATS_INTERVAL_US);
+  gboolean drift_due = self->drift_serial != self->data_serial
+                       && now - self->last_drift_us >= DRIFT_INTERVAL_US;
+  if (force_stats || (drift_due && (!stats_due || now - self->last_drift_us >= 2 * DRIFT_INTERVAL_US)))
+    {
+      self->last_drift_us = now;
+      self->drift_serial = self->data_serial;
+      m6_drift_graph_invalidate (self->drift_graph);
+    }
+  if (stats_due)
     {
       self->last_stats_us = now;
       self->stats_serial = self->data_serial;
@@ -226,7 +241,8 @@ tick_cb (GtkWidget     *widget,
   /* Caught up, or paused: stop ticking until "changed" (or resume) adds
    * the callback again, so an idle or paused window costs no frames. */
   if (self->paused
-      || (self->shown_serial == self->data_serial && self->stats_serial == self->data_serial && !compare_pending))
+      || (self->shown_serial == self->data_serial && self->stats_serial == self->data_serial
+          && self->drift_serial == self->data_serial && !compare_pending))
     {
       self->tick_id = 0;
       return G_SOURCE_REMOVE;
@@ -245,6 +261,9 @@ tick_cb (GtkWidget     *widget,
   else if (self->stats_serial != self->data_serial
            && g_get_monotonic_time () - self->last_stats_us >= STATS_INTERVAL_US)
     m6_session_window_refresh_views (self, TRUE);
+  else if (self->drift_serial != self->data_serial
+           && g_get_monotonic_time () - self->last_drift_us >= DRIFT_INTERVAL_US)
+    m6_session_window_refresh_views (self, FALSE);
 
   /* A test on every scope is not for every frame: once a second. */
   if (compare_pending && g_get_monotonic_time () - self->last_compare_us >= COMPARE_INTERVAL_US)
@@ -351,8 +370,11 @@ m6_session_window_update_status (M6SessionWindow *self)
   const char *name = m6_session_get_process_name (self->session);
   if (name == NULL || *name == '\0')
     name = _("Unnamed process");
-  adw_window_title_set_title (self->window_title, name);
-  gtk_window_set_title (GTK_WINDOW (self), name);
+  /* Twice a second: set only what changed, each change costs a frame. */
+  if (g_strcmp0 (adw_window_title_get_title (self->window_title), name) != 0)
+    adw_window_title_set_title (self->window_title, name);
+  if (g_strcmp0 (gtk_window_get_title (GTK_WINDOW (self)), name) != 0)
+    gtk_window_set_title (GTK_WINDOW (self), name);
 
   g_autofree char *subtitle = NULL;
   if (self->recording == NULL)
@@ -360,10 +382,15 @@ m6_session_window_update_status (M6SessionWindow *self)
       g_autofree char *base = self->capture_path ? g_path_get_basename (self->capture_path) : g_strdup ("");
       subtitle = g_strdup_printf (_("pid %d · capture %s"), m6_session_get_pid (self->session), base);
     }
+  else if (self->host != NULL)
+    /* Translators: a remote game's window: "pid 4242 on rig:7766 · live" */
+    subtitle = g_strdup_printf (_("pid %d on %s · %s"), m6_session_get_pid (self->session), self->host,
+                                live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));
   else
     subtitle = g_strdup_printf (_("pid %d · %s"), m6_session_get_pid (self->session),
                                 live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));
-  adw_window_title_set_subtitle (self->window_title, subtitle);
+  if (g_strcmp0 (adw_window_title_get_subtitle (self->window_title), subtitle) != 0)
+    adw_window_title_set_subtitle (self->window_title, subtitle);
 
   m6_session_window_sync_thread_names (self);
 }

@@ -33,6 +33,7 @@ G_BEGIN_DECLS
 
 #define STATUS_INTERVAL_MS    500
 #define STATS_INTERVAL_US     (G_USEC_PER_SEC / 10)
+#define DRIFT_INTERVAL_US     (G_USEC_PER_SEC / 20)
 #define COMPARE_INTERVAL_US   G_USEC_PER_SEC
 
 void m6_session_window_clear_save_queue (M6SessionWindow *self);
@@ -71,6 +72,7 @@ struct _M6SessionWindow
   GQueue                save_queue;      /* QueuedSave: saves waiting for job_bar */
   gboolean              painting;        /* between before- and after-paint */
   char                 *capture_path;    /* the file a loaded session came from */
+  char                 *host;            /* HOST:PORT of a remote game, NULL here */
   M6EventLog           *event_log;       /* a loaded capture's raw events, or NULL */
   M6CompareWindow      *compare_window;  /* the comparison with a baseline, or NULL */
   char                 *compare_copy;    /* a live recording copied for it to read */
@@ -103,8 +105,10 @@ struct _M6SessionWindow
   guint64               data_serial;
   guint64               shown_serial;
   guint64               stats_serial;
+  guint64               drift_serial;
   gint64                last_refresh_us;
   gint64                last_stats_us;
+  gint64                last_drift_us;
   guint                 n_refreshes;
 };
 

@@ -142,6 +142,7 @@ m6_session_window_finalize (GObject *object)
   M6SessionWindow *self = M6_SESSION_WINDOW (object);
 
   g_free (self->capture_path);
+  g_free (self->host);
   if (self->compare_copy != NULL)
     {
       g_autofree char *dir = g_path_get_dirname (self->compare_copy);
@@ -420,6 +421,27 @@ m6_session_window_get_live (M6SessionWindow *self)
   return self->recording != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
 }
 
+/* The machine a remote game runs on (HOST:PORT), NULL for one here: a
+ * pid names a process on its own machine only. */
+void
+m6_session_window_set_host (M6SessionWindow *self,
+                            const char      *host)
+{
+  g_return_if_fail (M6_IS_SESSION_WINDOW (self));
+
+  g_free (self->host);
+  self->host = g_strdup (host);
+  if (self->session != NULL)
+    m6_session_window_update_status (self);
+}
+
+const char *
+m6_session_window_get_host (M6SessionWindow *self)
+{
+  g_return_val_if_fail (M6_IS_SESSION_WINDOW (self), NULL);
+  return self->host;
+}
+
 gboolean
 m6_session_window_get_attached (M6SessionWindow *self)
 {
@@ -448,6 +470,12 @@ guint
 m6_session_window_get_n_ticks (M6SessionWindow *self)
 {
   return self->n_ticks + self->n_status_ticks;
+}
+
+gboolean
+m6_session_window_get_idle (M6SessionWindow *self)
+{
+  return self->tick_id == 0 && self->status_id == 0;
 }
 
 const char *

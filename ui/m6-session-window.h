@@ -56,6 +56,9 @@ void             m6_session_window_set_thread        (M6SessionWindow *self,
                                                       guint            thread_index);
 gint             m6_session_window_get_pid           (M6SessionWindow *self);
 gboolean         m6_session_window_get_live          (M6SessionWindow *self);
+void             m6_session_window_set_host          (M6SessionWindow *self,
+                                                      const char      *host);
+const char      *m6_session_window_get_host          (M6SessionWindow *self);
 /* Was this window attached to a process (live or ended since), not a file? */
 gboolean         m6_session_window_get_attached      (M6SessionWindow *self);
 gboolean         m6_session_window_get_paused        (M6SessionWindow *self);
@@ -70,6 +73,9 @@ guint            m6_session_window_get_n_refreshes   (M6SessionWindow *self);
 /* Frame-clock ticks and status-timer turns so far: they stop while the
  * view is paused or caught up with an idle program. */
 guint            m6_session_window_get_n_ticks       (M6SessionWindow *self);
+/* Nothing scheduled to redraw: no tick callback and no status-timer turn
+ * (a live view caught up with an idle program, or paused and quiet). */
+gboolean         m6_session_window_get_idle          (M6SessionWindow *self);
 /* The temporary recording of a live session, or NULL. */
 const char      *m6_session_window_get_recording_path (M6SessionWindow *self);
 /* The file the last screenshot, export or save wrote, or NULL. */

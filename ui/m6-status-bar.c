@@ -28,6 +28,22 @@ struct _M6StatusBar
 
 G_DEFINE_FINAL_TYPE (M6StatusBar, m6_status_bar, GTK_TYPE_BOX)
 
+/* A label's text and style classes, touched only when they change: the
+ * line is updated twice a second even while paused, and new classes
+ * restyle the label, which costs a second frame. */
+static void
+set_label (GtkLabel          *label,
+           const char        *text,
+           const char *const *classes)
+{
+  g_auto (GStrv) shown = gtk_widget_get_css_classes (GTK_WIDGET (label));
+
+  if (g_strcmp0 (gtk_label_get_text (label), text) != 0)
+    gtk_label_set_text (label, text);
+  if (classes != NULL && !g_strv_equal ((const char *const *) shown, classes))
+    gtk_widget_set_css_classes (GTK_WIDGET (label), (const char **) classes);
+}
+
 void
 m6_status_bar_update (M6StatusBar   *self,
                       M6Session     *session,
@@ -58,39 +74,39 @@ m6_status_bar_update (M6StatusBar   *self,
     case M6_STATUS_LIVE:
     default:                state_text = _("● Live"), state_class = "success"; break;
     }
-  gtk_label_set_text (self->state_label, state_text);
-  gtk_widget_set_css_classes (GTK_WIDGET (self->state_label), (const char *[]) { "heading", state_class, NULL });
+  set_label (self->state_label, state_text,
+             (const char *[]) { "heading", state_class, NULL });
 
   g_autofree char *elapsed = m6_format_elapsed (m6_session_get_duration (session));
   g_autofree char *elapsed_text = g_strdup_printf (_("Session %s"), elapsed);
-  gtk_label_set_text (self->elapsed_label, elapsed_text);
+  set_label (self->elapsed_label, elapsed_text, NULL);
 
   g_autofree char *rate = m6_format_rate (self->events_per_second);
   g_autofree char *total = m6_format_count (events);
   g_autofree char *rate_text = live ? g_strdup_printf (_("%s events · %s"), total, rate)
                                     : g_strdup_printf (_("%s events"), total);
-  gtk_label_set_text (self->rate_label, rate_text);
+  set_label (self->rate_label, rate_text, NULL);
 
   guint64 drops = m6_session_get_drops (session);
+  g_autofree char *drops_count = m6_format_count (drops);
   g_autofree char *drops_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s drop", "%s drops", drops),
-                                                 m6_format_count (drops));
-  gtk_label_set_text (self->drops_label, drops_text);
-  gtk_widget_set_css_classes (GTK_WIDGET (self->drops_label),
-                              (const char *[]) { "numeric", drops ? "error" : "dim-label", NULL });
+                                                 drops_count);
+  set_label (self->drops_label, drops_text,
+             (const char *[]) { "numeric", drops ? "error" : "dim-label", NULL });
 
   guint64 unbalanced = m6_session_get_unbalanced (session);
+  g_autofree char *unbalanced_count = m6_format_count (unbalanced);
   g_autofree char *unbalanced_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s unbalanced done",
                                                                    "%s unbalanced dones", unbalanced),
-                                                      m6_format_count (unbalanced));
-  gtk_label_set_text (self->unbalanced_label, unbalanced_text);
-  gtk_widget_set_css_classes (GTK_WIDGET (self->unbalanced_label),
-                              (const char *[]) { "numeric", unbalanced ? "warning" : "dim-label", NULL });
+                                                      unbalanced_count);
+  set_label (self->unbalanced_label, unbalanced_text,
+             (const char *[]) { "numeric", unbalanced ? "warning" : "dim-label", NULL });
 
+  g_autofree char *rejected_count = m6_format_count (rejected);
   g_autofree char *rejected_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s rejected", "%s rejected", rejected),
-                                                    m6_format_count (rejected));
-  gtk_label_set_text (self->rejected_label, rejected_text);
-  gtk_widget_set_css_classes (GTK_WIDGET (self->rejected_label),
-                              (const char *[]) { "numeric", rejected ? "error" : "dim-label", NULL });
+                                                    rejected_count);
+  set_label (self->rejected_label, rejected_text,
+             (const char *[]) { "numeric", rejected ? "error" : "dim-label", NULL });
 
   /* What the producer refused (never in the stream): shown when there is any. */
   guint64 unslotted = m6_session_get_threads_unslotted (session);
@@ -119,7 +135,7 @@ m6_status_bar_update (M6StatusBar   *self,
       g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s refused: label table full",
                                                     "%s refused: label table full", label_full), count);
     }
-  gtk_label_set_text (self->refused_label, refused->str);
+  set_label (self->refused_label, refused->str, NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->refused_label), refused->len > 0);
 
   const char *memory;
@@ -132,10 +148,8 @@ m6_status_bar_update (M6StatusBar   *self,
     case M6_HEAP_SOURCE_NONE:
     default:                      memory = _("Memory unavailable: the program has no heap source"); break;
     }
-  gtk_label_set_text (self->memory_label, memory);
-  gtk_widget_set_css_classes (GTK_WIDGET (self->memory_label),
-                              (const char *[]) { m6_session_get_memory_available (session) ? "dim-label" : "warning",
-                                                 NULL });
+  set_label (self->memory_label, memory,
+             (const char *[]) { m6_session_get_memory_available (session) ? "dim-label" : "warning", NULL });
 }
 
 static void

@@ -39,6 +39,7 @@ m6_cli_remote_token (const char  *token,
 M6RemoteServer *
 m6_cli_serve_remote (const char  *address,
                      const char  *token_file,
+                     M6Attacher  *attacher,
                      GError     **error)
 {
   g_autofree char *host = NULL, *token = NULL;
@@ -71,10 +72,15 @@ m6_cli_serve_remote (const char  *address,
   if (server == NULL)
     return NULL;
   /* How much a slow client may have queued before scopes are dropped
-   * (default 8 MiB); small in the tests, to make a stall show quickly. */
+   * (default 8 MiB), and the socket's send buffer (default: the kernel's);
+   * small in the tests, to make a stall show quickly. */
   const char *queue = g_getenv ("MACH6_SERVE_QUEUE_BYTES");
   if (queue != NULL && g_ascii_strtoull (queue, NULL, 10) > 0)
     m6_remote_server_set_queue_limit (server, g_ascii_strtoull (queue, NULL, 10));
+  const char *sndbuf = g_getenv ("MACH6_SERVE_SNDBUF");
+  if (sndbuf != NULL && g_ascii_strtoull (sndbuf, NULL, 10) > 0)
+    m6_remote_server_set_send_buffer (server, (int) MIN (g_ascii_strtoull (sndbuf, NULL, 10), G_MAXINT / 2));
+  m6_remote_server_set_attacher (server, attacher);
   if (!m6_remote_server_listen (server, host, port, error))
     return NULL;
 

@@ -22,9 +22,11 @@ gboolean        m6_cli_remote_token    (const char  *token,
                                         char       **out,
                                         GError     **error);
 /* `serve --listen ADDRESS [--token-file FILE]`: start the TLS listener and
- * print where, its fingerprint and its token. */
+ * print where, its fingerprint and its token; games @attacher (may be
+ * NULL) records are streamed from its recordings. */
 M6RemoteServer *m6_cli_serve_remote    (const char  *address,
                                         const char  *token_file,
+                                        M6Attacher  *attacher,
                                         GError     **error);
 /* `list --remote`: the server's processes, or NULL. */
 GPtrArray      *m6_cli_list_remote     (const char  *host_port,

@@ -6,12 +6,13 @@
  * exposition (docs/metrics.md). Ctrl-C or SIGTERM stops it cleanly: the
  * listeners close and every game is detached (it stops recording).
  *
- * With --listen HOST:PORT (default port 7766) it also serves remote
- * viewers over TLS (m6-cli-remote.c), started in serve_start_listeners()
+ * With --listen HOST:PORT (default port 7766; bare `mach6 serve` means
+ * --listen 127.0.0.1:7766) it also serves remote viewers over TLS (m6-cli-remote.c), started in serve_start_listeners()
  * next to the metrics listener, on the same main loop, and stopped in
- * serve_stop_listeners(). A game has one recorder: a game the attacher
- * holds is there to read through m6_attacher_dup_recording() (the remote
- * server does not use it yet; it attaches its own reader). */
+ * serve_stop_listeners(). A game has one recorder: a remote viewer of a
+ * game the attacher records (or would record: m6_attacher_claim() takes
+ * it first) is streamed from the attacher's recording, so the metrics and
+ * the viewer see the same game at the same time. */
 #include <glib.h>
 #include <glib/gi18n.h>
 #include <glib-unix.h>
@@ -96,7 +97,8 @@ serve_start_listeners (M6CliServe  *serve,
       g_print (_("Serving metrics at %s\n"), url);
     }
   if (serve->listen_address != NULL
-      && (serve->remote = m6_cli_serve_remote (serve->listen_address, serve->token_file, error)) == NULL)
+      && (serve->remote = m6_cli_serve_remote (serve->listen_address, serve->token_file, serve->attacher,
+                                               error)) == NULL)
     return FALSE;
   return TRUE;
 }
@@ -140,14 +142,17 @@ m6_cli_serve (int    argc,
   int status;
 
   if (!m6_cli_parse_options ("serve", "",
-                             _("Serve the instrumented processes of this machine: Prometheus metrics of the "
-                               "processes it records. Ctrl-C stops."),
+                             _("Serve the instrumented processes of this machine: to remote viewers over TLS "
+                               "(--listen; without options on 127.0.0.1:7766), and Prometheus metrics of the "
+                               "processes it records (--metrics). Ctrl-C stops."),
                              entries, FALSE, &argc, &argv, &status))
     return status;
   if (argc > 1)
     return m6_cli_usage_error ("serve", _("takes no arguments; name processes with --attach NAME"));
+  /* Bare `mach6 serve`: remote viewers, on loopback only (an SSH tunnel
+   * away); listening beyond this machine is asked for by --listen. */
   if (metrics_address == NULL && listen_address == NULL)
-    return m6_cli_usage_error ("serve", _("nothing to serve: give --metrics HOST:PORT or --listen HOST:PORT"));
+    listen_address = g_strdup_printf ("127.0.0.1:%u", M6_REMOTE_DEFAULT_PORT);
   if (token_file != NULL && listen_address == NULL)
     return m6_cli_usage_error ("serve", _("--token-file goes with --listen"));
   if (metrics_address != NULL && !attach_all && names == NULL)

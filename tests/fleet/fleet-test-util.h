@@ -149,6 +149,38 @@ game_link (const char *dir,
   return path;
 }
 
+typedef struct
+{
+  char   *dir;
+  char   *name;
+  char   *link;
+} GameName;
+
+/* A demo game under a name of its own, TAG and this test's pid. */
+static inline void
+game_name_init (GameName   *g,
+                const char *tag)
+{
+  g_autoptr (GError) error = NULL;
+
+  g->dir = g_dir_make_tmp ("mach6-fleet-XXXXXX", &error);
+  g_assert_no_error (error);
+  g->name = g_strdup_printf ("%s%d", tag, (int) getpid () % 100000);
+  g->link = game_link (g->dir, g->name);
+}
+
+static inline void
+game_name_clear (GameName *g)
+{
+  g_unlink (g->link);
+  g_rmdir (g->dir);
+  g_free (g->link);
+  g_free (g->name);
+  g_free (g->dir);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GameName, game_name_clear)
+
 static inline guint16
 free_port (void)
 {

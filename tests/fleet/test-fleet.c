@@ -128,37 +128,6 @@ prometheus_value (Prometheus  *prom,
 
 /* --- the games -------------------------------------------------------------- */
 
-typedef struct
-{
-  char   *dir;
-  char   *name;
-  char   *link;
-} GameName;
-
-static void
-game_name_init (GameName   *g,
-                const char *tag)
-{
-  g_autoptr (GError) error = NULL;
-
-  g->dir = g_dir_make_tmp ("mach6-fleet-XXXXXX", &error);
-  g_assert_no_error (error);
-  g->name = g_strdup_printf ("%s%d", tag, (int) getpid () % 100000);
-  g->link = game_link (g->dir, g->name);
-}
-
-static void
-game_name_clear (GameName *g)
-{
-  g_unlink (g->link);
-  g_rmdir (g->dir);
-  g_free (g->link);
-  g_free (g->name);
-  g_free (g->dir);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GameName, game_name_clear)
-
 #define LEAK_KB 16
 
 typedef struct
@@ -423,7 +392,7 @@ static void
 test_serve_arguments (void)
 {
   struct { const char *args[8]; int status; const char *needle; } cases[] = {
-    { { "serve", NULL }, 2, "--metrics" },
+    { { "serve", "--metrics", "127.0.0.1:0", "--attach-all", "--token-file", "t", NULL }, 2, "--token-file" },
     { { "serve", "--metrics", "127.0.0.1:0", NULL }, 2, "--attach" },
     { { "serve", "--metrics", "nonsense", "--attach-all", NULL }, 1, "nonsense" },
     { { "serve", "--metrics", "127.0.0.1:99999", "--attach-all", NULL }, 1, "127.0.0.1:99999" },

@@ -1,5 +1,5 @@
-/* mach6-heap-shim.c — LD_PRELOAD shim that counts the live heap of an
- * unmodified program, for libmach6 to read: process-wide
+/* heap-shim.c — libmach6-heap.so, the LD_PRELOAD shim that counts the
+ * live heap of an unmodified program, for libmach6 to read: process-wide
  * (mach6_shim_live_bytes, the default) or, with MACH6_HEAP=thread, bytes
  * allocated minus bytes freed by the calling thread
  * (mach6_shim_thread_bytes), so a worker's allocations stay out of the

@@ -1,0 +1,43 @@
+/* m6-recording-private.h — a recording's state, shared by m6-recording.c
+ * (the worker, the capture, the GObject) and m6-recording-main-loop.c
+ * (the main thread's share of the lock). Private to core/. */
+#pragma once
+
+#include "m6-recording.h"
+
+struct _M6Recording
+{
+  GObject          parent_instance;
+
+  M6Reader        *reader;
+  const M6RecordingSource *source_funcs;  /* or another source (remote) */
+  gpointer         source;
+  M6Session       *session;
+  M6CaptureWriter *writer;
+  char            *capture_path;
+
+  GMutex           lock;          /* the session and the writer */
+  GMutex           state_lock;    /* the fields below */
+  GCond            wake;
+  GThread         *worker;
+  GMainContext    *context;       /* where signals are emitted */
+  gboolean         stopping;
+  gboolean         finishing;     /* drain to empty, then stop */
+  gboolean         held;          /* tests: the worker waits */
+  gboolean         running;
+  GError          *error;
+
+  gint             notify_pending; /* atomic: a "changed" is queued */
+  gint             ui_waiting;     /* atomic: the main thread waits for the lock */
+  guint64          n_batches;      /* atomic */
+  gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
+  gint64           busy_us;        /* atomic: the worker holding the lock */
+  gint64           cpu_ns;         /* atomic: the worker's CPU time */
+  guint64          n_notifies;
+  gboolean         on_main_loop;
+  GThread         *main_thread;    /* holds the lock outside poll() */
+  gboolean         main_released;  /* ...but gave it up while it renders */
+};
+
+/* Does the calling thread hold the lock already, as the main loop's? */
+gboolean  m6_recording_holds_lock (M6Recording *self);
