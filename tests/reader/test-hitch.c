@@ -386,8 +386,22 @@ cli_run_clear (CliRun *r)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliRun, cli_run_clear)
 
 static void
+run_cli_in (CliRun             *r,
+            const char         *folder,
+            const char *const  *args);
+
+static void
 run_cli (CliRun             *r,
          const char *const  *args)
+{
+  run_cli_in (r, NULL, args);
+}
+
+/* The CLI run in @folder (NULL: ours). */
+static void
+run_cli_in (CliRun             *r,
+            const char         *folder,
+            const char *const  *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GError) error = NULL;
@@ -399,7 +413,7 @@ run_cli (CliRun             *r,
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &wait_status, &error);
+  g_spawn_sync (folder, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &wait_status, &error);
   g_assert_no_error (error);
   r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
 }
@@ -471,6 +485,50 @@ test_on_hitch (void)
       run_cli (&report, report_args);
       g_assert_cmpint (report.status, ==, 0);
       g_assert_nonnull (strstr (report.out, "frame/stream/load_chunk"));
+      g_unlink (path);
+    }
+  g_assert_cmpuint (n_files, ==, n_written);
+  g_rmdir (dir);
+}
+
+/* Without -o, the captures go to the current folder. */
+static void
+test_on_hitch_current_folder (void)
+{
+  GPid pid = start_game ("60", "300");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("m6-on-hitch-cwd-XXXXXX", NULL);
+  g_autofree char *pid_text = g_strdup_printf ("%d", pid);
+  g_auto (CliRun) record = { 0 };
+  guint n_hitches = 0, n_written = 0;
+
+  M6Reader *probe = test_attach (pid, &error);
+  g_assert_no_error (error);
+  m6_reader_free (probe);
+
+  const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "300ms", NULL };
+  run_cli_in (&record, dir, args);
+  reap (pid);
+  g_test_message ("%s%s", record.out, record.err);
+  g_assert_cmpint (record.status, ==, 0);
+  const char *summary = strstr (record.out, " hitches, ");
+  g_assert_nonnull (summary);
+  while (summary > record.out && summary[-1] != '\n')
+    summary--;
+  g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", &n_hitches, &n_written), ==, 2);
+  g_assert_cmpuint (n_written, >=, 1);
+
+  g_autoptr (GDir) listing = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  guint n_files = 0;
+  for (const char *name; (name = g_dir_read_name (listing)) != NULL; n_files++)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_assert_true (g_str_has_prefix (name, "demo-game-"));
+      g_assert_true (g_str_has_suffix (name, "ms.mach6"));
+      g_autoptr (M6Session) loaded = m6_capture_load (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (m6_session_get_thread (loaded, 0)->n_frames, >, 1);
       g_unlink (path);
     }
   g_assert_cmpuint (n_files, ==, n_written);
@@ -576,6 +634,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/reader/hitch/live-index", test_live_index);
   g_test_add_func ("/reader/hitch/on-hitch", test_on_hitch);
+  g_test_add_func ("/reader/hitch/on-hitch-current-folder", test_on_hitch_current_folder);
   g_test_add_func ("/reader/hitch/catcher-toggle", test_catcher_toggle);
   g_test_add_func ("/reader/hitch/report-pid-worst", test_report_pid_worst);
   g_test_add_func ("/reader/hitch/burst", test_burst);
