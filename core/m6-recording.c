@@ -25,10 +25,9 @@
  * and resumes at full speed finds the worker at most ACTIVE_NAP_US away:
  * the default ring (524,288 events) lasts 5 ms at 100 M events/s, more
  * than a producer thread writes flat out. Only after IDLE_US without an
- * event do the naps grow, to MAX_NAP_US, or to LONG_NAP_US for a game
- * whose fastest rate would not fill a quarter of the default ring in that
- * time: a paused flat-out game costs a wake-up every 10 ms, a paused
- * ordinary one (at most a million events a second) one every 100 ms. (With
+ * event do the naps grow to MAX_NAP_US: a paused game costs a wake-up
+ * every 10 ms. (Naps that grew to 100 ms for a game that had only
+ * trickled would lose the start of its main loop.) (With
  * naps doubling to 10 ms after any empty drain, a producer that paused
  * for a few ms and then caught up lost up to 3 % of its scopes.) */
 #include "m6-recording-private.h"
@@ -47,10 +46,7 @@
 #define MIN_NAP_US     50
 #define ACTIVE_NAP_US  1000       /* while events came in the last IDLE_US */
 #define MAX_NAP_US     10000
-#define LONG_NAP_US    100000     /* idle, and the game was never fast */
 #define IDLE_US        250000
-#define IDLE_EVENTS    131072u    /* what may arrive in an idle nap: a
-                                   * quarter of the default ring */
 
 G_DEFINE_FINAL_TYPE (M6Recording, m6_recording, G_TYPE_OBJECT)
 
@@ -181,7 +177,6 @@ worker_main (gpointer data)
   gint64 nap_us = MIN_NAP_US;
   gint64 last_us = g_get_monotonic_time ();
   gint64 active_us = last_us;   /* the last drain that found events */
-  double peak_rate = 0;         /* events/µs, the fastest the game went */
 
   for (;;)
     {
@@ -250,18 +245,12 @@ worker_main (gpointer data)
       gint64 span = MAX (now - last_us, 1);
       last_us = now;
       if (n > 0)
-        {
-          active_us = now;
-          peak_rate = MAX (peak_rate, (double) n / (double) MAX (span, 1000));
-        }
+        active_us = now;
+      /* Quiet, 10 ms: not more, because a game that only trickled so far
+       * (loading) may start its main loop at 20 M events/s at any moment,
+       * and 100 ms of that is four times the default ring. */
       if (n == 0)
-        {
-          /* Idle: up to 10 ms, or up to 100 ms for a game that never
-           * went fast enough to fill a quarter ring in that long. */
-          gint64 idle_max = peak_rate > 0 ? CLAMP ((gint64) (IDLE_EVENTS / peak_rate), MAX_NAP_US, LONG_NAP_US)
-                                          : MAX_NAP_US;
-          nap_us = MIN (nap_us * 2, now - active_us < IDLE_US ? ACTIVE_NAP_US : idle_max);
-        }
+        nap_us = MIN (nap_us * 2, now - active_us < IDLE_US ? ACTIVE_NAP_US : MAX_NAP_US);
       else
         nap_us = CLAMP ((gint64) TARGET_EVENTS * span / (gint64) n, MIN_NAP_US, ACTIVE_NAP_US);
 
