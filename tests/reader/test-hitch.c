@@ -385,6 +385,20 @@ cli_run_clear (CliRun *r)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliRun, cli_run_clear)
 
+/* "N hitches, M captures written." from record --on-hitch's output. */
+static void
+read_summary (const char *out,
+              guint      *n_hitches,
+              guint      *n_written)
+{
+  const char *summary = strstr (out, " hitches, ");
+
+  g_assert_nonnull (summary);
+  while (summary > out && summary[-1] != '\n')
+    summary--;
+  g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", n_hitches, n_written), ==, 2);
+}
+
 static void
 run_cli_in (CliRun             *r,
             const char         *folder,
@@ -439,11 +453,7 @@ test_on_hitch (void)
   reap (pid);
   g_test_message ("%s%s", record.out, record.err);
   g_assert_cmpint (record.status, ==, 0);
-  const char *summary = strstr (record.out, " hitches, ");
-  g_assert_nonnull (summary);
-  while (summary > record.out && summary[-1] != '\n')
-    summary--;
-  g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", &n_hitches, &n_written), ==, 2);
+  read_summary (record.out, &n_hitches, &n_written);
   g_assert_cmpuint (n_hitches, >=, 4);
   g_assert_cmpuint (n_written, ==, n_hitches);
 
@@ -511,11 +521,7 @@ test_on_hitch_current_folder (void)
   reap (pid);
   g_test_message ("%s%s", record.out, record.err);
   g_assert_cmpint (record.status, ==, 0);
-  const char *summary = strstr (record.out, " hitches, ");
-  g_assert_nonnull (summary);
-  while (summary > record.out && summary[-1] != '\n')
-    summary--;
-  g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", &n_hitches, &n_written), ==, 2);
+  read_summary (record.out, &n_hitches, &n_written);
   g_assert_cmpuint (n_written, >=, 1);
 
   g_autoptr (GDir) listing = g_dir_open (dir, 0, &error);
@@ -581,11 +587,7 @@ test_burst (void)
   reap (pid);
   g_test_message ("%s", record.out);
   g_assert_cmpint (record.status, ==, 0);
-  const char *summary = strstr (record.out, " hitches, ");
-  g_assert_nonnull (summary);
-  while (summary > record.out && summary[-1] != '\n')
-    summary--;
-  g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", &n_hitches, &n_written), ==, 2);
+  read_summary (record.out, &n_hitches, &n_written);
   g_assert_cmpuint (n_hitches, >=, 30);
   g_assert_cmpuint (n_written, >=, 1);
   g_assert_cmpuint (n_written, <=, n_hitches / 10);
