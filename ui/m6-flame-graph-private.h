@@ -1,7 +1,8 @@
 /* m6-flame-graph-private.h — the flame graph's state, shared by
  * m6-flame-graph.c (layout, drawing, the GObject and its API),
  * m6-flame-graph-paint.c (colours, label text, pictures) and
- * m6-flame-graph-input.c (pointer, keys, tooltips, what is where).
+ * m6-flame-graph-input.c (pointer, keys, tooltips, what is where) and
+ * m6-flame-graph-search.c (what a search matches).
  * Private to ui/. */
 #pragma once
 
@@ -111,6 +112,13 @@ void            m6_flame_graph_rect_color           (M6FlameGraph *self,
                                                      const Rect   *rect,
                                                      const M6Node *node,
                                                      GdkRGBA      *color);
+
+/* m6-flame-graph-search.c */
+gboolean        m6_flame_graph_label_matches        (M6FlameGraph *self,
+                                                     const M6Node *node);
+gboolean        m6_flame_graph_is_in_subtree        (const M6Node *node,
+                                                     const M6Node *top);
+void            m6_flame_graph_update_highlighted   (M6FlameGraph *self);
 
 /* m6-flame-graph-input.c */
 void            m6_flame_graph_add_controllers      (M6FlameGraph *self);

@@ -9,7 +9,8 @@
  *
  * This file lays out and draws, and holds the GObject and its API;
  * m6-flame-graph-paint.c has the colours, the label text and the picture
- * export, m6-flame-graph-input.c the pointer, keys and tooltips. */
+ * export, m6-flame-graph-input.c the pointer, keys and tooltips,
+ * m6-flame-graph-search.c what a search matches. */
 #include "m6-flame-graph-private.h"
 
 #include <math.h>
@@ -27,58 +28,6 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
-
-/* --- search ------------------------------------------------------------- */
-
-static gboolean
-label_matches (M6FlameGraph *self,
-               const M6Node *node)
-{
-  if (self->search == NULL)
-    return FALSE;
-
-  if (node->label >= self->label_match->len)
-    g_array_set_size (self->label_match, node->label + 1);
-
-  guint8 *state = &g_array_index (self->label_match, guint8, node->label);
-  if (*state == 0)
-    {
-      g_autofree char *folded = g_utf8_casefold (m6_flame_graph_node_label (self, node), -1);
-      *state = strstr (folded, self->search) != NULL ? 1 : 2;
-    }
-  return *state == 1;
-}
-
-static gboolean
-is_in_subtree (const M6Node *node,
-               const M6Node *top)
-{
-  for (const M6Node *n = node; n != NULL; n = n->parent)
-    if (n == top)
-      return TRUE;
-  return FALSE;
-}
-
-static void
-update_highlighted (M6FlameGraph *self)
-{
-  if (!self->highlight_dirty)
-    return;
-  self->highlight_dirty = FALSE;
-  self->n_highlighted = 0;
-  if (self->tree == NULL || self->search == NULL)
-    return;
-
-  M6Node *top = m6_tree_get_node (self->tree, self->zoom);
-  guint n_nodes = m6_tree_get_n_nodes (self->tree);
-
-  for (guint id = 1; id < n_nodes; id++)
-    {
-      M6Node *node = m6_tree_get_node (self->tree, id);
-      if (label_matches (self, node) && (self->zoom == 0 || is_in_subtree (node, top)))
-        self->n_highlighted++;
-    }
-}
 
 /* --- layout ------------------------------------------------------------- */
 
@@ -109,7 +58,7 @@ add_rect (M6FlameGraph *self,
     .rate = frames > 0 ? (float) ((double) node->self_sum / frames / 1024.0) : 0.0f,
   };
 
-  if (label_matches (self, node))
+  if (m6_flame_graph_label_matches (self, node))
     rect.flags |= RECT_MATCH;
   g_array_append_val (self->rects, rect);
   g_hash_table_insert (self->rect_index, GUINT_TO_POINTER (node->id),
@@ -618,7 +567,7 @@ zoom_to_show (M6FlameGraph *self,
   const M6Node *best = NULL;
   gint64 total = 0;
 
-  if (width <= 0 || is_in_subtree (zoom, node) || !is_in_subtree (node, zoom))
+  if (width <= 0 || m6_flame_graph_is_in_subtree (zoom, node) || !m6_flame_graph_is_in_subtree (node, zoom))
     return;
 
   if (zoom == m6_tree_get_root (self->tree))
@@ -661,10 +610,10 @@ m6_flame_graph_set_selected_node (M6FlameGraph *self,
     {
       M6Node *node = m6_tree_get_node (self->tree, node_id);
       M6Node *zoom = m6_tree_get_node (self->tree, self->zoom);
-      if (!is_in_subtree (node, zoom) && !is_in_subtree (zoom, node))
+      if (!m6_flame_graph_is_in_subtree (node, zoom) && !m6_flame_graph_is_in_subtree (zoom, node))
         {
           M6Node *common = zoom;
-          while (common != NULL && !is_in_subtree (node, common))
+          while (common != NULL && !m6_flame_graph_is_in_subtree (node, common))
             common = common->parent;
           m6_flame_graph_zoom_to (self, common ? common->id : 0);
         }
@@ -735,43 +684,6 @@ const char *
 m6_flame_graph_get_search_text (M6FlameGraph *self)
 {
   return self->search_text;
-}
-
-guint
-m6_flame_graph_get_n_highlighted (M6FlameGraph *self)
-{
-  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), 0);
-
-  update_highlighted (self);
-  return self->n_highlighted;
-}
-
-GArray *
-m6_flame_graph_find_matches (M6FlameGraph *self)
-{
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint));
-
-  g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), ids);
-
-  if (self->tree == NULL || self->search == NULL)
-    return ids;
-
-  const M6Node *root = m6_tree_get_root (self->tree);
-  const M6Node *node = root->first_child;
-  while (node != NULL)
-    {
-      if (label_matches (self, node))
-        g_array_append_val (ids, node->id);
-      if (node->first_child != NULL)
-        node = node->first_child;
-      else
-        {
-          while (node != root && node->next_sibling == NULL)
-            node = node->parent;
-          node = node != root ? node->next_sibling : NULL;
-        }
-    }
-  return ids;
 }
 
 void
