@@ -27,6 +27,9 @@ xfail=$(sed -n 's/^Expected Fail: *\([0-9]*\).*/\1/p' "$log" | tail -n1)
 skipped=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log" | tail -n1)
 rm -f "$log"
 
+# Why each failure failed, where the last lines of the run are all one sees.
+python3 tools/test-failures.py "$build/meson-logs/testlog.json" 2>/dev/null
+
 passed=$(( ${ok:-0} + ${xfail:-0} ))
 failed=$(( ${fail:-0} + ${xpass:-0} + ${timeout:-0} ))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then

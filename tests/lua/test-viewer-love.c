@@ -71,7 +71,7 @@ test_love_live (void)
 {
   Wait w = { start_love (), NULL };
 
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (w.game), 30));
+  ui_wait_listed (w.game);
   g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (w.game));
   g_assert_true (ui_wait_for (window_is_up, &w, 10));
   g_object_add_weak_pointer (G_OBJECT (w.window), (gpointer *) &w.window);

@@ -111,7 +111,7 @@ live_setup (Fixture       *f,
 {
   f->tmpdir = g_dir_make_tmp ("mach6-sharing-XXXXXX", NULL);
   f->game = ui_start_game ("2", "1");
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (f->game), 5));
+  ui_wait_listed (f->game);
 
   /* At least 20 frames: the drift graph and the exports need some data. */
   f->window = ui_attach_live (app, f->game, 20);

@@ -49,7 +49,7 @@ static void
 test_session_window (void)
 {
   GPid game = ui_start_game ("4", NULL);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6StatsView *stats = m6_session_window_get_stats_view (window);
   g_autoptr (GPtrArray) numbers = g_ptr_array_new ();

@@ -89,7 +89,7 @@ ensure_session (void)
   if (window != NULL)
     return;
   game = ui_start_game_args (args);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 10));
+  ui_wait_listed (game);
   window = ui_attach_live (app, game, 30);
   gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
   gtk_window_present (GTK_WINDOW (window));

@@ -203,7 +203,7 @@ test_held_worker_window_answers (void)
   g_autofree char *png = g_build_filename (tmpdir, "held.png", NULL);
   GPid game = ui_start_game ("0", NULL);
 
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6Recording *recording = m6_session_window_get_recording (window);
   M6Session *session = m6_session_window_get_session (window);
@@ -240,7 +240,7 @@ test_saves_wait_their_turn (void)
   g_autofree char *ndjson_arg = g_strdup_printf ("ndjson:%s", ndjson);
   GPid game = ui_start_game ("0", NULL);
 
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
 
   g_action_group_activate_action (G_ACTION_GROUP (window), "save-capture", g_variant_new_string (capture));
@@ -274,7 +274,7 @@ test_render_gives_lock_back (void)
 {
   GPid game = ui_start_game ("0", NULL);
 
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6Session *session = m6_session_window_get_session (window);
   guint refreshes = m6_session_window_get_n_refreshes (window);
@@ -335,7 +335,7 @@ test_live_exports_behind_job_bar (void)
 {
   GPid game = ui_start_game ("0", NULL);
 
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6JobBar *bar = m6_session_window_get_job_bar (window);
 

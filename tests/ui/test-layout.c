@@ -104,17 +104,21 @@ assert_table_fits (M6SessionWindow *window)
   g_assert_true (column_shown (stats, "Scope"));
 }
 
+/* Every column shown, and laid out: the columns that come back with the
+ * room are allocated a frame after they are shown. */
 static gboolean
-p50_shown (gpointer stats)
+all_columns_settled (gpointer data)
 {
-  return column_shown (stats, "p50");
+  SizeWait *w = data;
+
+  return column_shown (m6_session_window_get_stats_view (w->window), "p50") && table_settled (w);
 }
 
 static void
 test_window_sizes (void)
 {
   GPid game = ui_start_game ("4", NULL);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6StatsView *stats = m6_session_window_get_stats_view (window);
 
@@ -136,8 +140,9 @@ test_window_sizes (void)
   g_object_unref (monitor);
   if (screen.width >= 3840 && screen.height >= 2160)
     {
+      SizeWait wide = { window, 3840, 2160 };
       resize (window, 3840, 2160);
-      ui_wait_for (p50_shown, stats, 10);
+      ui_wait_for (all_columns_settled, &wide, 10);
       assert_table_fits (window);
       g_assert_true (column_shown (stats, "p50"));
       g_assert_true (column_shown (stats, "Self/frame"));
@@ -245,7 +250,7 @@ test_sort_headers (void)
     }
 
   GPid game = ui_start_game ("4", NULL);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6StatsView *stats = m6_session_window_get_stats_view (window);
   GtkColumnView *view = m6_stats_view_get_column_view (stats);
@@ -515,7 +520,7 @@ test_live_tooltip (void)
     }
 
   GPid game = ui_start_game ("0", NULL);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
   M6Node *physics = ui_node_at (window, "frame/physics");

@@ -28,7 +28,7 @@ fixture_setup (Fixture       *f,
                gconstpointer  leak_kb)
 {
   f->game = ui_start_game (leak_kb, NULL);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (f->game), 5));
+  ui_wait_listed (f->game);
   f->window = ui_attach_live (app, f->game, 30);
   g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
 }
@@ -381,7 +381,7 @@ test_heap_mode_shown (void)
   g_setenv ("MACH6_HEAP", "thread", TRUE);
   GPid game = ui_start_game ("4", "1");
   g_unsetenv ("MACH6_HEAP");
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 10);
 
   g_assert_cmpint (m6_session_get_heap_source (m6_session_window_get_session (window)), ==,

@@ -128,7 +128,7 @@ test_space_anywhere (void)
     }
 
   GPid game = ui_start_game ("0", NULL);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
   M6StatsView *stats = m6_session_window_get_stats_view (window);
@@ -206,7 +206,7 @@ start_and_kill_game (void)
   GPid game = ui_start_game ("0", NULL);
   int status;
 
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   ui_spin (0.3);
   kill (game, SIGKILL);
   waitpid (game, &status, 0);
@@ -300,7 +300,7 @@ test_ended_after_attach (void)
   GPid game = ui_start_game ("0", NULL);
   int status;
 
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   guint64 frames = ui_node_at (window, "frame")->count;
 
@@ -391,7 +391,7 @@ test_search_steps (void)
     }
 
   GPid game = ui_start_game ("0", NULL);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   M6SessionWindow *window = ui_attach_live (app, game, 1);
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
   M6StatsView *stats = m6_session_window_get_stats_view (window);
@@ -494,7 +494,7 @@ test_picker_rows (void)
   int status;
 
   for (guint i = 0; i < G_N_ELEMENTS (games); i++)
-    g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (games[i]), 5));
+    ui_wait_listed (games[i]);
 
   /* Recent captures below the list, many of them. */
   g_autofree char *capture = write_deep_capture ();
@@ -590,7 +590,7 @@ test_cli_words (void)
   g_autofree char *capture = g_build_filename (tmpdir, "words.mach6", NULL);
   g_autofree char *out = NULL, *err = NULL;
 
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
 
   /* A recording that stopped while the game runs on: its thread did not exit. */
   g_assert_cmpint (run_cli (&out, &err, "record", pid, "--duration", "0.5", "-o", capture, NULL), ==, 0);

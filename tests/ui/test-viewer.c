@@ -37,7 +37,7 @@ fixture_setup (Fixture       *f,
 {
   f->tmpdir = g_dir_make_tmp ("mach6-ui-XXXXXX", NULL);
   f->game = ui_start_game (leak_kb ? leak_kb : "2", NULL);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (f->game), 5));
+  ui_wait_listed (f->game);
 
   f->window = ui_attach_live (app, f->game, 1);
   g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
@@ -457,7 +457,7 @@ test_unslotted_threads_shown (void)
                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
                  NULL, NULL, &game, &error);
   g_assert_no_error (error);
-  g_assert_true (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 5));
+  ui_wait_listed (game);
   g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (game));
   gboolean shown = ui_wait_for (unslotted_shown, GINT_TO_POINTER (game), 10);
   M6SessionWindow *window = session_window_of (game);

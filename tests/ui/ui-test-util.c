@@ -240,6 +240,31 @@ ui_is_listed (gpointer data)
   return FALSE;
 }
 
+void
+ui_wait_listed (GPid game)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) infos = NULL;
+  g_autoptr (GString) seen = g_string_new (NULL);
+  int status = 0;
+
+  /* Long enough for a machine busy with other tests. */
+  if (ui_wait_for (ui_is_listed, GINT_TO_POINTER (game), 30))
+    return;
+  infos = m6_reader_list (&error);
+  for (guint i = 0; infos != NULL && i < infos->len; i++)
+    {
+      M6ProcessInfo *info = g_ptr_array_index (infos, i);
+      g_string_append_printf (seen, "\n  pid %d %s: %s%s, attached by %d%s%s", info->pid, info->name,
+                              info->alive ? "alive" : "not alive", info->ended ? ", ended" : "",
+                              info->attached_pid, info->error ? ", " : "", info->error ? info->error : "");
+    }
+  if (waitpid (game, &status, WNOHANG) == game)
+    g_error ("the demo game (pid %d) exited (status 0x%x) before it was listed", game, status);
+  g_error ("the demo game (pid %d) was not listed alive and readable within 30 s; the list%s:%s", game,
+           error ? error->message : "", seen->len ? seen->str : " is empty");
+}
+
 M6Node *
 ui_node_at (M6SessionWindow *window,
             const char      *path)
@@ -298,12 +323,12 @@ ui_attach_live (M6Application *app,
   LiveWait w = { app, game, NULL, min_count, m6_application_get_last_error (app) };
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "attach", g_variant_new_int32 (game));
-  ui_wait_for (window_is_up, &w, 5);
+  ui_wait_for (window_is_up, &w, 20);
   if (w.window == NULL)
     g_error ("attaching to the game (pid %d) failed: %s", game,
-             m6_application_get_last_error (app) ? m6_application_get_last_error (app) : "no window within 5 s");
-  if (!ui_wait_for (tree_is_drawn, &w, 10))
-    g_error ("the flame graph did not show frame → physics/render/ai within 10 s");
+             m6_application_get_last_error (app) ? m6_application_get_last_error (app) : "no window within 20 s");
+  if (!ui_wait_for (tree_is_drawn, &w, 20))
+    g_error ("the flame graph did not show frame → physics/render/ai within 20 s");
   return w.window;
 }
 

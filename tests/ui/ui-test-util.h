@@ -53,6 +53,9 @@ void      ui_stop_game    (GPid             pid,
                            int              sig);
 /* Is @pid (GINT_TO_POINTER) listed, alive and readable? */
 gboolean  ui_is_listed    (gpointer         pid);
+/* Wait until @game is listed alive and readable; fails the test saying
+ * what the list holds instead. */
+void      ui_wait_listed  (GPid             game);
 
 M6Node   *ui_node_at      (M6SessionWindow *window,
                            const char      *path);
