@@ -98,6 +98,25 @@ m6_session_window_snapshot (GtkWidget   *widget,
     m6_recording_release_for_render (self->recording);
 }
 
+/* Realizing the window makes its GSK renderer: on a software GL under
+ * Xvfb that compiles shaders, seconds on a busy machine. The producer
+ * ends a recording whose reader has not drained for 3 s (a dead viewer,
+ * MACH6_HEARTBEAT_TIMEOUT_NS), and a live window is first shown right
+ * after it attached: let the worker drain meanwhile. Nothing realize
+ * runs reads the session (the css-changed handlers only drop caches). */
+static void
+m6_session_window_realize (GtkWidget *widget)
+{
+  M6SessionWindow *self = M6_SESSION_WINDOW (widget);
+  g_autoptr (M6Recording) recording = self->recording ? g_object_ref (self->recording) : NULL;
+
+  if (recording != NULL)
+    m6_recording_release_for_render (recording);
+  GTK_WIDGET_CLASS (m6_session_window_parent_class)->realize (widget);
+  if (recording != NULL)
+    m6_recording_reacquire (recording);
+}
+
 static void
 m6_session_window_dispose (GObject *object)
 {
@@ -168,6 +187,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   object_class->finalize = m6_session_window_finalize;
   window_class->close_request = m6_session_window_close_request;
   widget_class->snapshot = m6_session_window_snapshot;
+  widget_class->realize = m6_session_window_realize;
 
   g_type_ensure (M6_TYPE_FLAME_GRAPH);
   g_type_ensure (M6_TYPE_STATS_VIEW);

@@ -70,6 +70,40 @@ remember_is_there (gpointer data)
   return node != NULL && node->count >= 60;
 }
 
+/* The top-level ledger Find the Leak started from, part by part, and what
+ * the session lost: what a failure message shows. */
+static char *
+describe_frame_ledger (Fixture *f)
+{
+  M6Tree *tree = m6_flame_graph_get_tree (m6_session_window_get_flame_graph (f->window));
+  M6Node *frame = ui_node_at (f->window, "frame");
+  GString *text = g_string_new (NULL);
+
+  if (tree == NULL || frame == NULL)
+    return g_string_free (text, FALSE);
+  g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, frame);
+  M6Thread *thread = m6_session_get_thread (m6_session_window_get_session (f->window), 0);
+  g_string_append_printf (text, "frame: %" G_GINT64_FORMAT " bytes over %" G_GUINT64_FORMAT " frames (%"
+                          G_GUINT64_FORMAT " calls), drops %" G_GUINT64_FORMAT, ledger->whole, ledger->frames,
+                          frame->count, m6_session_get_drops (m6_session_window_get_session (f->window)));
+  if (thread != NULL)
+    g_string_append_printf (text, ", skipped %" G_GUINT64_FORMAT ", rejected %" G_GUINT64_FORMAT
+                            ", %" G_GUINT64_FORMAT " frames in %.2f s",
+                            m6_thread_get_skipped (thread), m6_thread_get_rejected (thread),
+                            m6_thread_get_n_frames (thread),
+                            (m6_thread_get_last_frame_t_ns (thread) - m6_thread_get_first_frame_t_ns (thread)) / 1e9);
+  for (guint i = 0; i < ledger->parts->len; i++)
+    {
+      const M6LedgerPart *part = &g_array_index (ledger->parts, M6LedgerPart, i);
+      g_string_append_printf (text, "\n  %s: %" G_GINT64_FORMAT,
+                              part->node ? m6_tree_node_label (tree, part->node)
+                              : part->kind == M6_LEDGER_PART_SELF ? "self"
+                              : part->kind == M6_LEDGER_PART_BETWEEN ? "between frames"
+                              : part->kind == M6_LEDGER_PART_OPEN ? "open" : "lost", part->bytes);
+    }
+  return g_string_free (text, FALSE);
+}
+
 /* demo-game --leak-kb 4: only ai › remember leaks. */
 static void
 test_find_leak_demo (Fixture       *f,
@@ -94,7 +128,10 @@ test_find_leak_demo (Fixture       *f,
   g_assert_nonnull (text);
   if (!g_str_has_prefix (text, "ai › remember: +4.0") || strstr (text, "of the frame’s +4.0") == NULL
       || !g_str_has_suffix (text, "allocated in the scope itself"))
-    g_error ("Find the leak said “%s”", text);
+    {
+      g_autofree char *parts = describe_frame_ledger (f);
+      g_error ("Find the leak said “%s”; %s", text, parts);
+    }
   g_assert_cmpstr (m6_session_window_get_last_message (f->window), ==, text);
 
   /* A leak rate only for the top level: every other scope's drift graph

@@ -509,7 +509,24 @@ jobs_done (gpointer data)
 void
 ui_wait_jobs (M6Application *app)
 {
-  if (!ui_wait_for (jobs_done, app, 60))
-    g_error ("a load, save or export did not end within 60 s");
-  ui_spin (0.02);   /* their completions: toasts, windows presented */
+  g_autoptr (GString) pending = NULL;
+
+  if (ui_wait_for (jobs_done, app, 60))
+    {
+      ui_spin (0.02);   /* their completions: toasts, windows presented */
+      return;
+    }
+  /* Say which job is still running. */
+  pending = g_string_new (NULL);
+  g_string_append_printf (pending, "%u load(s)", m6_application_get_n_loads (app));
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    {
+      if (M6_IS_COMPARE_WINDOW (l->data) && m6_compare_window_get_adding (l->data))
+        g_string_append_printf (pending, ", a comparison adding runs (%s)", gtk_window_get_title (l->data));
+      if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_saving (l->data))
+        g_string_append_printf (pending, ", a save of %s", gtk_window_get_title (l->data));
+      if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_comparing (l->data))
+        g_string_append_printf (pending, ", a comparison's reading in %s", gtk_window_get_title (l->data));
+    }
+  g_error ("a load, save or comparison did not end within 60 s: %s", pending->str);
 }
