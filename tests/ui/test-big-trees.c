@@ -37,28 +37,9 @@ static double
 screenshot_variance (M6SessionWindow *window,
                      const char      *path)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-
   g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (path));
   g_assert_cmpstr (m6_session_window_get_last_written (window), ==, path);
-  texture = gdk_texture_new_from_filename (path, &error);
-  g_assert_no_error (error);
-
-  int width = gdk_texture_get_width (texture), height = gdk_texture_get_height (texture);
-  gsize stride = (gsize) width * 4, n = (gsize) width * height;
-  g_autofree guchar *pixels = g_malloc (stride * height);
-  double sum = 0, sum2 = 0;
-
-  gdk_texture_download (texture, pixels, stride);
-  for (gsize i = 0; i < n; i++)
-    {
-      const guchar *p = pixels + i * 4;
-      double y = 0.299 * p[2] + 0.587 * p[1] + 0.114 * p[0];
-      sum += y;
-      sum2 += y * y;
-    }
-  return sum2 / n - (sum / n) * (sum / n);
+  return ui_image_variance (path, NULL, NULL);
 }
 
 static void

@@ -107,17 +107,6 @@ open_capture (const char *path)
   g_error ("opening %s made no session window", path);
 }
 
-static const M6DiffRow *
-compare_row (M6CompareWindow *compare,
-             const char      *path)
-{
-  M6CompareRow *row = m6_compare_window_find (compare, path);
-
-  if (row == NULL)
-    g_error ("the comparison has no row for %s", path);
-  return m6_compare_row_get_diff (row);
-}
-
 /* At most one scope flagged in an A/A comparison; otherwise fail naming
  * each flagged scope with its shift, interval and threshold. */
 static void
@@ -196,7 +185,7 @@ check_time_cells (M6CompareWindow *compare)
     }
   /* The demo game's scopes take microseconds. */
   g_assert_cmpuint (micro, >, 0);
-  const M6DiffRow *frame = compare_row (compare, "frame");
+  const M6DiffRow *frame = ui_compare_row (compare, "frame");
   g_autofree char *expected = m6_duration_format ((gint64) llround (frame->time_a * 1e9));
   g_autofree char *cell = m6_compare_cell_text (frame, M6_COMPARE_COL_TIME_A);
   g_assert_cmpstr (cell, ==, expected);
@@ -220,7 +209,7 @@ test_aa_pair (void)
   g_assert_cmpuint (m6_compare_window_get_n_tested (compare), >=, 10);
   assert_aa_clean (compare, "A/A, one pair");
   g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "these two runs only"));
-  g_assert_cmpint (compare_row (compare, "frame")->method, ==, M6_DIFF_METHOD_BLOCKS);
+  g_assert_cmpint (ui_compare_row (compare, "frame")->method, ==, M6_DIFF_METHOD_BLOCKS);
   screenshot (GTK_WIDGET (compare), "compare-aa.png");
   check_time_cells (compare);
 
@@ -231,8 +220,8 @@ test_aa_pair (void)
   ui_wait_jobs (app);
   g_assert_cmpuint (m6_compare_window_get_n_runs (compare, TRUE), ==, 2);
   g_assert_cmpuint (m6_compare_window_get_n_runs (compare, FALSE), ==, 2);
-  g_assert_cmpint (compare_row (compare, "frame")->method, ==, M6_DIFF_METHOD_RUNS);
-  g_assert_cmpuint (compare_row (compare, "frame")->runs_a, ==, 2);
+  g_assert_cmpint (ui_compare_row (compare, "frame")->method, ==, M6_DIFF_METHOD_RUNS);
+  g_assert_cmpuint (ui_compare_row (compare, "frame")->runs_a, ==, 2);
   g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "2 runs against 2"));
   g_assert_null (strstr (m6_compare_window_get_summary (compare), "these two runs only"));
   assert_aa_clean (compare, "A/A, 2 runs against 2");
@@ -275,11 +264,11 @@ test_slow_draw (void)
   M6CompareWindow *compare = m6_session_window_get_compare_window (window);
   g_assert_nonnull (compare);
 
-  const M6DiffRow *draw = compare_row (compare, "frame/render/draw");
+  const M6DiffRow *draw = ui_compare_row (compare, "frame/render/draw");
   g_test_message ("one pair: draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100,
                   draw->shift_lo * 100, draw->shift_hi * 100, draw->threshold * 100);
   g_assert_cmpint (draw->verdict, !=, M6_DIFF_FASTER);
-  g_assert_false (compare_row (compare, "frame/render/cull")->significant);
+  g_assert_false (ui_compare_row (compare, "frame/render/cull")->significant);
   screenshot (GTK_WIDGET (compare), "compare-slow-draw.png");
 
   for (guint i = 1; i < SLOW_PAIRS; i++)
@@ -294,12 +283,12 @@ test_slow_draw (void)
   g_assert_true (paired);
   g_assert_nonnull (strstr (m6_compare_window_get_summary (compare), "12 pairs of runs"));
 
-  draw = compare_row (compare, "frame/render/draw");
+  draw = ui_compare_row (compare, "frame/render/draw");
   g_test_message ("12 pairs: draw %+.1f %% [%+.1f, %+.1f], threshold %.1f %%", draw->shift * 100,
                   draw->shift_lo * 100, draw->shift_hi * 100, draw->threshold * 100);
   g_assert_cmpint (draw->method, ==, M6_DIFF_METHOD_PAIRED);
   g_assert_cmpint (draw->verdict, ==, M6_DIFF_SLOWER);
-  g_assert_false (compare_row (compare, "frame/render/cull")->significant);
+  g_assert_false (ui_compare_row (compare, "frame/render/cull")->significant);
 
   /* The flame graph is coloured by the verdicts: draw red, cull grey. */
   M6FlameGraph *flame = m6_session_window_get_flame_graph (window);

@@ -30,35 +30,6 @@ run (const char * const *argv)
   return out;
 }
 
-/* Luminance variance of an image file: 0 for a blank one. */
-static double
-image_variance (const char *path,
-                int        *width,
-                int        *height)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (path, &error);
-
-  g_assert_no_error (error);
-  *width = gdk_texture_get_width (texture);
-  *height = gdk_texture_get_height (texture);
-
-  gsize stride = (gsize) *width * 4;
-  g_autofree guchar *pixels = g_malloc (stride * *height);
-  gdk_texture_download (texture, pixels, stride);
-
-  double sum = 0, sum2 = 0;
-  gsize n = (gsize) *width * *height;
-  for (gsize i = 0; i < n; i++)
-    {
-      const guchar *p = pixels + i * 4;
-      double y = 0.299 * p[2] + 0.587 * p[1] + 0.114 * p[0];
-      sum += y;
-      sum2 += y * y;
-    }
-  return sum2 / n - (sum / n) * (sum / n);
-}
-
 static guint
 count_substrings (const char *text,
                   const char *needle)
@@ -90,7 +61,7 @@ check_svg (const char *svg_path,
     g_assert_cmpuint (uses, >=, strlen ("framephysicsrenderai"));
 
   g_free (run (argv));
-  double variance = image_variance (png_path, &width, &height);
+  double variance = ui_image_variance (png_path, &width, &height);
   g_test_message ("%s rendered %d×%d, luminance variance %.1f", png_path, width, height, variance);
   g_assert_cmpfloat (variance, >, 50.0);
 }
@@ -160,7 +131,7 @@ test_graph_pictures (Fixture       *f,
 
       g_action_group_activate_action (G_ACTION_GROUP (f->window), action, g_variant_new_string (shot));
       ui_wait_jobs (app);
-      g_assert_cmpfloat (image_variance (shot, &width, &height), >, 50.0);
+      g_assert_cmpfloat (ui_image_variance (shot, &width, &height), >, 50.0);
       g_assert_cmpint (width, ==, gtk_widget_get_width (widget));
       g_assert_cmpint (height, ==, gtk_widget_get_height (widget));
 

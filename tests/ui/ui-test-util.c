@@ -530,3 +530,62 @@ ui_wait_jobs (M6Application *app)
     }
   g_error ("a load, save or comparison did not end within 60 s: %s", pending->str);
 }
+
+/* --- looking at what is shown -------------------------------------------- */
+
+GtkWidget *
+ui_find_descendant (GtkWidget *widget,
+                    GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = ui_find_descendant (child, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+const M6DiffRow *
+ui_compare_row (M6CompareWindow *compare,
+                const char      *path)
+{
+  M6CompareRow *row = m6_compare_window_find (compare, path);
+
+  if (row == NULL)
+    g_error ("the comparison has no row for %s", path);
+  return m6_compare_row_get_diff (row);
+}
+
+double
+ui_image_variance (const char *path,
+                   int        *width,
+                   int        *height)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (path, &error);
+
+  if (texture == NULL)
+    g_error ("could not read the picture %s: %s", path, error->message);
+
+  int w = gdk_texture_get_width (texture), h = gdk_texture_get_height (texture);
+  gsize stride = (gsize) w * 4, n = (gsize) w * h;
+  g_autofree guchar *pixels = g_malloc (stride * h);
+  double sum = 0, sum2 = 0;
+
+  gdk_texture_download (texture, pixels, stride);
+  for (gsize i = 0; i < n; i++)
+    {
+      const guchar *p = pixels + i * 4;
+      double y = 0.299 * p[2] + 0.587 * p[1] + 0.114 * p[0];
+      sum += y;
+      sum2 += y * y;
+    }
+  if (width != NULL)
+    *width = w;
+  if (height != NULL)
+    *height = h;
+  return sum2 / n - (sum / n) * (sum / n);
+}

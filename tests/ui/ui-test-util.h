@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "m6-application.h"
+#include "m6-compare-window.h"
 #include "m6-session-window.h"
 
 typedef gboolean (*UiCondition) (gpointer data);
@@ -101,3 +102,15 @@ void      ui_press_keys      (guint            keyval,
 /* Spin until every load, save, export and comparison's reading of @app
  * has ended (they run on threads: the main loop does no file I/O). */
 void      ui_wait_jobs       (M6Application   *app);
+
+/* The first widget of @type at or below @widget, or NULL. */
+GtkWidget       *ui_find_descendant (GtkWidget       *widget,
+                                     GType            type);
+/* The comparison's row for the scope at @path; fails the test without one. */
+const M6DiffRow *ui_compare_row     (M6CompareWindow *compare,
+                                     const char      *path);
+/* The luminance variance of the image file @path (0 for a blank one), and
+ * its size in @width and @height (may be NULL). */
+double           ui_image_variance  (const char      *path,
+                                     int             *width,
+                                     int             *height);
