@@ -15,6 +15,15 @@ typedef struct
 } Step;
 
 static void
+add_step (GArray  *steps,
+          guint32  label,
+          gint32   dheap)
+{
+  Step s = { label, dheap };
+  g_array_append_val (steps, s);
+}
+
+static void
 emit (const char *metric,
       double      value,
       const char *unit)
@@ -23,35 +32,43 @@ emit (const char *metric,
            metric, value, unit);
 }
 
+/* frame -> @n_systems systems -> @n_subs subsystems each: named per
+ * system ("sub-3-4", every node its own label) or, with @shared_subs, the
+ * same under every system ("job_4", like bench-live's jobs). */
+static GArray *
+two_level_frame (M6Labels *labels,
+                 guint     n_systems,
+                 guint     n_subs,
+                 gboolean  shared_subs)
+{
+  GArray *steps = g_array_new (FALSE, FALSE, sizeof (Step));
+
+  add_step (steps, m6_labels_intern (labels, "frame", -1), 0);
+  for (guint i = 0; i < n_systems; i++)
+    {
+      char name[32];
+      g_snprintf (name, sizeof name, "system-%u", i);
+      add_step (steps, m6_labels_intern (labels, name, -1), 64);
+      for (guint j = 0; j < n_subs; j++)
+        {
+          if (shared_subs)
+            g_snprintf (name, sizeof name, "job_%u", j);
+          else
+            g_snprintf (name, sizeof name, "sub-%u-%u", i, j);
+          add_step (steps, m6_labels_intern (labels, name, -1), (gint32) (j % 8 * 16));
+          add_step (steps, 0, -(gint32) (j % 8 * 8));
+        }
+      add_step (steps, 0, -32);
+    }
+  add_step (steps, 0, 8);
+  return steps;
+}
+
 /* A frame of a game: frame -> 8 systems -> 5 subsystems (49 labels). */
 static GArray *
 game_frame (M6Labels *labels)
 {
-  GArray *steps = g_array_new (FALSE, FALSE, sizeof (Step));
-  Step s;
-
-  s = (Step) { m6_labels_intern (labels, "frame", -1), 0 };
-  g_array_append_val (steps, s);
-  for (guint i = 0; i < 8; i++)
-    {
-      char name[32];
-      g_snprintf (name, sizeof name, "system-%u", i);
-      s = (Step) { m6_labels_intern (labels, name, -1), 64 };
-      g_array_append_val (steps, s);
-      for (guint j = 0; j < 5; j++)
-        {
-          g_snprintf (name, sizeof name, "sub-%u-%u", i, j);
-          s = (Step) { m6_labels_intern (labels, name, -1), (gint32) (j * 16) };
-          g_array_append_val (steps, s);
-          s = (Step) { 0, -(gint32) (j * 8) };
-          g_array_append_val (steps, s);
-        }
-      s = (Step) { 0, -32 };
-      g_array_append_val (steps, s);
-    }
-  s = (Step) { 0, 8 };
-  g_array_append_val (steps, s);
-  return steps;
+  return two_level_frame (labels, 8, 5, FALSE);
 }
 
 /* Wide (200 children) and deep (a 40-level recursive chain). */
@@ -60,30 +77,20 @@ wide_deep_frame (M6Labels *labels)
 {
   GArray *steps = g_array_new (FALSE, FALSE, sizeof (Step));
   guint32 walk = m6_labels_intern (labels, "walk", -1);
-  Step s = { m6_labels_intern (labels, "frame", -1), 0 };
 
-  g_array_append_val (steps, s);
+  add_step (steps, m6_labels_intern (labels, "frame", -1), 0);
   for (guint i = 0; i < 200; i++)
     {
       char name[32];
       g_snprintf (name, sizeof name, "entity-%u", i);
-      s = (Step) { m6_labels_intern (labels, name, -1), 24 };
-      g_array_append_val (steps, s);
-      s = (Step) { 0, -16 };
-      g_array_append_val (steps, s);
+      add_step (steps, m6_labels_intern (labels, name, -1), 24);
+      add_step (steps, 0, -16);
     }
   for (guint i = 0; i < 40; i++)
-    {
-      s = (Step) { walk, 8 };
-      g_array_append_val (steps, s);
-    }
+    add_step (steps, walk, 8);
   for (guint i = 0; i < 40; i++)
-    {
-      s = (Step) { 0, -8 };
-      g_array_append_val (steps, s);
-    }
-  s = (Step) { 0, 0 };
-  g_array_append_val (steps, s);
+    add_step (steps, 0, -8);
+  add_step (steps, 0, 0);
   return steps;
 }
 
@@ -92,30 +99,7 @@ wide_deep_frame (M6Labels *labels)
 static GArray *
 wide_10k_frame (M6Labels *labels)
 {
-  GArray *steps = g_array_new (FALSE, FALSE, sizeof (Step));
-  Step s = { m6_labels_intern (labels, "frame", -1), 0 };
-
-  g_array_append_val (steps, s);
-  for (guint i = 0; i < 100; i++)
-    {
-      char name[32];
-      g_snprintf (name, sizeof name, "system_%u", i);
-      s = (Step) { m6_labels_intern (labels, name, -1), 32 };
-      g_array_append_val (steps, s);
-      for (guint j = 0; j < 100; j++)
-        {
-          g_snprintf (name, sizeof name, "job_%u", j);
-          s = (Step) { m6_labels_intern (labels, name, -1), (gint32) (j & 7) * 8 };
-          g_array_append_val (steps, s);
-          s = (Step) { 0, -(gint32) (j & 3) * 8 };
-          g_array_append_val (steps, s);
-        }
-      s = (Step) { 0, -16 };
-      g_array_append_val (steps, s);
-    }
-  s = (Step) { 0, 0 };
-  g_array_append_val (steps, s);
-  return steps;
+  return two_level_frame (labels, 100, 100, TRUE);
 }
 
 static volatile gint64 sink;
