@@ -212,6 +212,12 @@ worker_main (gpointer data)
           g_mutex_lock (&self->lock);
           __atomic_fetch_add (&self->lock_wait_us, g_get_monotonic_time () - t0, __ATOMIC_RELAXED);
         }
+      /* Held while it waited for the lock: not one more batch. */
+      if (__atomic_load_n (&self->held, __ATOMIC_ACQUIRE))
+        {
+          g_mutex_unlock (&self->lock);
+          continue;
+        }
       gint64 t1 = g_get_monotonic_time ();
       if (self->source_funcs == NULL && m6_reader_get_max_fill (self->reader) > BEHIND_FILL)
         __atomic_store_n (&self->behind_until_us, t1 + BEHIND_US, __ATOMIC_RELAXED);
@@ -352,9 +358,16 @@ m6_recording_hold_worker (M6Recording *self,
   g_return_if_fail (M6_IS_RECORDING (self));
 
   g_mutex_lock (&self->state_lock);
-  self->held = hold;
+  __atomic_store_n (&self->held, hold, __ATOMIC_RELEASE);
   g_cond_broadcast (&self->wake);
   g_mutex_unlock (&self->state_lock);
+  /* Held means still once this returns: a batch under way ends first (a
+   * worker waiting for the lock looks at "held" again when it has it). */
+  if (hold && !m6_recording_holds_lock (self))
+    {
+      g_mutex_lock (&self->lock);
+      g_mutex_unlock (&self->lock);
+    }
 }
 
 void
