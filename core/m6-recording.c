@@ -225,15 +225,16 @@ worker_main (gpointer data)
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
         pending = source_get_pending (self);
+      /* Counted with the lock held: whoever takes it next sees the batch
+       * and its count together. */
+      if (n > 0)
+        __atomic_fetch_add (&self->n_batches, 1, __ATOMIC_RELAXED);
       g_mutex_unlock (&self->lock);
       __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
       __atomic_store_n (&self->cpu_ns, m6_thread_cpu_ns (), __ATOMIC_RELAXED);
 
       if (n > 0)
-        {
-          __atomic_fetch_add (&self->n_batches, 1, __ATOMIC_RELAXED);
-          queue_changed (self);
-        }
+        queue_changed (self);
       /* Finishing takes what the rings hold now, not what a game still
        * running flat out keeps adding: a chunk short of its budget has
        * emptied every ring it looked at. */
