@@ -396,16 +396,9 @@ m6_reader_is_alive (M6Reader *self)
 /* Over the recorded threads, under the guard: what the rings hold unread
  * (@pending) or everything ever written to them. 0 once the segment is
  * broken or shrank. */
-typedef enum
-{
-  RINGS_WRITTEN,        /* sum of write_pos */
-  RINGS_PENDING,        /* sum of unread events */
-  RINGS_FULLEST,        /* unread events of the fullest ring */
-} RingsWhat;
-
 static guint64
-sum_rings (M6Reader  *self,
-           RingsWhat  what)
+sum_rings (M6Reader *self,
+           gboolean  pending)
 {
   volatile guint64 sum = 0;
 
@@ -419,14 +412,10 @@ sum_rings (M6Reader  *self,
                    continue;
                  guint64 write_pos = load_acquire (&rt->header->write_pos);
                  guint64 available = write_pos - rt->read_pos;
-                 if (what == RINGS_WRITTEN)
+                 if (!pending)
                    sum += write_pos;
-                 else if (available > self->geo.ring_capacity)
-                   continue;
-                 else if (what == RINGS_PENDING)
+                 else if (available <= self->geo.ring_capacity)
                    sum += available;
-                 else if (available > sum)
-                   sum = available;
                }
            },
            {
@@ -436,22 +425,12 @@ sum_rings (M6Reader  *self,
   return sum;
 }
 
-double
-m6_reader_get_max_fill (M6Reader *self)
-{
-  g_return_val_if_fail (self != NULL, 0.0);
-
-  if (self->geo.ring_capacity == 0)
-    return 0.0;
-  return (double) sum_rings (self, RINGS_FULLEST) / (double) self->geo.ring_capacity;
-}
-
 guint64
 m6_reader_get_pending (M6Reader *self)
 {
   g_return_val_if_fail (self != NULL, 0);
 
-  return sum_rings (self, RINGS_PENDING);
+  return sum_rings (self, TRUE);
 }
 
 guint64
@@ -459,5 +438,5 @@ m6_reader_get_written (M6Reader *self)
 {
   g_return_val_if_fail (self != NULL, 0);
 
-  return sum_rings (self, RINGS_WRITTEN);
+  return sum_rings (self, FALSE);
 }

@@ -82,8 +82,6 @@ const char   *m6_reader_get_shm_name   (M6Reader     *self);
 gboolean      m6_reader_is_alive       (M6Reader     *self);
 /* Events in the rings not drained yet, over all threads (a backlog). */
 guint64       m6_reader_get_pending    (M6Reader     *self);
-/* How full the fullest ring is, unread events over its capacity (0 … 1). */
-double        m6_reader_get_max_fill   (M6Reader     *self);
 /* Events the producer ever put in its rings (over the slots' lives). With
  * get_pending() == 0 on an ended program: > 0 means an earlier reader took
  * them all, 0 that nothing was ever recorded. */

@@ -33,7 +33,6 @@ struct _M6Recording
   gint64           lock_wait_us;   /* atomic: the worker waiting for readers */
   gint64           busy_us;        /* atomic: the worker holding the lock */
   gint64           cpu_ns;         /* atomic: the worker's CPU time */
-  gint64           behind_until_us; /* atomic: see m6_recording_get_behind() */
   guint64          n_notifies;
   gboolean         on_main_loop;
   GThread         *main_thread;    /* holds the lock outside poll() */

@@ -45,10 +45,6 @@
 #define TARGET_EVENTS  8192u      /* what a nap should let arrive */
 #define MIN_NAP_US     50
 #define ACTIVE_NAP_US  1000       /* while events came in the last IDLE_US */
-/* A ring found fuller than this at a wake-up: the worker is behind (it
- * was kept from its core or from the lock), and says so for BEHIND_US. */
-#define BEHIND_FILL    0.25
-#define BEHIND_US      1000000
 #define MAX_NAP_US     10000
 #define IDLE_US        250000
 
@@ -219,8 +215,6 @@ worker_main (gpointer data)
           continue;
         }
       gint64 t1 = g_get_monotonic_time ();
-      if (self->source_funcs == NULL && m6_reader_get_max_fill (self->reader) > BEHIND_FILL)
-        __atomic_store_n (&self->behind_until_us, t1 + BEHIND_US, __ATOMIC_RELAXED);
       ok = drain_batch (self, &n, &emptied, &error);
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
@@ -636,14 +630,6 @@ gint64
 m6_recording_get_worker_cpu_ns (M6Recording *self)
 {
   return __atomic_load_n (&self->cpu_ns, __ATOMIC_RELAXED);
-}
-
-gboolean
-m6_recording_get_behind (M6Recording *self)
-{
-  g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
-
-  return g_get_monotonic_time () < __atomic_load_n (&self->behind_until_us, __ATOMIC_RELAXED);
 }
 
 guint64

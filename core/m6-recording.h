@@ -118,10 +118,6 @@ void          m6_recording_get_worker_times   (M6Recording   *self,
 gint64        m6_recording_get_worker_cpu_ns  (M6Recording   *self);
 /* How many times "changed" was emitted. */
 guint64       m6_recording_get_n_notifies     (M6Recording   *self);
-/* TRUE for a second after the worker woke to find a ring more than a
- * quarter full: it was kept from its core or from the lock, and the next
- * such wait may cost scopes. A viewer then redraws less often. */
-gboolean      m6_recording_get_behind         (M6Recording   *self);
 
 /* Save what is recorded so far to @dest, with its own END record; the
  * recording goes on. Takes the lock only to flush and to fix the END

@@ -11,8 +11,6 @@
 
 static gboolean status_cb (gpointer user_data);
 
-#define BEHIND_RATE 15
-
 /* --- threads ------------------------------------------------------------ */
 
 static char *
@@ -236,13 +234,6 @@ tick_cb (GtkWidget     *widget,
   M6SessionWindow *self = M6_SESSION_WINDOW (widget);
   guint rate = m6_settings_get_refresh_rate ();
   gint64 now = gdk_frame_clock_get_frame_time (clock);
-
-  /* The recording before the pictures: while its worker is behind (kept
-   * from the core or the lock long enough to fill a quarter of a ring),
-   * the window redraws at most BEHIND_RATE times a second, and the CPU
-   * it leaves keeps the game's scopes from being dropped. */
-  if (self->recording != NULL && m6_recording_get_behind (self->recording))
-    rate = MIN (rate, BEHIND_RATE);
 
   gboolean compare_pending = self->compare_window != NULL && self->compare_serial != self->data_serial;
 

@@ -367,37 +367,6 @@ test_finish_while_flooding (void)
   test_rm_dir (dir);
 }
 
-static gboolean
-cond_behind (M6Recording *recording,
-             gpointer     data)
-{
-  return m6_recording_get_behind (recording) == GPOINTER_TO_INT (data);
-}
-
-/* A worker kept from the rings long enough to find one more than a
- * quarter full says it is behind (the viewer then redraws less often),
- * and stops saying so once it has caught up. */
-static void
-test_behind_after_a_stall (void)
-{
-  /* 4,096-event ring; about 680 events a frame, a frame every 2 ms. */
-  const char *env[] = { "MACH6_RING_EVENTS=4096", NULL };
-  const char *args[] = { "--mode", "flood", "--frames", "100000000", "--sleep-us", "2000", NULL };
-  g_autoptr (TestProducer) producer = test_producer_start (args, env);
-  g_autoptr (M6Recording) recording = start_recording (producer, NULL);
-
-  iterate_until (recording, cond_events_held, GSIZE_TO_POINTER (10000), 20000);
-  m6_recording_hold_worker (recording, TRUE);
-  /* Two frames at least: the ring is more than a quarter full. */
-  iterate_for (100);
-  m6_recording_hold_worker (recording, FALSE);
-  iterate_until (recording, cond_behind, GINT_TO_POINTER (TRUE), 5000);
-  /* Caught up at once; a second later it says so. */
-  iterate_until (recording, cond_behind, GINT_TO_POINTER (FALSE), 20000);
-  g_assert_true (m6_recording_get_running (recording));
-  m6_recording_stop (recording);
-}
-
 /* Writes on the writer's I/O thread give the same file, record for
  * record, as writes in place (the header differs only in its time). */
 static void
@@ -463,7 +432,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/recording/main-loop-holds-lock", test_main_loop_holds_lock);
   g_test_add_func ("/reader/recording/save-copy-while-live", test_save_copy_while_live);
   g_test_add_func ("/reader/recording/finish-while-flooding", test_finish_while_flooding);
-  g_test_add_func ("/reader/recording/behind-after-a-stall", test_behind_after_a_stall);
   g_test_add_func ("/reader/recording/background-io-same-bytes", test_background_io_same_bytes);
   return g_test_run ();
 }
