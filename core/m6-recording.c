@@ -208,20 +208,27 @@ worker_main (gpointer data)
           g_mutex_lock (&self->lock);
           __atomic_fetch_add (&self->lock_wait_us, g_get_monotonic_time () - t0, __ATOMIC_RELAXED);
         }
+      /* Held while it waited for the lock: not one more batch. */
+      if (__atomic_load_n (&self->held, __ATOMIC_ACQUIRE))
+        {
+          g_mutex_unlock (&self->lock);
+          continue;
+        }
       gint64 t1 = g_get_monotonic_time ();
       ok = drain_batch (self, &n, &emptied, &error);
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
         pending = source_get_pending (self);
+      /* Counted with the lock held: whoever takes it next sees the batch
+       * and its count together. */
+      if (n > 0)
+        __atomic_fetch_add (&self->n_batches, 1, __ATOMIC_RELAXED);
       g_mutex_unlock (&self->lock);
       __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
       __atomic_store_n (&self->cpu_ns, m6_thread_cpu_ns (), __ATOMIC_RELAXED);
 
       if (n > 0)
-        {
-          __atomic_fetch_add (&self->n_batches, 1, __ATOMIC_RELAXED);
-          queue_changed (self);
-        }
+        queue_changed (self);
       /* Finishing takes what the rings hold now, not what a game still
        * running flat out keeps adding: a chunk short of its budget has
        * emptied every ring it looked at. */
@@ -346,9 +353,16 @@ m6_recording_hold_worker (M6Recording *self,
   g_return_if_fail (M6_IS_RECORDING (self));
 
   g_mutex_lock (&self->state_lock);
-  self->held = hold;
+  __atomic_store_n (&self->held, hold, __ATOMIC_RELEASE);
   g_cond_broadcast (&self->wake);
   g_mutex_unlock (&self->state_lock);
+  /* Held means still once this returns: a batch under way ends first (a
+   * worker waiting for the lock looks at "held" again when it has it). */
+  if (hold && !m6_recording_holds_lock (self))
+    {
+      g_mutex_lock (&self->lock);
+      g_mutex_unlock (&self->lock);
+    }
 }
 
 void

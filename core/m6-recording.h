@@ -140,7 +140,8 @@ gboolean      m6_recording_save_temp_copy     (M6Recording   *self,
                                                GError       **error);
 
 /* Tests: hold the worker between batches (not holding the lock), to show
- * that nothing else waits for it. */
+ * that nothing else waits for it. Once it returns, no batch is under way
+ * and none starts until the worker is let go. */
 void          m6_recording_hold_worker        (M6Recording   *self,
                                                gboolean       hold);
 

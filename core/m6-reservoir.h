@@ -83,6 +83,77 @@ m6_reservoir_add (M6Reservoir *self,
   self->values[self->n_values++] = value;
 }
 
+/* Replacements of full reservoirs land at random in memory that a wide
+ * tree keeps out of the caches, and x86 commits stores in order: one
+ * missing store holds up every store behind it. A batch therefore
+ * prefetches each replaced slot and stores into it M6_STORE_DELAY
+ * replacements later, in order (a slot written twice gets the later
+ * value). m6_store_queue_flush() before anyone reads the reservoirs. */
+#define M6_STORE_DELAY 16
+
+typedef struct
+{
+  gint64 *slot[M6_STORE_DELAY];
+  gint64  value[M6_STORE_DELAY];
+  guint   next;
+  gint64  scratch;
+} M6StoreQueue;
+
+static inline void
+m6_store_queue_init (M6StoreQueue *q)
+{
+  for (guint i = 0; i < M6_STORE_DELAY; i++)
+    q->slot[i] = &q->scratch;
+  q->next = 0;
+}
+
+static inline void
+m6_store_queue_push (M6StoreQueue *q,
+                     gint64       *slot,
+                     gint64        value)
+{
+  guint i = q->next;
+
+  __builtin_prefetch (slot, 1);
+  *q->slot[i] = q->value[i];
+  q->slot[i] = slot;
+  q->value[i] = value;
+  q->next = (i + 1) & (M6_STORE_DELAY - 1);
+}
+
+static inline void
+m6_store_queue_flush (M6StoreQueue *q)
+{
+  /* Oldest first. */
+  for (guint n = 0, i = q->next; n < M6_STORE_DELAY; n++, i = (i + 1) & (M6_STORE_DELAY - 1))
+    {
+      *q->slot[i] = q->value[i];
+      q->slot[i] = &q->scratch;
+    }
+}
+
+/* m6_reservoir_add() with the replacement through @q. */
+static inline void
+m6_reservoir_add_queued (M6Reservoir  *self,
+                         M6Rng        *rng,
+                         gint64        value,
+                         M6StoreQueue *q)
+{
+  guint64 k = ++self->seen;
+
+  if (G_LIKELY (k > M6_RESERVOIR_SLOTS))
+    {
+      guint64 j = m6_rng_below (rng, k);
+      if (j < M6_RESERVOIR_SLOTS)
+        m6_store_queue_push (q, &self->values[j], value);
+      return;
+    }
+
+  if (G_UNLIKELY (self->n_values == self->n_alloc))
+    m6_reservoir_grow (self);
+  self->values[self->n_values++] = value;
+}
+
 typedef struct
 {
   gsize  n;

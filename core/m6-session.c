@@ -479,7 +479,9 @@ m6_session_ingest (M6Session     *self,
   M6Rng rng = tree->rng;
   gint64 last_t = thread->last_t_ns;
   gint64 next_sample = history->next_t;
+  M6StoreQueue stores;
 
+  m6_store_queue_init (&stores);
   for (gsize i = 0; i < n_events; i++)
     {
       const M6Event *ev = &events[i];
@@ -530,13 +532,14 @@ m6_session_ingest (M6Session     *self,
               depth = reject (thread, depth);
               continue;
             }
-          M6Node *node = m6_tree_done_fast (tree, &depth, &rng, t, ev->heap, &dt);
+          M6Node *node = m6_tree_done_fast (tree, &depth, &rng, &stores, t, ev->heap, &dt);
           if (node->depth == 1)
             frames_add (thread, t, dt, ev->heap, node->id);
         }
       accepted++;
     }
 
+  m6_store_queue_flush (&stores);
   tree->depth = depth;
   tree->rng = rng;
   tree->n_events += accepted;

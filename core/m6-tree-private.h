@@ -103,14 +103,16 @@ m6_tree_mark_fast (M6Tree  *self,
   return node;
 }
 
-/* Close the scope open at *@depth (> 0). */
+/* Close the scope open at *@depth (> 0); replacements in full
+ * reservoirs go through @q when it is not NULL. */
 static inline M6Node *
-m6_tree_done_fast (M6Tree  *self,
-                   guint   *depth,
-                   M6Rng   *rng,
-                   gint64   t_ns,
-                   gint64   heap,
-                   gint64  *dt_out)
+m6_tree_done_fast (M6Tree       *self,
+                   guint        *depth,
+                   M6Rng        *rng,
+                   M6StoreQueue *q,
+                   gint64        t_ns,
+                   gint64        heap,
+                   gint64       *dt_out)
 {
   guint d = --*depth;
   OpenScope *open = &self->stack[d];
@@ -134,8 +136,16 @@ m6_tree_done_fast (M6Tree  *self,
     self->stack[d - 1].child_sum = wrap_add (self->stack[d - 1].child_sum, delta);
   node->h_close_prev = heap;
   node->h_last = heap;
-  m6_reservoir_add (&node->time_samples, rng, dt);
-  m6_reservoir_add (&node->mem_samples, rng, delta);
+  if (q != NULL)
+    {
+      m6_reservoir_add_queued (&node->time_samples, rng, dt, q);
+      m6_reservoir_add_queued (&node->mem_samples, rng, delta, q);
+    }
+  else
+    {
+      m6_reservoir_add (&node->time_samples, rng, dt);
+      m6_reservoir_add (&node->mem_samples, rng, delta);
+    }
 
   *dt_out = dt;
   return node;
@@ -165,7 +175,7 @@ m6_tree_done_inline (M6Tree *self,
       self->unbalanced++;
       return NULL;
     }
-  return m6_tree_done_fast (self, &self->depth, &self->rng, t_ns, heap, dt_out);
+  return m6_tree_done_fast (self, &self->depth, &self->rng, NULL, t_ns, heap, dt_out);
 }
 
 G_END_DECLS

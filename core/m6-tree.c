@@ -13,6 +13,11 @@
 /* Parents with more children than this are indexed in a hash table. */
 #define WIDE_PARENT 8
 
+G_STATIC_ASSERT (sizeof (M6Node) == 256);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Node, time_max) == 64);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Node, self_sum) == 128);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (M6Node, parent) == 192);
+
 static M6Node *
 alloc_node (M6Tree *self)
 {
@@ -22,7 +27,8 @@ alloc_node (M6Tree *self)
   if (chunk == self->n_chunks)
     {
       self->chunks = g_renew (M6Node *, self->chunks, self->n_chunks + 1);
-      self->chunks[self->n_chunks++] = g_new0 (M6Node, CHUNK_SIZE);
+      /* At a cache line, so that each node's hot fields share three. */
+      self->chunks[self->n_chunks++] = g_aligned_alloc0 (CHUNK_SIZE, sizeof (M6Node), 64);
     }
 
   M6Node *node = &self->chunks[chunk][id & (CHUNK_SIZE - 1)];
@@ -64,7 +70,7 @@ m6_tree_free (M6Tree *self)
       m6_reservoir_clear (&node->mem_samples);
     }
   for (guint i = 0; i < self->n_chunks; i++)
-    g_free (self->chunks[i]);
+    g_aligned_free (self->chunks[i]);
   g_free (self->chunks);
   g_free (self->stack);
   g_hash_table_destroy (self->wide_children);

@@ -318,6 +318,26 @@ per_frame_text (gint64  bytes,
   return m6_format_kb (frames ? (double) bytes / (double) frames / M6_BYTES_PER_KB : 0.0, TRUE);
 }
 
+/* A part's share of the whole: a small part is never shown as "0 %" (a
+ * leak of 0.2 % is a leak), nor a large one with false precision. */
+static char *
+share_text (gint64 bytes,
+            gint64 whole)
+{
+  double share;
+
+  if (whole == 0)
+    return g_strdup ("—");
+  if (bytes == 0)
+    return g_strdup ("0 %");
+  share = 100.0 * (double) bytes / (double) whole;
+  if (ABS (share) < 0.1)
+    return g_strdup (share > 0 ? "<0.1 %" : "−<0.1 %");
+  if (ABS (share) < 9.95)
+    return g_strdup_printf ("%.1f %%", share);
+  return g_strdup_printf ("%.0f %%", share);
+}
+
 static void
 show_nothing (M6LedgerView *self,
               const char   *why)
@@ -376,9 +396,7 @@ m6_ledger_view_refresh (M6LedgerView *self)
       g_autofree char *name = part_name (tree, part);
       g_autofree char *per_frame = per_frame_text (part->bytes, ledger->frames);
       g_autofree char *total = m6_format_kb ((double) part->bytes / M6_BYTES_PER_KB, TRUE);
-      g_autofree char *share = ledger->whole != 0
-        ? g_strdup_printf ("%.0f %%", 100.0 * (double) part->bytes / (double) ledger->whole)
-        : g_strdup ("—");
+      g_autofree char *share = share_text (part->bytes, ledger->whole);
 
       set_swatch (self, tree, i, part);
       set_text (cells[0], name);

@@ -374,6 +374,76 @@ test_sink_in_place (Fixture       *fx,
   g_array_unref (sink.committed);
 }
 
+/* The session's batched ingest stores full reservoirs' replacements 16
+ * late (prefetched first): every node must end as the one-event-at-a-time
+ * path leaves it, slot for slot, including slots replaced twice within
+ * the delay. Random events on a small tree (many replacements per slot). */
+static void
+test_batched_reservoirs_exact (void)
+{
+  guint32 seed = g_test_rand_int ();
+  GRand *rand = g_rand_new_with_seed (seed);
+  g_autoptr (M6Session) session = m6_session_new ();
+  M6Thread *thread = m6_session_add_thread (session, 1, "main");
+  M6Tree *batched = m6_thread_get_tree (thread);
+  guint32 labels[3];
+  g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (M6Event));
+  guint depth = 0;
+  gint64 t = 0, heap = 0;
+
+  g_test_message ("seed %u", seed);
+  labels[0] = m6_session_intern_label (session, "a", -1);
+  labels[1] = m6_session_intern_label (session, "b", -1);
+  labels[2] = m6_session_intern_label (session, "c", -1);
+  M6Tree *direct = m6_tree_new (m6_tree_get_labels (batched));
+  m6_tree_set_seed (direct, G_GUINT64_CONSTANT (0x6d61636836));
+
+  for (guint i = 0; i < 200000; i++)
+    {
+      M6Event ev;
+      t += g_rand_int_range (rand, 1, 1000);
+      heap += g_rand_int_range (rand, -64, 65);
+      if (depth == 0 || (depth < 3 && g_rand_boolean (rand)))
+        ev = (M6Event) { .t_ns = t, .heap = heap, .label = labels[g_rand_int_range (rand, 0, 3)], .depth = depth++ };
+      else
+        ev = (M6Event) { .t_ns = t, .heap = heap, .label = M6_EVENT_DONE, .depth = --depth };
+      g_array_append_val (events, ev);
+      if (ev.label != M6_EVENT_DONE)
+        m6_tree_mark (direct, ev.label, t, heap);
+      else
+        m6_tree_done (direct, t, heap, NULL);
+    }
+  /* In batches of uneven sizes, as drains come. */
+  for (guint at = 0; at < events->len;)
+    {
+      guint size = (guint) g_rand_int_range (rand, 1, 5000);
+      guint n = MIN (events->len - at, size);
+      g_assert_cmpuint (m6_session_ingest (session, thread, &g_array_index (events, M6Event, at), n), ==, n);
+      at += n;
+    }
+
+  g_assert_cmpuint (m6_tree_get_n_nodes (batched), ==, m6_tree_get_n_nodes (direct));
+  for (guint id = 0; id < m6_tree_get_n_nodes (direct); id++)
+    {
+      M6Node *a = m6_tree_get_node (batched, id), *b = m6_tree_get_node (direct, id);
+      g_assert_cmpuint (a->count, ==, b->count);
+      g_assert_cmpint (a->time_sum, ==, b->time_sum);
+      g_assert_cmpint (a->mem_sum, ==, b->mem_sum);
+      g_assert_cmpuint (a->time_samples.n_values, ==, b->time_samples.n_values);
+      g_assert_cmpuint (a->mem_samples.n_values, ==, b->mem_samples.n_values);
+      if (a->time_samples.n_values > 0)
+        {
+          g_assert_cmpmem (a->time_samples.values, a->time_samples.n_values * sizeof (gint64),
+                           b->time_samples.values, b->time_samples.n_values * sizeof (gint64));
+          g_assert_cmpmem (a->mem_samples.values, a->mem_samples.n_values * sizeof (gint64),
+                           b->mem_samples.values, b->mem_samples.n_values * sizeof (gint64));
+        }
+    }
+  g_assert_cmpuint (m6_tree_get_node (direct, 1)->count, >, 10000);
+  m6_tree_free (direct);
+  g_rand_free (rand);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -392,6 +462,7 @@ main (int   argc,
   ADD ("/core/session/identity-under-rejects", test_identity_under_rejects);
 #undef ADD
   g_test_add_func ("/core/session/replay-same-payload", test_replay_same_payload);
+  g_test_add_func ("/core/session/batched-reservoirs-exact", test_batched_reservoirs_exact);
 
   return g_test_run ();
 }
