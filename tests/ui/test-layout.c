@@ -114,6 +114,31 @@ all_columns_settled (gpointer data)
   return column_shown (m6_session_window_get_stats_view (w->window), "p50") && table_settled (w);
 }
 
+/* A divider's position as a share of its pane (0 before it is allocated). */
+static double
+pane_share (GtkPaned *paned)
+{
+  gboolean vertical = gtk_orientable_get_orientation (GTK_ORIENTABLE (paned)) == GTK_ORIENTATION_VERTICAL;
+  int size = vertical ? gtk_widget_get_height (GTK_WIDGET (paned)) : gtk_widget_get_width (GTK_WIDGET (paned));
+
+  return size > 0 ? (double) gtk_paned_get_position (paned) / size : 0;
+}
+
+typedef struct
+{
+  GtkPaned *main_paned;
+  GtkPaned *bottom_paned;
+} PanesWait;
+
+/* The dividers where the last window left them (0.36 and 0.45). */
+static gboolean
+panes_restored (gpointer data)
+{
+  PanesWait *w = data;
+
+  return ABS (pane_share (w->main_paned) - 0.36) <= 0.05 && ABS (pane_share (w->bottom_paned) - 0.45) <= 0.05;
+}
+
 static void
 test_window_sizes (void)
 {
@@ -186,9 +211,13 @@ test_window_sizes (void)
   M6SessionWindow *reopened = open_capture (capture);
   main_paned = find_paned (reopened, GTK_ORIENTATION_VERTICAL);
   bottom_paned = find_paned (reopened, GTK_ORIENTATION_HORIZONTAL);
+  /* The dividers are placed after the panes' first allocation (in an
+   * idle): on a busy machine that may come after the window is up. */
+  PanesWait panes = { main_paned, bottom_paned };
+  ui_wait_for (panes_restored, &panes, 10);
   /* As shares of the panes (the dragged ones; the automatic ones are 0.4 and 0.6 or less). */
-  double main_share = (double) gtk_paned_get_position (main_paned) / gtk_widget_get_height (GTK_WIDGET (main_paned));
-  double bottom_share = (double) gtk_paned_get_position (bottom_paned) / gtk_widget_get_width (GTK_WIDGET (bottom_paned));
+  double main_share = pane_share (main_paned);
+  double bottom_share = pane_share (bottom_paned);
   if (ABS (main_share - 0.36) > 0.05 || ABS (bottom_share - 0.45) > 0.05)
     g_error ("the dividers were left at 0.36 and 0.45 of their panes, the next window has them at %.2f and %.2f",
              main_share, bottom_share);
