@@ -155,26 +155,6 @@ m6_reader_publish_generation (M6Reader *self)
   store_release (&c->attach_generation, generation);
 }
 
-/* Read a byte of each page of a ring through our mapping. On a virtual
- * machine the first read of each page of a mapping costs 6-8 µs (the
- * host maps it; MADV_POPULATE_READ does not spare it): ~40 ns an event
- * on the first lap, enough for a worker draining a game flat out to fall
- * behind by a ring. Done before the generation is published, the game
- * pays nothing for it (~20 ms a default ring at attach here). */
-static void
-touch_ring (M6Reader                *self,
-            const Mach6ThreadHeader *h)
-{
-  const volatile guint8 *bytes = (const volatile guint8 *) h;
-  guint64 size = sizeof (Mach6ThreadHeader) + self->geo.ring_capacity * sizeof (Mach6Event);
-  guint64 page = (guint64) sysconf (_SC_PAGESIZE);
-  guint8 sum = 0;
-
-  for (guint64 offset = 0; offset < size; offset += page)
-    sum += bytes[offset];
-  (void) sum;
-}
-
 /* Recording starts: every claimed ring skips what it holds and its
  * counters are taken as the base (this recording is charged only what
  * happens from now on), then the new generation is published. */
@@ -192,7 +172,6 @@ start_recording (M6Reader *self)
       Mach6ThreadHeader *h = rt->header;
       if (load_acquire (&h->state) == MACH6_THREAD_FREE)
         continue;
-      touch_ring (self, h);
       rt->based = TRUE;
       rt->incarnation = load_relaxed (&h->incarnation);
       m6_reader_read_counts (h, rt->base);
