@@ -207,13 +207,15 @@ bench_drain (gboolean record)
   g_atomic_int_set (&filled_round, 0);
   pthread_create (&thread, NULL, produce, NULL);
 
-  /* Warm up, untimed: every ring page read once through both mappings
-   * before anything is timed, as in a recording past its first lap. On a
-   * virtual machine the first read of each page of a mapping costs
-   * 6-8 µs (the host maps it; populating does not help): ~40 ns an event
-   * of that lap, paid once per attach, not per event. */
+  /* Warm up, untimed: three laps of the ring (about 10 M events), read
+   * through both mappings, before anything is timed: the steady state
+   * of a recording. On a virtual machine the first touch of each page
+   * costs 6-8 µs (the host maps it; populating does not help): ~40 ns an
+   * event on the ring's first lap, and 7 ns an event while the capture's
+   * 256 KB buffers and the session's arrays are new, paid once per
+   * recording, not per event. */
   gint round = 1;
-  for (gint64 warmed = 0; warmed < (gint64) RING_EVENTS + (gint64) FILL_FRAMES * 22; round++)
+  for (gint64 warmed = 0; warmed < 3 * ((gint64) RING_EVENTS + (gint64) FILL_FRAMES * 22); round++)
     {
       gsize n = 0;
       g_atomic_int_set (&fill_round, round);
