@@ -61,28 +61,6 @@ void    m6_reservoir_init   (M6Reservoir *self);
 void    m6_reservoir_clear  (M6Reservoir *self);
 void    m6_reservoir_grow   (M6Reservoir *self);
 
-/* Offer the k-th value: k <= 128 is stored at k-1; otherwise j is drawn
- * uniform in [0, k-1] and the value replaces slot j if j < 128. */
-static inline void
-m6_reservoir_add (M6Reservoir *self,
-                  M6Rng       *rng,
-                  gint64       value)
-{
-  guint64 k = ++self->seen;
-
-  if (G_LIKELY (k > M6_RESERVOIR_SLOTS))
-    {
-      guint64 j = m6_rng_below (rng, k);
-      if (j < M6_RESERVOIR_SLOTS)
-        self->values[j] = value;
-      return;
-    }
-
-  if (G_UNLIKELY (self->n_values == self->n_alloc))
-    m6_reservoir_grow (self);
-  self->values[self->n_values++] = value;
-}
-
 /* Replacements of full reservoirs land at random in memory that a wide
  * tree keeps out of the caches, and x86 commits stores in order: one
  * missing store holds up every store behind it. A batch therefore
@@ -132,7 +110,9 @@ m6_store_queue_flush (M6StoreQueue *q)
     }
 }
 
-/* m6_reservoir_add() with the replacement through @q. */
+/* Offer the k-th value: k <= 128 is stored at k-1; otherwise j is drawn
+ * uniform in [0, k-1] and the value replaces slot j if j < 128, through
+ * @q when it is not NULL. */
 static inline void
 m6_reservoir_add_queued (M6Reservoir  *self,
                          M6Rng        *rng,
@@ -144,14 +124,26 @@ m6_reservoir_add_queued (M6Reservoir  *self,
   if (G_LIKELY (k > M6_RESERVOIR_SLOTS))
     {
       guint64 j = m6_rng_below (rng, k);
-      if (j < M6_RESERVOIR_SLOTS)
+      if (j >= M6_RESERVOIR_SLOTS)
+        return;
+      if (q != NULL)
         m6_store_queue_push (q, &self->values[j], value);
+      else
+        self->values[j] = value;
       return;
     }
 
   if (G_UNLIKELY (self->n_values == self->n_alloc))
     m6_reservoir_grow (self);
   self->values[self->n_values++] = value;
+}
+
+static inline void
+m6_reservoir_add (M6Reservoir *self,
+                  M6Rng       *rng,
+                  gint64       value)
+{
+  m6_reservoir_add_queued (self, rng, value, NULL);
 }
 
 typedef struct

@@ -136,16 +136,8 @@ m6_tree_done_fast (M6Tree       *self,
     self->stack[d - 1].child_sum = wrap_add (self->stack[d - 1].child_sum, delta);
   node->h_close_prev = heap;
   node->h_last = heap;
-  if (q != NULL)
-    {
-      m6_reservoir_add_queued (&node->time_samples, rng, dt, q);
-      m6_reservoir_add_queued (&node->mem_samples, rng, delta, q);
-    }
-  else
-    {
-      m6_reservoir_add (&node->time_samples, rng, dt);
-      m6_reservoir_add (&node->mem_samples, rng, delta);
-    }
+  m6_reservoir_add_queued (&node->time_samples, rng, dt, q);
+  m6_reservoir_add_queued (&node->mem_samples, rng, delta, q);
 
   *dt_out = dt;
   return node;
