@@ -9,6 +9,7 @@
 
 #include "m6-reader.h"
 #include "m6-ui.h"
+#include "../test-strict.h"
 
 /* --- main() ------------------------------------------------------------- */
 
@@ -43,30 +44,16 @@ ui_test_init (int       *argc,
   return TRUE;
 }
 
-/* make test (tools/test.sh) sets MACH6_TEST_STRICT: it runs these tests
- * with a display (Xvfb if need be), XTest and the tools the Makefile
- * installs, so their lack there is a failure that a skip must not hide. */
-static gboolean
-strict (void)
-{
-  const char *value = g_getenv ("MACH6_TEST_STRICT");
-
-  return value != NULL && *value != '\0' && g_strcmp0 (value, "0") != 0;
-}
-
 void
 ui_test_skip (const char *reason)
 {
-  if (strict ())
-    g_test_fail_printf ("%s, which make test provides (MACH6_TEST_STRICT)", reason);
-  else
-    g_test_skip (reason);
+  test_skip_unless_strict (reason);
 }
 
 void
 ui_test_no_display (void)
 {
-  if (strict ())
+  if (test_strict ())
     {
       g_printerr ("no display, which make test provides (MACH6_TEST_STRICT): GTK could not open one\n");
       exit (1);
