@@ -21,8 +21,10 @@
  * free Moses interval (the inversion of the Wilcoxon rank-sum test) on the
  * blocks. Such a verdict covers these two runs only: what differs between
  * processes (address layout, CPU frequency, other load) is invisible in a
- * single run. As the A/A noise this machine shows, each run is compared
- * with itself: its first half of blocks against its second half.
+ * single run, so a pair's threshold is at least M6_DIFF_PROCESS_NOISE
+ * (10 %), the spread measured between identical processes. As the A/A
+ * noise within a run, each run is compared with itself: its first half of
+ * blocks against its second half.
  *
  * Several runs on a side (the runs method). The run is the unit of
  * replication, as benchmark tools compare repeated runs: each run gives
@@ -39,9 +41,10 @@
  * pair to pair. Pairing cancels what drifts between pairs.
  *
  * The verdict. A change counts only beyond a practical threshold, the
- * largest of the setting (5 %), the scope's A/A noise and a resolution of
+ * largest of the setting (5 %), the scope's A/A noise, a resolution of
  * 500 ns per frame (relative to the faster side; below it, the profiler's
- * own cost and the cache state of a process decide), symmetric on the log
+ * own cost and the cache state of a process decide) and, with one run per
+ * side, the process-to-process spread (10 %), symmetric on the log
  * scale (+5 % slower or 1/1.05 faster): the p-value is
  * that of H0 "|shift| <= threshold" (the one-sided test toward the
  * estimate's side, doubled), the p-values of all scopes tested are
@@ -389,6 +392,7 @@ make_row (Sides               *s,
     }
   else
     {
+      floor_log = MAX (floor_log, log1p (M6_DIFF_PROCESS_NOISE));
       ok = k_a == 1 && k_b == 1 && m6_diff_infer_blocks (series_a, n_series_a, series_b, n_series_b, options, floor_log, &inf);
       row->method = M6_DIFF_METHOD_BLOCKS;
     }

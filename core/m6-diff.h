@@ -29,6 +29,13 @@ G_BEGIN_DECLS
  * shared machines measured, the cache state of a process makes scopes of
  * about a microsecond differ by ±40 % from one A/A run to the next. */
 #define M6_DIFF_RESOLUTION_NS 500.0
+/* One run per side: two processes of the same program differ by more than
+ * either run shows within itself (address layout, page placement, the
+ * phase of the timer tick against the frame). In 40 A/A pairs of the demo
+ * game recorded side by side, scopes of 5-60 µs per frame differed by an sd
+ * of 2 % and up to 6 %, with intervals of ±0.5 %: a single pair calls a
+ * change only beyond this. Replicates measure this spread instead. */
+#define M6_DIFF_PROCESS_NOISE 0.10
 /* A change of top-level drift smaller than this (KB per frame) is not
  * looked for in the tree. */
 #define M6_DIFF_LEAK_KB     0.5

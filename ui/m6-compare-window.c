@@ -144,8 +144,10 @@ update_summary (M6CompareWindow *self,
                           self->options.fdr * 100, n_rows);
   if (runs_a == 1 && runs_b == 1)
     {
-      g_autofree char *more = g_strconcat (text, " ", _("One run per side: the verdict covers these two runs only; "
-                                                        "add captures of repeated runs to each side to compare the programs."), NULL);
+      g_autofree char *more = g_strconcat (text, " ", _("One run per side: the verdict covers these two runs only, "
+                                                        "and a change counts only beyond ±10 % (two processes of one "
+                                                        "program differ by up to several percent); add captures of "
+                                                        "repeated runs to each side to compare the programs."), NULL);
       g_free (text);
       text = g_steal_pointer (&more);
     }

@@ -88,8 +88,10 @@ record_pair (const char *a,
              const char *b,
              const char *slow_b)
 {
-  g_autoptr (GSubprocess) pa = start_recording (a, "500", slow_a);
-  g_autoptr (GSubprocess) pb = start_recording (b, "509", slow_b);
+  /* Neither period a multiple of a timer tick, and the two apart: see
+   * tests/compare/test-compare.c. */
+  g_autoptr (GSubprocess) pa = start_recording (a, "487", slow_a);
+  g_autoptr (GSubprocess) pb = start_recording (b, "503", slow_b);
   g_autoptr (GError) error = NULL;
 
   if (!g_subprocess_wait_check (pa, NULL, &error) || !g_subprocess_wait_check (pb, NULL, &error))
