@@ -392,7 +392,7 @@ make_row (Sides               *s,
     }
   else
     {
-      floor_log = MAX (floor_log, log1p (M6_DIFF_PROCESS_NOISE));
+      floor_log = MAX (floor_log, log1p (m6_diff_least_threshold (options, 1, 1)));
       ok = k_a == 1 && k_b == 1 && m6_diff_infer_blocks (series_a, n_series_a, series_b, n_series_b, options, floor_log, &inf);
       row->method = M6_DIFF_METHOD_BLOCKS;
     }
@@ -414,6 +414,16 @@ make_row (Sides               *s,
   row->threshold = expm1 (MAX (MAX (log1p (options->threshold), inf.noise), floor_log));
   row->p_value = MIN (1.0, 2 * (inf.estimate >= 0 ? inf.p_up : inf.p_down));
   return row;
+}
+
+double
+m6_diff_least_threshold (const M6DiffOptions *options,
+                         guint                runs_a,
+                         guint                runs_b)
+{
+  if (runs_a == 1 && runs_b == 1)
+    return MAX (options->threshold, M6_DIFF_PROCESS_NOISE);
+  return options->threshold;
 }
 
 /* --- leaks -------------------------------------------------------------- */

@@ -157,6 +157,13 @@ M6Diff     *m6_diff_compute         (M6DiffRun           **a,
                                      const M6DiffOptions  *options);
 void        m6_diff_free            (M6Diff              *diff);
 
+/* The least threshold a scope of a comparison of @runs_a against @runs_b
+ * captures is tested against: the setting, or M6_DIFF_PROCESS_NOISE for
+ * one run per side. What summaries quote. */
+double      m6_diff_least_threshold (const M6DiffOptions  *options,
+                                     guint                 runs_a,
+                                     guint                 runs_b);
+
 /* The `mach6 diff --json` document (docs/diff-json.md). */
 JsonNode   *m6_diff_to_json         (M6Diff              *diff,
                                      M6DiffRun           **a,

@@ -140,7 +140,8 @@ update_summary (M6CompareWindow *self,
   text = g_strdup_printf (_("%s: the %.0f %% interval of the shift lies beyond ±%.0f %% and beyond the A/A noise "
                             "the runs show, with a false discovery rate of %.0f %% over the scopes tested "
                             "(Benjamini–Hochberg); %u scopes in all. Shifts are B against A: positive means B is slower."),
-                          counts, self->options.confidence * 100, self->options.threshold * 100,
+                          counts, self->options.confidence * 100,
+                          m6_diff_least_threshold (&self->options, runs_a, runs_b) * 100,
                           self->options.fdr * 100, n_rows);
   if (runs_a == 1 && runs_b == 1)
     {

@@ -83,7 +83,8 @@ print_diff_table (M6Diff *diff)
                                  "lies beyond ±%.0f %% and beyond the A/A noise of the runs; false discovery rate "
                                  "%.0f %%, Benjamini–Hochberg over the %u scopes tested)."),
                           diff->n_significant, diff->n_tested, diff->options.confidence * 100,
-                          diff->options.threshold * 100, diff->options.fdr * 100, diff->n_tested);
+                          m6_diff_least_threshold (&diff->options, diff->runs_a, diff->runs_b) * 100,
+                          diff->options.fdr * 100, diff->n_tested);
   g_string_append_c (out, '\n');
   if (diff->n_leaks > 0)
     g_string_append_printf (out, "%s\n", _("$ = a change of top-level drift, located by the ledger to the scope whose own allocations carry it."));
