@@ -161,7 +161,7 @@ m6_frame_window_build_widgets (M6FrameWindow *self)
   gtk_widget_set_vexpand (main_paned, TRUE);
   gtk_box_append (GTK_BOX (box), main_paned);
 
-  self->toasts = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
-  adw_toast_overlay_set_child (self->toasts, box);
+  self->toasts = M6_TOAST_OVERLAY (m6_toast_overlay_new ());
+  m6_toast_overlay_set_child (self->toasts, box);
   adw_window_set_content (ADW_WINDOW (self), GTK_WIDGET (self->toasts));
 }

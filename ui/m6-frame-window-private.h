@@ -7,6 +7,7 @@
 #include "m6-frame-window.h"
 #include "m6-histogram.h"
 #include "m6-recording.h"
+#include "m6-toast-overlay.h"
 
 G_BEGIN_DECLS
 
@@ -37,7 +38,7 @@ struct _M6FrameWindow
   guint             n_refreshes;
 
   AdwWindowTitle   *title;
-  AdwToastOverlay  *toasts;
+  M6ToastOverlay   *toasts;
   M6Timeline       *timeline;
   GtkListBox       *worst_list;
   M6Chart          *histogram_chart;

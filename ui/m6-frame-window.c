@@ -28,7 +28,7 @@ show_message (M6FrameWindow *self,
 {
   g_free (self->message);
   self->message = g_strdup (message);
-  adw_toast_overlay_add_toast (self->toasts, adw_toast_new (message));
+  m6_toast_overlay_show (self->toasts, message, NULL, NULL, NULL, 5);
 }
 
 static const char *

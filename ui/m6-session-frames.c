@@ -196,13 +196,8 @@ hitch_saved_cb (M6HitchCatcher *catcher,
 {
   g_autofree char *name = g_filename_display_basename (path);
   g_autofree char *text = g_strdup_printf (_("Hitch captured: %s"), name);
-  AdwToast *toast = adw_toast_new (text);
 
-  adw_toast_set_button_label (toast, _("_Open"));
-  adw_toast_set_action_name (toast, "app.open");
-  adw_toast_set_action_target_value (toast, g_variant_new_string (path));
-  adw_toast_set_timeout (toast, 8);
-  m6_session_window_add_toast (f->window, toast, text);
+  m6_session_window_show_toast_action (f->window, text, _("_Open"), "app.open", g_variant_new_string (path), 8);
 }
 
 static void

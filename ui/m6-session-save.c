@@ -16,12 +16,7 @@ void
 m6_session_window_show_toast (M6SessionWindow *self,
                               const char      *message)
 {
-  AdwToast *toast = adw_toast_new (message);
-
-  g_free (self->last_message);
-  self->last_message = g_strdup (message);
-  adw_toast_set_timeout (toast, 5);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  m6_session_window_show_toast_action (self, message, NULL, NULL, NULL, 5);
 }
 
 char *

@@ -28,6 +28,7 @@
 #include "m6-screenshot.h"
 #include "m6-settings.h"
 #include "m6-status-bar.h"
+#include "m6-toast-overlay.h"
 
 G_BEGIN_DECLS
 
@@ -43,7 +44,7 @@ struct _M6SessionWindow
   AdwApplicationWindow  parent_instance;
 
   /* template */
-  AdwToastOverlay      *toast_overlay;
+  M6ToastOverlay       *toast_overlay;
   AdwWindowTitle       *window_title;
   GtkToggleButton      *pause_button;
   GtkDropDown          *thread_dropdown;

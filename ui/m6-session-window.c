@@ -190,6 +190,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   widget_class->realize = m6_session_window_realize;
 
   g_type_ensure (M6_TYPE_FLAME_GRAPH);
+  g_type_ensure (M6_TYPE_TOAST_OVERLAY);
   g_type_ensure (M6_TYPE_STATS_VIEW);
   g_type_ensure (M6_TYPE_DRIFT_GRAPH);
   g_type_ensure (M6_TYPE_LEDGER_VIEW);
@@ -571,13 +572,16 @@ m6_session_window_show_message (M6SessionWindow *self,
 }
 
 void
-m6_session_window_add_toast (M6SessionWindow *self,
-                             AdwToast        *toast,
-                             const char      *text)
+m6_session_window_show_toast_action (M6SessionWindow *self,
+                                     const char      *text,
+                                     const char      *button_label,
+                                     const char      *action_name,
+                                     GVariant        *target,
+                                     guint            timeout_s)
 {
   g_free (self->last_message);
   self->last_message = g_strdup (text);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  m6_toast_overlay_show (self->toast_overlay, text, button_label, action_name, target, timeout_s);
 }
 
 char *

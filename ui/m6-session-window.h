@@ -105,10 +105,14 @@ M6CompareWindow *m6_session_window_get_compare_window (M6SessionWindow *self);
 void             m6_session_window_show_message      (M6SessionWindow *self,
                                                       const char      *message);
 
-/* Show @toast (taken; one with a button, say); @text is its message. */
-void             m6_session_window_add_toast         (M6SessionWindow *self,
-                                                      AdwToast        *toast,
-                                                      const char      *text);
+/* Show @text in a toast for @timeout_s seconds with a button
+ * (@button_label, a mnemonic) that activates @action_name with @target. */
+void             m6_session_window_show_toast_action (M6SessionWindow *self,
+                                                      const char      *text,
+                                                      const char      *button_label,
+                                                      const char      *action_name,
+                                                      GVariant        *target,
+                                                      guint            timeout_s);
 
 /* The payload JSON of every thread, as `win.export-json` writes it. */
 char            *m6_session_window_build_json        (M6SessionWindow *self);
