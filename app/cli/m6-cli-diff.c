@@ -89,9 +89,11 @@ print_diff_table (M6Diff *diff)
   if (diff->n_leaks > 0)
     g_string_append_printf (out, "%s\n", _("$ = a change of top-level drift, located by the ledger to the scope whose own allocations carry it."));
   if (diff->runs_a == 1 && diff->runs_b == 1)
-    g_string_append_printf (out, "%s\n", _("One run per side: the verdict covers these two runs only, and a change counts only "
-                                           "beyond ±10 % (two processes of one program differ by up to several percent). Record "
-                                           "several runs of each (mach6 diff A1 A2 … -- B1 B2 …) to compare the programs."));
+    {
+      g_string_append_printf (out, "%s\n", _("One run per side: the verdict covers these two runs only, and a change counts "
+                                             "only beyond ±10 % (two processes of one program differ by up to several percent)."));
+      g_string_append_printf (out, "%s\n", _("Record several runs of each (mach6 diff A1 A2 … -- B1 B2 …) to compare the programs."));
+    }
   else if (diff->options.paired)
     g_string_append_printf (out, _("%u pairs of runs: the change within each pair is one sample.\n"), diff->runs_a);
   else
