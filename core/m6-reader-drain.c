@@ -114,7 +114,9 @@ void
 m6_reader_read_counts (const Mach6ThreadHeader *h,
                        guint64                  counts[N_COUNTS])
 {
-  counts[COUNT_DROPS] = load_relaxed (&h->drops);
+  /* Frames the producer let go by while this holder was silent (a
+   * heartbeat timeout) are drops of this recording too. */
+  counts[COUNT_DROPS] = load_relaxed (&h->drops) + load_relaxed (&h->stalled);
   counts[COUNT_STRAY] = load_relaxed (&h->stray_dones);
   counts[COUNT_DEPTH] = load_relaxed (&h->depth_refused);
   counts[COUNT_LABEL] = load_relaxed (&h->label_full);
@@ -472,7 +474,8 @@ drain_mapped (M6Reader  *self,
       m6_reader_heartbeat (self);
       /* The producer ended our recording because we were silent too long
        * (stopped, or blocked): start again where the rings are. */
-      if (load_acquire (&self->control->attach_generation) == 0)
+      guint32 generation = load_acquire (&self->control->attach_generation);
+      if (generation == 0 || generation == MACH6_GENERATION_STALLED)
         m6_reader_publish_generation (self);
     }
 

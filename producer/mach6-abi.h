@@ -64,7 +64,7 @@ extern "C" {
  * ------------------------------------------------------------------------- */
 
 #define MACH6_MAGIC            UINT64_C (0x4d484d5336484341) /* "ACH6SMHM" */
-#define MACH6_ABI_VERSION      2u
+#define MACH6_ABI_VERSION      3u
 #define MACH6_CONTROL_SIZE     4096u
 #define MACH6_NAME_MAX         64u
 #ifndef MACH6_THREAD_NAME_MAX
@@ -74,6 +74,11 @@ extern "C" {
 #define MACH6_DEPTH_MAX        4096u   /* deepest recorded scope; deeper marks are refused */
 #define MACH6_HEAP_LIMIT       (INT64_C (1) << 48)  /* |heap| above this is out of range */
 #define MACH6_HEARTBEAT_TIMEOUT_NS UINT64_C (3000000000)  /* a silent holder is dead */
+/* attach_generation after a heartbeat timeout (ABI 3): nothing records,
+ * and each top-level mark of a thread with a slot counts in its `stalled`
+ * until the holder publishes a new generation (or detaches). Never a
+ * generation a holder publishes. */
+#define MACH6_GENERATION_STALLED UINT32_C (0xffffffff)
 #define MACH6_KEEP_DEAD        4u      /* dead segments of a uid kept for post-mortem */
 
 enum {
@@ -181,7 +186,7 @@ typedef struct
   uint32_t incarnation;                    /* bumped each time a thread takes the slot */
   char     name[MACH6_THREAD_NAME_MAX];
   uint64_t drops;                          /* scopes skipped because the ring was full */
-  uint64_t reserved1;
+  uint64_t stalled;                        /* top-level scopes not recorded: the holder fell silent (ABI 3) */
   uint64_t write_pos;                      /* offset 64 */
   /* Counted while recording, by the producer thread, like drops (ABI 2). */
   uint64_t stray_dones;                    /* done() with nothing open */
@@ -195,6 +200,7 @@ MACH6_STATIC_ASSERT (sizeof (Mach6ThreadHeader) == 192, "Mach6ThreadHeader layou
 MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, write_pos) == 64, "write_pos offset");
 MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, read_pos) == 128, "read_pos offset");
 MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, stray_dones) == 72, "stray_dones offset");
+MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, stalled) == 56, "stalled offset");
 
 #ifdef __cplusplus
 }

@@ -98,7 +98,8 @@ mach6_attached (void)
 {
   if (!mach6__ensure_init ())
     return 0;
-  return load_relaxed (load_relaxed (&mach6__generation)) != 0;
+  uint32_t gen = load_relaxed (load_relaxed (&mach6__generation));
+  return gen != 0 && gen != MACH6_GENERATION_STALLED;
 }
 
 void

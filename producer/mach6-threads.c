@@ -49,7 +49,8 @@ thread_reuse_slot (void)
 {
   Mach6Control *c = mach6__segment.control;
   uint32_t n = load_acquire (&c->thread_count);
-  int recording = load_acquire (&c->attach_generation) != 0;
+  uint32_t gen = load_acquire (&c->attach_generation);
+  int recording = gen != 0 && gen != MACH6_GENERATION_STALLED;
   for (uint32_t i = 0; i < n && i < mach6__segment.max_threads; i++)
     {
       Mach6ThreadHeader *h = slot_header (i);
@@ -120,6 +121,7 @@ mach6__thread_claim_slot (ThreadState *t, uint32_t gen)
   h->tid = (uint64_t) gettid ();
   memcpy (h->name, name, sizeof name);
   store_relaxed (&h->drops, 0);
+  store_relaxed (&h->stalled, 0);
   store_relaxed (&h->stray_dones, 0);
   store_relaxed (&h->depth_refused, 0);
   store_relaxed (&h->label_full, 0);

@@ -36,6 +36,12 @@ thread_sync_read_pos (ThreadState *t)
   t->read_pos = rp;
 }
 
+static inline void
+count_relaxed (uint64_t *counter)
+{
+  __atomic_store_n (counter, load_relaxed (counter) + 1, __ATOMIC_RELAXED);
+}
+
 static void
 thread_begin_generation (ThreadState *t, uint32_t gen)
 {
@@ -62,6 +68,13 @@ thread_start_recording (ThreadState *t)
   uint32_t gen = load_acquire (load_relaxed (&mach6__generation));
   if (gen == 0)
     return 0;
+  if (gen == MACH6_GENERATION_STALLED)
+    {
+      /* The holder fell silent: this frame is lost, and counted. */
+      if (t->slot_state == SLOT_CLAIMED)
+        count_relaxed (&t->header->stalled);
+      return 0;
+    }
   if (t->slot_state != SLOT_CLAIMED)
     {
       /* Found no slot in this recording: already counted, do not scan again. */
@@ -83,9 +96,11 @@ thread_keep_recording (ThreadState *t)
   uint32_t gen = load_acquire (load_relaxed (&mach6__generation));
   if (UNLIKELY (gen != mach6__fast.generation))
     {
-      if (gen == 0)
+      if (gen == 0 || gen == MACH6_GENERATION_STALLED)
         {
           mach6__fast.generation = 0;
+          if (gen != 0)
+            count_relaxed (&t->header->stalled);
           return 0;
         }
       thread_begin_generation (t, gen);
@@ -97,8 +112,10 @@ thread_keep_recording (ThreadState *t)
  * not keep us recording, or every frame drops and the next recording is
  * charged for it. The reader stamps heartbeat_ns on every drain; a stamp
  * older than MACH6_HEARTBEAT_TIMEOUT_NS ends the recording for every
- * thread (generation -> 0), as a detach would. 0 = a reader that does not
- * stamp: trusted. Called at top-level marks, at most every ~0.1 s. */
+ * thread (generation -> MACH6_GENERATION_STALLED: nothing records, and the
+ * frames that go by are counted for the holder to charge if it comes
+ * back). 0 = a reader that does not stamp: trusted. Called at top-level
+ * marks, at most every ~0.1 s. */
 static COLD void
 thread_check_heartbeat (ThreadState *t, uint64_t tick)
 {
@@ -111,14 +128,8 @@ thread_check_heartbeat (ThreadState *t, uint64_t tick)
   if (now < beat || now - beat <= MACH6_HEARTBEAT_TIMEOUT_NS)
     return;
   uint32_t gen = mach6__fast.generation;
-  __atomic_compare_exchange_n (&c->attach_generation, &gen, 0u, 0,
+  __atomic_compare_exchange_n (&c->attach_generation, &gen, MACH6_GENERATION_STALLED, 0,
                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-}
-
-static inline void
-count_relaxed (uint64_t *counter)
-{
-  __atomic_store_n (counter, load_relaxed (counter) + 1, __ATOMIC_RELAXED);
 }
 
 static inline void

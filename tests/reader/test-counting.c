@@ -132,17 +132,20 @@ test_drops_dead_recorder (void)
   /* The producer ends that recording by itself, within the heartbeat
    * timeout (3 s) plus a check interval and a frame. */
   gint64 deadline = g_get_monotonic_time () + 6 * G_USEC_PER_SEC;
-  while (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE) != 0
+  while (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE) != MACH6_GENERATION_STALLED
          && g_get_monotonic_time () < deadline)
     g_usleep (10000);
-  g_assert_cmpuint (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE), ==, 0);
+  g_assert_cmpuint (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE), ==, MACH6_GENERATION_STALLED);
   guint64 old_drops = __atomic_load_n (&mapped_thread (&m, 0)->drops, __ATOMIC_RELAXED);
   g_test_message ("drops while the recorder was stopped: %llu", (unsigned long long) old_drops);
   g_assert_cmpuint (old_drops, >, 0);
 
-  /* Nobody records now: the counter stands still. */
+  /* Nobody records now: the ring counter stands still, and the frames that
+   * go by are counted as stalled (for a holder that comes back). */
+  guint64 stalled = __atomic_load_n (&mapped_thread (&m, 0)->stalled, __ATOMIC_RELAXED);
   g_usleep (100000);
   g_assert_cmpuint (__atomic_load_n (&mapped_thread (&m, 0)->drops, __ATOMIC_RELAXED), ==, old_drops);
+  g_assert_cmpuint (__atomic_load_n (&mapped_thread (&m, 0)->stalled, __ATOMIC_RELAXED), >, stalled);
 
   /* A new, healthy recording (taking over from the dead holder) is
    * charged none of them. */
@@ -158,7 +161,8 @@ test_drops_dead_recorder (void)
 }
 
 /* A recorder that is only paused (SIGSTOP, then SIGCONT after the
- * timeout) records again: the reader publishes a new generation. */
+ * timeout) records again: the reader publishes a new generation, and the
+ * frames the producer let go by in between are its drops, exactly. */
 static void
 test_drops_paused_reader_resumes (void)
 {
@@ -174,15 +178,26 @@ test_drops_paused_reader_resumes (void)
   /* As if we had stopped for longer than the timeout. */
   __atomic_store_n (&m.c->heartbeat_ns, (guint64) 1, __ATOMIC_RELEASE);
   gint64 deadline = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
-  while (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE) != 0
+  while (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE) != MACH6_GENERATION_STALLED
          && g_get_monotonic_time () < deadline)
     g_usleep (2000);
-  g_assert_cmpuint (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE), ==, 0);
+  g_assert_cmpuint (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE), ==, MACH6_GENERATION_STALLED);
+  /* Frames go by unrecorded (about 1 a millisecond). */
+  g_usleep (100000);
 
-  guint64 before = m6_session_get_n_events (m6_reader_get_session (reader));
+  M6Session *session = m6_reader_get_session (reader);
+  guint64 before = m6_session_get_n_events (session);
+  g_assert_cmpuint (m6_session_get_drops (session), ==, 0);
   drain_for (reader, 300);
-  g_assert_cmpuint (__atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE), !=, 0);
-  g_assert_cmpuint (m6_session_get_n_events (m6_reader_get_session (reader)), >, before);
+  guint32 generation = __atomic_load_n (&m.c->attach_generation, __ATOMIC_ACQUIRE);
+  g_assert_cmpuint (generation, !=, 0);
+  g_assert_cmpuint (generation, !=, MACH6_GENERATION_STALLED);
+  g_assert_cmpuint (m6_session_get_n_events (session), >, before);
+  /* Recording again, so the count stands: the session has all of it. */
+  guint64 stalled = __atomic_load_n (&mapped_thread (&m, 0)->stalled, __ATOMIC_RELAXED);
+  g_test_message ("frames let go by while the reader was silent: %llu", (unsigned long long) stalled);
+  g_assert_cmpuint (stalled, >=, 50);
+  g_assert_cmpuint (m6_session_get_drops (session), ==, stalled);
   munmap (m.c, m.size);
 }
 

@@ -110,7 +110,7 @@ static const ControlCase control_cases[] = {
   { "magic", bad_magic, M6_READER_ERROR_CORRUPT, "magic" },
   { "magic-zero", zero_magic, M6_READER_ERROR_NOT_READY, "magic" },
   { "abi-version", bad_version, M6_READER_ERROR_VERSION, "abi_version 99" },
-  { "abi-version-1", old_version, M6_READER_ERROR_VERSION, "was made by an older libmach6 (ABI version 1); this viewer reads version 2: rebuild the program" },
+  { "abi-version-1", old_version, M6_READER_ERROR_VERSION, "was made by an older libmach6 (ABI version 1); this viewer reads version 3: rebuild the program" },
   { "control-size", bad_control_size, M6_READER_ERROR_CORRUPT, "control_size 100" },
   { "segment-size-huge", huge_segment_size, M6_READER_ERROR_CORRUPT, "segment_size" },
   { "segment-size-small", small_segment_size, M6_READER_ERROR_CORRUPT, "segment_size 4096" },
