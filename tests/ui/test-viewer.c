@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "m6-application.h"
+#include "m6-screenshot.h"
 #include "m6-picker-window.h"
 #include "m6-reader.h"
 #include "m6-job-bar.h"
@@ -251,6 +252,15 @@ test_screenshot (Fixture       *f,
   g_assert_cmpint (shot_height, ==, height);
   g_test_message ("screenshot %dx%d, luminance variance %.1f", width, height, variance);
   g_assert_cmpfloat (variance, >, 50.0);
+
+  /* $M6_SCREENSHOT_DIR: the window with the toast that says so, to look at. */
+  if (g_getenv ("M6_SCREENSHOT_DIR") != NULL)
+    {
+      g_autofree char *toast = g_build_filename (g_getenv ("M6_SCREENSHOT_DIR"), "viewer-toast.png", NULL);
+      g_autoptr (GError) error = NULL;
+      ui_spin (0.6);
+      g_assert_true (m6_widget_save_png (GTK_WIDGET (f->window), toast, &error));
+    }
 }
 
 static JsonNode *
