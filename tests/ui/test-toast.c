@@ -149,7 +149,7 @@ test_destroy_while_sliding (void)
   GRand *rand = g_rand_new_with_seed (seed);
 
   g_test_message ("seed %u", seed);
-  for (guint i = 0; i < 40; i++)
+  for (guint i = 0; i < 24; i++)
     {
       Fixture f;
 
