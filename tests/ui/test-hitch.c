@@ -16,6 +16,7 @@
 #include "m6-session-frames.h"
 #include "m6-session-window.h"
 #include "m6-stats-view.h"
+#include "m6-toast-overlay.h"
 #include "m6-ui.h"
 #include "ui-test-util.h"
 
@@ -613,6 +614,25 @@ test_capture_on_hitch (void)
   m6_frame_index_free (index);
   g_assert_true (found);
   g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (FALSE));
+
+  /* The toast's Open opens a capture of a hitch in a window of its own. */
+  M6ToastOverlay *toasts = M6_TOAST_OVERLAY (ui_find_descendant (GTK_WIDGET (window), M6_TYPE_TOAST_OVERLAY));
+  g_assert_nonnull (toasts);
+  g_assert_true (g_str_has_prefix (m6_toast_overlay_get_text (toasts), "Hitch captured"));
+  GtkWidget *open = m6_toast_overlay_get_button (toasts);
+  g_assert_nonnull (open);
+  g_signal_emit_by_name (open, "clicked");
+  ui_wait_jobs (app);
+  g_auto (GStrv) now = m6_session_frames_dup_hitch_paths (window);
+  M6SessionWindow *opened = NULL;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL && opened == NULL; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data) && l->data != (gpointer) window
+        && m6_session_window_get_capture_path (l->data) != NULL
+        && g_strv_contains ((const char * const *) now, m6_session_window_get_capture_path (l->data)))
+      opened = l->data;
+  g_assert_nonnull (opened);
+  g_assert_null (m6_toast_overlay_get_text (toasts));
+  gtk_window_destroy (GTK_WINDOW (opened));
 }
 
 int
