@@ -474,8 +474,7 @@ drain_mapped (M6Reader  *self,
       m6_reader_heartbeat (self);
       /* The producer ended our recording because we were silent too long
        * (stopped, or blocked): start again where the rings are. */
-      guint32 generation = load_acquire (&self->control->attach_generation);
-      if (generation == 0 || generation == MACH6_GENERATION_STALLED)
+      if (!mach6_generation_is_live (load_acquire (&self->control->attach_generation)))
         m6_reader_publish_generation (self);
     }
 

@@ -149,7 +149,7 @@ m6_reader_publish_generation (M6Reader *self)
 
   /* Distinct from the previous value, so a thread that never saw the old
    * session end still starts this one afresh. */
-  if (generation == 0 || generation == MACH6_GENERATION_STALLED || generation == old || generation == self->generation)
+  if (!mach6_generation_is_live (generation) || generation == old || generation == self->generation)
     generation = old + 1 != 0 ? old + 1 : 1;
   self->generation = generation;
   store_release (&c->attach_generation, generation);

@@ -202,6 +202,14 @@ MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, read_pos) == 128, "read_pos of
 MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, stray_dones) == 72, "stray_dones offset");
 MACH6_STATIC_ASSERT (offsetof (Mach6ThreadHeader, stalled) == 56, "stalled offset");
 
+/* Does attach_generation @gen ask for recording? Not 0 (nobody holds the
+ * segment) and not MACH6_GENERATION_STALLED (the holder fell silent). */
+static inline int
+mach6_generation_is_live (uint32_t gen)
+{
+  return gen != 0 && gen != MACH6_GENERATION_STALLED;
+}
+
 #ifdef __cplusplus
 }
 #endif

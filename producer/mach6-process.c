@@ -98,8 +98,7 @@ mach6_attached (void)
 {
   if (!mach6__ensure_init ())
     return 0;
-  uint32_t gen = load_relaxed (load_relaxed (&mach6__generation));
-  return gen != 0 && gen != MACH6_GENERATION_STALLED;
+  return mach6_generation_is_live (load_relaxed (load_relaxed (&mach6__generation)));
 }
 
 void

@@ -49,8 +49,7 @@ thread_reuse_slot (void)
 {
   Mach6Control *c = mach6__segment.control;
   uint32_t n = load_acquire (&c->thread_count);
-  uint32_t gen = load_acquire (&c->attach_generation);
-  int recording = gen != 0 && gen != MACH6_GENERATION_STALLED;
+  int recording = mach6_generation_is_live (load_acquire (&c->attach_generation));
   for (uint32_t i = 0; i < n && i < mach6__segment.max_threads; i++)
     {
       Mach6ThreadHeader *h = slot_header (i);

@@ -96,7 +96,7 @@ thread_keep_recording (ThreadState *t)
   uint32_t gen = load_acquire (load_relaxed (&mach6__generation));
   if (UNLIKELY (gen != mach6__fast.generation))
     {
-      if (gen == 0 || gen == MACH6_GENERATION_STALLED)
+      if (!mach6_generation_is_live (gen))
         {
           mach6__fast.generation = 0;
           if (gen != 0)
