@@ -35,15 +35,7 @@ mapped (gpointer data)
 static GtkRevealer *
 find_revealer (GtkWidget *widget)
 {
-  if (GTK_IS_REVEALER (widget))
-    return GTK_REVEALER (widget);
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkRevealer *r = find_revealer (c);
-      if (r != NULL)
-        return r;
-    }
-  return NULL;
+  return GTK_REVEALER (ui_find_descendant (widget, GTK_TYPE_REVEALER));
 }
 
 static gboolean
