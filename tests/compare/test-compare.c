@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "m6-diff.h"
+#include "../aa-rates.h"
 
 static char *tmpdir;
 
@@ -131,23 +132,13 @@ log_flagged (M6Diff     *diff,
     }
 }
 
-/* B's frame rate differs a little from A's, so that their frames slide
- * past each other: on one CPU, the game whose frame starts right after the
- * other's finds the caches cold, and with equal rates that would be the
- * same game, frame after frame, for the whole run. Neither period is a
- * multiple of a timer tick (1, 4 or 10 ms): at 500 fps, two frames to a
- * 4 ms tick, the tick landed in the same part of A's frame for hundreds of
- * frames, what ran there took 37 µs a frame with the other CPU loaded, and
- * A came out 35 % slower than B (in 4 of 40 pairs; in none of 40 at
- * 487/503). */
-#define FPS_A "487"
-#define FPS_B "503"
-static const char *const demo_args[] = { DEMO_GAME, "--frames", "600", "--fps", FPS_A, NULL };
-static const char *const demo_args_b[] = { DEMO_GAME, "--frames", "600", "--fps", FPS_B, NULL };
+/* The pair's two rates: see aa-rates.h. */
+static const char *const demo_args[] = { DEMO_GAME, "--frames", "600", "--fps", AA_FPS_A, NULL };
+static const char *const demo_args_b[] = { DEMO_GAME, "--frames", "600", "--fps", AA_FPS_B, NULL };
 /* The baseline of the slowdown runs its machinery at 0 %: A and B then
  * differ in the amount only, not in the clock reads that measure it. */
-static const char *const short_args[] = { DEMO_GAME, "--frames", "300", "--fps", FPS_A, "--slow", "draw:0", NULL };
-static const char *const slow_args[] = { DEMO_GAME, "--frames", "300", "--fps", FPS_B, "--slow", "draw:20", NULL };
+static const char *const short_args[] = { DEMO_GAME, "--frames", "300", "--fps", AA_FPS_A, "--slow", "draw:0", NULL };
+static const char *const slow_args[] = { DEMO_GAME, "--frames", "300", "--fps", AA_FPS_B, "--slow", "draw:20", NULL };
 
 /* Five A/A pairs of the demo game: at most one scope flagged in all. */
 static void
@@ -387,7 +378,7 @@ test_demo_slow_draw (void)
 static void
 test_demo_leak (void)
 {
-  static const char *const leak_args[] = { DEMO_GAME, "--frames", "600", "--fps", FPS_B, "--leak-kb", "4", NULL };
+  static const char *const leak_args[] = { DEMO_GAME, "--frames", "600", "--fps", AA_FPS_B, "--leak-kb", "4", NULL };
   g_autofree char *a = g_strdup_printf ("%s/leak-a.mach6", tmpdir);
   g_autofree char *b = g_strdup_printf ("%s/leak-b.mach6", tmpdir);
 

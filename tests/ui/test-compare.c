@@ -19,6 +19,7 @@
 #include "m6-session-window.h"
 #include "m6-ui.h"
 #include "ui-test-util.h"
+#include "../aa-rates.h"
 
 static M6Application *app;
 static char *tmpdir;
@@ -88,10 +89,9 @@ record_pair (const char *a,
              const char *b,
              const char *slow_b)
 {
-  /* Neither period a multiple of a timer tick, and the two apart: see
-   * tests/compare/test-compare.c. */
-  g_autoptr (GSubprocess) pa = start_recording (a, "487", slow_a);
-  g_autoptr (GSubprocess) pb = start_recording (b, "503", slow_b);
+  /* The rates of every side-by-side pair: see aa-rates.h. */
+  g_autoptr (GSubprocess) pa = start_recording (a, AA_FPS_A, slow_a);
+  g_autoptr (GSubprocess) pb = start_recording (b, AA_FPS_B, slow_b);
   g_autoptr (GError) error = NULL;
 
   if (!g_subprocess_wait_check (pa, NULL, &error) || !g_subprocess_wait_check (pb, NULL, &error))
