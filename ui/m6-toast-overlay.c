@@ -158,6 +158,7 @@ m6_toast_overlay_init (M6ToastOverlay *self)
   gtk_box_append (GTK_BOX (box), self->label);
 
   self->button = gtk_button_new ();
+  gtk_button_set_use_underline (GTK_BUTTON (self->button), TRUE);
   gtk_widget_set_valign (self->button, GTK_ALIGN_CENTER);
   gtk_widget_set_visible (self->button, FALSE);
   g_signal_connect_object (self->button, "clicked", G_CALLBACK (m6_toast_overlay_dismiss), self,
@@ -228,7 +229,6 @@ m6_toast_overlay_show (M6ToastOverlay *self,
   gtk_widget_set_visible (self->button, button_label != NULL);
   if (button_label != NULL)
     gtk_button_set_label (GTK_BUTTON (self->button), button_label);
-  gtk_button_set_use_underline (GTK_BUTTON (self->button), TRUE);
   /* Name last: a name with the last toast's target would not match. */
   gtk_actionable_set_action_name (GTK_ACTIONABLE (self->button), NULL);
   gtk_actionable_set_action_target_value (GTK_ACTIONABLE (self->button), target);
