@@ -1,5 +1,6 @@
-/* m6-remote-server-private.h — what the server's two files share: the
- * server (m6-remote-server.c: listening, handshake, requests) and one
+/* m6-remote-server-private.h — what the server's three files share: the
+ * door (m6-remote-server-accept.c: accepting, handshake, HELLO), the
+ * server (m6-remote-server.c: an authenticated client's requests) and one
  * attached stream (m6-remote-serve-stream.c: drain, pack, queue, send). */
 #pragma once
 
@@ -10,9 +11,27 @@
 
 G_BEGIN_DECLS
 
+/* From accept to a valid HELLO, at most (docs/remote-protocol.md). Not
+ * shorter: serve shares its machine with a game that may take every core,
+ * and a starved serve's handshake takes seconds (measured in the tests);
+ * a crowd is kept off by MAX_PENDING, not by this. */
+#define PREAUTH_TIMEOUT_S 10u
+/* Connections waiting for their HELLO at once; one more closes the oldest. */
+#define MAX_PENDING       64u
+/* Authenticated clients at once (each has threads of its own); one more
+ * gets ERROR 6. */
+#define MAX_CLIENTS       16u
+
 struct _M6RemoteServer
 {
+  /* The door: its own thread and context (m6-remote-server-accept.c). */
   GSocketService  *service;
+  GMainContext    *accept_context;
+  GMainLoop       *accept_loop;
+  GThread         *accept_thread;
+  GPtrArray       *pending;       /* waiting for HELLO, oldest first; the door's thread only */
+  gboolean         stopping;      /* the door's thread only */
+
   GTlsCertificate *certificate;
   char            *token;
   char            *fingerprint;
@@ -27,6 +46,21 @@ struct _M6RemoteServer
   guint            n_connections;
   GCond            gone;
 };
+
+/* Start accepting on @address (the door's thread); the port chosen is
+ * then self->port. */
+gboolean m6_remote_server_accept_start (M6RemoteServer  *self,
+                                        GSocketAddress  *address,
+                                        GError         **error);
+/* Stop accepting and close every connection still at the door. */
+void     m6_remote_server_accept_stop  (M6RemoteServer  *self);
+/* A client whose HELLO was good: send WELCOME and serve its requests on
+ * a thread of its own. Takes @connection and @tls; n_connections was
+ * counted for it already. */
+void     m6_remote_server_serve_client (M6RemoteServer    *self,
+                                        GSocketConnection *connection,
+                                        GIOStream         *tls,
+                                        const char        *peer);
 
 /* One line on stderr, "mach6 serve: …". */
 void m6_remote_serve_log      (const char     *format,

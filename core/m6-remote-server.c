@@ -1,8 +1,10 @@
-/* m6-remote-server.c — `mach6 serve`'s TLS side (m6-remote-server.h): listening,
- * the handshake and the requests; one attached stream is m6-remote-serve-stream.c.
+/* m6-remote-server.c — `mach6 serve`'s TLS side (m6-remote-server.h):
+ * listening, and an authenticated client's requests; the handshake and
+ * HELLO before it are m6-remote-server-accept.c (the door), one attached
+ * stream is m6-remote-serve-stream.c.
  *
- * Threads of one connection: the service's thread runs the handshake, the
- * hello and the requests, then drains the attached process's rings with
+ * Threads of one authenticated connection: its own thread runs the
+ * requests, then drains the attached process's rings with
  * m6_reader_drain() (the same drain as a local recording; its session's
  * recorder hands this file every event drained) and packs what it got
  * into frames; a writer thread sends them; a control thread reads the
@@ -21,7 +23,6 @@
 #include "m6-wire.h"
 #include "m6-session-private.h"
 
-#define HELLO_TIMEOUT_S  10
 #define DEFAULT_QUEUE    (8u << 20)
 
 
@@ -78,48 +79,6 @@ send_processes (GIOStream *io)
                               NULL, NULL);
 }
 
-static gboolean
-check_hello (M6RemoteServer *server,
-             const char     *peer,
-             guint8          type,
-             GByteArray     *body,
-             GIOStream      *io)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *token = NULL;
-  guint64 version = 0;
-
-  if (type != M6_MSG_HELLO || !m6_wire_parse_hello (body->data, body->len, &version, &token, &error))
-    {
-      m6_remote_serve_log (_("%s does not speak the mach6 remote protocol; closing."), peer);
-      send_error (io, M6_WIRE_ERROR_MALFORMED,
-                  _("This is a mach6 server: the first message must be HELLO (docs/remote-protocol.md)."));
-      return FALSE;
-    }
-  if (version != M6_WIRE_VERSION)
-    {
-      g_autofree char *msg = g_strdup_printf (_("This server speaks version %u of the mach6 remote protocol, "
-                                                "the client version %u; update the older one."),
-                                              M6_WIRE_VERSION, (guint) version);
-      m6_remote_serve_log ("%s: %s", peer, msg);
-      send_error (io, M6_WIRE_ERROR_VERSION, msg);
-      return FALSE;
-    }
-  if (!m6_trust_token_equal (token, server->token))
-    {
-      m6_remote_serve_log (_("%s sent a wrong token; closing."), peer);
-      g_usleep (G_USEC_PER_SEC);  /* slow guessing down */
-      send_error (io, M6_WIRE_ERROR_TOKEN,
-                  _("The token is wrong: use the one “mach6 serve” printed at its start."));
-      return FALSE;
-    }
-  g_autoptr (GByteArray) buf = g_byte_array_new ();
-  m6_wire_put_uint (buf, M6_WIRE_VERSION);
-  m6_wire_put_bytes (buf, g_get_host_name (), -1);
-  return m6_wire_write_frame (g_io_stream_get_output_stream (io), M6_MSG_WELCOME, buf->data, buf->len,
-                              NULL, NULL);
-}
-
 /* A game serve records itself: one viewer at a time reads its stream
  * (the session has one recorder). FALSE if another one does; then an
  * ERROR was sent and the connection stays. */
@@ -152,47 +111,32 @@ stream_recording (M6RemoteServer *server,
   return TRUE;
 }
 
-static void
-serve_connection (M6RemoteServer    *server,
-                  GSocketConnection *connection,
-                  GCancellable      *cancel)
+typedef struct
 {
+  M6RemoteServer    *server;
+  GSocketConnection *connection;
+  GIOStream         *tls;
+  char              *peer;
+  GCancellable      *cancel;
+} Client;
+
+static void
+serve_requests (Client *client)
+{
+  M6RemoteServer *server = client->server;
+  const char *peer = client->peer;
+  GIOStream *tls = client->tls;
+  GCancellable *cancel = client->cancel;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GSocketAddress) address = g_socket_connection_get_remote_address (connection, NULL);
-  g_autofree char *peer = NULL;
-  GSocket *socket = g_socket_connection_get_socket (connection);
   g_autoptr (GByteArray) body = g_byte_array_new ();
   guint8 type = 0;
 
-  if (G_IS_INET_SOCKET_ADDRESS (address))
-    {
-      g_autofree char *ip = g_inet_address_to_string (
-        g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (address)));
-      peer = g_strdup_printf ("%s:%u", ip, g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (address)));
-    }
-  else
-    peer = g_strdup ("a client");
-
-  /* The handshake and HELLO get HELLO_TIMEOUT_S; a silent peer is cut off. */
-  g_socket_set_timeout (socket, HELLO_TIMEOUT_S);
-  g_socket_set_keepalive (socket, TRUE);
-  if (server->send_buffer > 0)
-    g_socket_set_option (socket, SOL_SOCKET, SO_SNDBUF, server->send_buffer, NULL);
-  g_autoptr (GIOStream) tls = g_tls_server_connection_new (G_IO_STREAM (connection), server->certificate, &error);
-  if (tls == NULL || !g_tls_connection_handshake (G_TLS_CONNECTION (tls), cancel, &error))
-    {
-      m6_remote_serve_log (_("%s: the TLS handshake failed: %s"), peer, error->message);
-      return;
-    }
-  if (!m6_wire_read_frame (g_io_stream_get_input_stream (tls), peer, M6_WIRE_MAX_HELLO, &type, body, cancel,
-                           &error))
-    {
-      m6_remote_serve_log (_("%s: no HELLO: %s"), peer, error->message);
-      goto out;
-    }
-  if (!check_hello (server, peer, type, body, tls))
-    goto out;
-  g_socket_set_timeout (socket, 0);
+  g_socket_set_timeout (g_socket_connection_get_socket (client->connection), 0);
+  m6_wire_put_uint (body, M6_WIRE_VERSION);
+  m6_wire_put_bytes (body, g_get_host_name (), -1);
+  if (!m6_wire_write_frame (g_io_stream_get_output_stream (tls), M6_MSG_WELCOME, body->data, body->len, cancel,
+                            &error))
+    return;
 
   for (;;)
     {
@@ -253,32 +197,47 @@ serve_connection (M6RemoteServer    *server,
       send_error (tls, type == M6_MSG_DETACH ? M6_WIRE_ERROR_STATE : M6_WIRE_ERROR_MALFORMED, msg);
       break;
     }
-out:
-  g_io_stream_close (tls, NULL, NULL);
 }
 
-static gboolean
-run_cb (GThreadedSocketService *service,
-        GSocketConnection      *connection,
-        GObject                *source_object,
-        gpointer                user_data)
+static gpointer
+client_main (gpointer data)
 {
-  M6RemoteServer *server = user_data;
-  g_autoptr (GCancellable) cancel = g_cancellable_new ();
+  Client *client = data;
+  M6RemoteServer *server = client->server;
+
+  serve_requests (client);
+  g_io_stream_close (client->tls, NULL, NULL);
 
   g_mutex_lock (&server->lock);
-  g_ptr_array_add (server->cancellables, cancel);
-  server->n_connections++;
-  g_mutex_unlock (&server->lock);
-
-  serve_connection (server, connection, cancel);
-
-  g_mutex_lock (&server->lock);
-  g_ptr_array_remove_fast (server->cancellables, cancel);
+  g_ptr_array_remove_fast (server->cancellables, client->cancel);
   server->n_connections--;
   g_cond_broadcast (&server->gone);
   g_mutex_unlock (&server->lock);
-  return TRUE;
+  g_object_unref (client->cancel);
+  g_object_unref (client->tls);
+  g_object_unref (client->connection);
+  g_free (client->peer);
+  g_free (client);
+  return NULL;
+}
+
+void
+m6_remote_server_serve_client (M6RemoteServer    *self,
+                               GSocketConnection *connection,
+                               GIOStream         *tls,
+                               const char        *peer)
+{
+  Client *client = g_new0 (Client, 1);
+
+  client->server = self;
+  client->connection = connection;
+  client->tls = tls;
+  client->peer = g_strdup (peer);
+  client->cancel = g_cancellable_new ();
+  g_mutex_lock (&self->lock);
+  g_ptr_array_add (self->cancellables, client->cancel);
+  g_mutex_unlock (&self->lock);
+  g_thread_unref (g_thread_new ("mach6-serve-client", client_main, client));
 }
 
 /* --- the server --------------------------------------------------------- */
@@ -336,7 +295,6 @@ m6_remote_server_listen (M6RemoteServer  *self,
                          GError         **error)
 {
   g_autoptr (GInetAddress) address = NULL;
-  g_autoptr (GSocketAddress) effective = NULL;
   g_autoptr (GError) local = NULL;
 
   if (g_ascii_strcasecmp (host, "localhost") == 0)
@@ -355,18 +313,13 @@ m6_remote_server_listen (M6RemoteServer  *self,
       address = g_object_ref (found->data);
     }
   g_autoptr (GSocketAddress) socket_address = g_inet_socket_address_new (address, port);
-  self->service = g_threaded_socket_service_new (16);
-  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (self->service), socket_address, G_SOCKET_TYPE_STREAM,
-                                      G_SOCKET_PROTOCOL_TCP, NULL, &effective, &local))
+  if (!m6_remote_server_accept_start (self, socket_address, &local))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot listen on %s:%u: %s"), host, port,
                    local->message);
-      g_clear_object (&self->service);
+      m6_remote_server_accept_stop (self);
       return FALSE;
     }
-  self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (effective));
-  g_signal_connect (self->service, "run", G_CALLBACK (run_cb), self);
-  g_socket_service_start (self->service);
   return TRUE;
 }
 
@@ -418,11 +371,7 @@ m6_remote_server_set_queue_limit (M6RemoteServer *self,
 void
 m6_remote_server_free (M6RemoteServer *self)
 {
-  if (self->service != NULL)
-    {
-      g_socket_service_stop (self->service);
-      g_socket_listener_close (G_SOCKET_LISTENER (self->service));
-    }
+  m6_remote_server_accept_stop (self);
   g_mutex_lock (&self->lock);
   for (guint i = 0; i < self->cancellables->len; i++)
     g_cancellable_cancel (g_ptr_array_index (self->cancellables, i));
@@ -434,7 +383,6 @@ m6_remote_server_free (M6RemoteServer *self)
   g_mutex_unlock (&self->lock);
   if (busy)
     return;  /* a thread still runs: leak rather than free under it (exit follows) */
-  g_clear_object (&self->service);
   g_clear_object (&self->certificate);
   g_ptr_array_unref (self->cancellables);
   g_hash_table_unref (self->streamed);
