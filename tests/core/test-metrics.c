@@ -155,6 +155,81 @@ test_top_by_time (void)
   g_assert_cmpfloat (sample_value (text, "mach6_scope_seconds_count{"), ==, 5);
 }
 
+/* The value of NAME{…scope="SCOPE"[,EXTRA]} (@scope as escaped in the
+ * exposition; NULL: a series without a scope label, NAME{…}). */
+static double
+scope_value (const char *text,
+             const char *name,
+             const char *scope,
+             const char *extra)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autofree char *start = g_strconcat (name, "{", NULL);
+  g_autofree char *tail = scope == NULL ? NULL
+                          : extra == NULL ? g_strdup_printf ("scope=\"%s\"} ", scope)
+                          : g_strdup_printf ("scope=\"%s\",%s} ", scope, extra);
+
+  for (guint i = 0; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], start) && (tail == NULL || strstr (lines[i], tail) != NULL))
+      return g_ascii_strtod (strrchr (lines[i], ' ') + 1, NULL);
+  g_error ("no sample %s with scope %s and %s in:\n%s", name, scope ? scope : "(none)", extra ? extra : "(no more)",
+           text);
+  return 0;
+}
+
+/* Every figure of a known session, exactly: ten frames whose scope b takes
+ * 1, 2, … 10 µs (so p50 and p90 differ and have one right answer: the
+ * reservoir's linear interpolation, 5.5 and 9.1 µs), a takes 1 µs and
+ * leaks 4 KiB per call, a ring that dropped 7 scopes, one stray done(). */
+static void
+test_values (void)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  gint64 t = 0, heap = 1 << 20;
+  const char *frame = "frame", *a = "frame/a", *b = "frame/b \\\"quoted\\\" \\\\ back\\nslash";
+
+  m6_session_set_process (session, 4010, "values");
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
+  M6Thread *thread = m6_session_add_thread (session, 4010, "main");
+  for (int i = 1; i <= 10; i++)
+    feed_frame (session, thread, &t, &heap, 1000, i * 1000, 4096);
+  /* What the reader hands over from the thread's header: the producer
+   * counts a done() with nothing open itself (it never reaches the ring),
+   * and marks it refused. */
+  m6_session_set_thread_drops (session, thread, 7);
+  m6_session_set_thread_refusals (session, thread, 1, 2, 3);
+
+  g_autofree char *text = expose (session, NULL, NULL);
+
+  /* b: 1..10 µs. Quantile at p of n sorted values: at position p·(n−1). */
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds", b, "quantile=\"0.5\""), ==, 5500 / 1e9);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds", b, "quantile=\"0.9\""), ==, 9100 / 1e9);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds_sum", b, NULL), ==, 55000 / 1e9);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds_count", b, NULL), ==, 10);
+  /* a: 1 µs every time. */
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds", a, "quantile=\"0.5\""), ==, 1000 / 1e9);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds", a, "quantile=\"0.9\""), ==, 1000 / 1e9);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds_sum", a, NULL), ==, 10000 / 1e9);
+  /* The frame: its children and 30 ns between them (feed_frame). */
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds_sum", frame, NULL), ==, (10 * 1030 + 55000) / 1e9);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_seconds", frame, "quantile=\"0.5\""), ==, (1030 + 5500) / 1e9);
+
+  /* Allocation: a's calls grew the heap 4 KiB each; b's not at all; the
+   * frame's include a's. mem.net: the frame's first mark to its last done. */
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_alloc_bytes", a, NULL), ==, 10 * 4096);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_alloc_bytes", b, NULL), ==, 0);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_alloc_bytes", frame, NULL), ==, 10 * 4096);
+  g_assert_cmpfloat (scope_value (text, "mach6_scope_mem_net_bytes", frame, NULL), ==, 10 * 4096);
+
+  /* Per process. */
+  g_assert_cmpfloat (scope_value (text, "mach6_process_drops_total", NULL, NULL), ==, 7);
+  g_assert_cmpfloat (scope_value (text, "mach6_process_unbalanced_total", NULL, NULL), ==, 1);
+  g_assert_cmpfloat (scope_value (text, "mach6_thread_frames_total", NULL, NULL), ==, 10);
+  g_assert_cmpfloat (scope_value (text, "mach6_process_events_total", NULL, NULL), ==, 10 * 6);
+  g_assert_nonnull (strstr (text, "reason=\"depth\"} 2\n"));
+  g_assert_nonnull (strstr (text, "reason=\"label_table\"} 3\n"));
+}
+
 /* OpenMetrics: counter families without _total, and "# EOF" at the end. */
 static void
 test_openmetrics (void)
@@ -288,6 +363,7 @@ main (int    argc,
   g_test_add_func ("/core/metrics/bounds-wide-10000", test_bounds_wide);
   g_test_add_func ("/core/metrics/bounds-deep", test_bounds_deep);
   g_test_add_func ("/core/metrics/top-by-time", test_top_by_time);
+  g_test_add_func ("/core/metrics/values", test_values);
   g_test_add_func ("/core/metrics/escaping", test_escaping);
   g_test_add_func ("/core/metrics/openmetrics", test_openmetrics);
   g_test_add_func ("/core/metrics/drift", test_drift);
