@@ -9,7 +9,8 @@
  * the frame time, the frame's phases (update, layout, paint, after-paint)
  * and the main thread's CPU in it; never fails on time.
  * $MACH6_BENCH_LIVE_SECONDS (default 5) sets how long;
- * $MACH6_BENCH_LIVE_SHOT saves a PNG of the window in the middle.
+ * $MACH6_BENCH_LIVE_SHOT saves a PNG of the window in the middle;
+ * $MACH6_BENCH_LIVE_RATE sets the viewer's refresh-rate setting.
  *
  * The renderer is GTK's cairo one unless GSK_RENDERER says otherwise (as
  * in bench-timeline and tools/run.sh): under Xvfb the GL renderer runs on
@@ -21,6 +22,7 @@
 #include <adwaita.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@
 #include "m6-flame-graph.h"
 #include "m6-screenshot.h"
 #include "m6-session-window.h"
+#include "m6-settings.h"
 #include "m6-ui.h"
 
 #define SYSTEMS 100
@@ -277,6 +280,8 @@ main (int   argc,
     }
   adw_init ();
   m6_ui_init ();
+  if (g_getenv ("MACH6_BENCH_LIVE_RATE") != NULL && m6_settings_get_default () != NULL)
+    g_settings_set_int (m6_settings_get_default (), "refresh-rate", atoi (g_getenv ("MACH6_BENCH_LIVE_RATE")));
   mach6_set_heap_source (read_heap, NULL);
 
   M6Reader *reader = m6_reader_attach (getpid (), &error);
@@ -335,6 +340,9 @@ main (int   argc,
   m6_recording_get_worker_times (recording, &busy0, &wait0);
   m6_recording_get_main_loop_stats (&polls0, &main_wait0);
   gint64 raster0 = threads_cpu_ns ("llvmpipe");
+  guint catch_up0 = m6_session_window_get_n_catch_up_refreshes (f.window);
+  guint refreshes0 = m6_session_window_get_n_refreshes (f.window);
+  gint64 main_cpu0 = thread_cpu_ns (), worker_cpu0 = m6_recording_get_worker_cpu_ns (recording);
   gint64 start = g_get_monotonic_time ();
   f.measuring = TRUE;
   if (g_getenv ("MACH6_BENCH_LIVE_SHOT") != NULL)
@@ -345,6 +353,9 @@ main (int   argc,
   m6_recording_get_worker_times (recording, &busy1, &wait1);
   m6_recording_get_main_loop_stats (&polls1, &main_wait1);
   gint64 raster1 = threads_cpu_ns ("llvmpipe");
+  guint catch_up1 = m6_session_window_get_n_catch_up_refreshes (f.window);
+  guint refreshes1 = m6_session_window_get_n_refreshes (f.window);
+  gint64 main_cpu1 = thread_cpu_ns (), worker_cpu1 = m6_recording_get_worker_cpu_ns (recording);
   double elapsed_s = (g_get_monotonic_time () - start) / 1e6;
   guint64 events = m6_thread_get_n_events (t) - events0, drops = m6_thread_get_drops (t) - drops0;
   guint64 scopes_offered = offered - offered0;
@@ -382,6 +393,14 @@ main (int   argc,
   emit ("live_frame_cpu_ms_10m", median (f.frame_cpu_ms), "ms");
   emit ("live_raster_cpu_ms_per_frame_10m", f.n_painted ? (raster1 - raster0) / 1e6 / f.n_painted : 0, "ms");
   emit ("live_main_lock_wait_pct_10m", 100.0 * (main_wait1 - main_wait0) / (elapsed_s * 1e6), "%");
+  /* Both share the core the producer leaves: what each took of it. */
+  emit ("live_main_cpu_pct_10m", 100.0 * (main_cpu1 - main_cpu0) / (elapsed_s * 1e9), "%");
+  emit ("live_worker_cpu_pct_10m", 100.0 * (worker_cpu1 - worker_cpu0) / (elapsed_s * 1e9), "%");
+  /* Refreshes made while the worker was behind the game (the views at
+   * 10 Hz, m6-session-live.c's catching_up()). */
+  emit ("live_refreshes_10m", (double) (refreshes1 - refreshes0), "refreshes");
+  emit ("live_catch_up_refresh_pct_10m",
+        refreshes1 > refreshes0 ? 100.0 * (catch_up1 - catch_up0) / (refreshes1 - refreshes0) : 0, "%");
   emit ("live_main_polls_10m", (double) (polls1 - polls0), "polls");
   emit ("live_nodes_10m", m6_tree_get_n_nodes (m6_thread_get_tree (t)) - 1, "nodes");
 

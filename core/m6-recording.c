@@ -227,6 +227,8 @@ worker_main (gpointer data)
       __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
       __atomic_store_n (&self->cpu_ns, m6_thread_cpu_ns (), __ATOMIC_RELAXED);
 
+      if (emptied)
+        __atomic_store_n (&self->caught_up_us, g_get_monotonic_time (), __ATOMIC_RELAXED);
       if (n > 0)
         queue_changed (self);
       /* Finishing takes what the rings hold now, not what a game still
@@ -281,6 +283,7 @@ m6_recording_start (M6Recording *self)
   g_clear_pointer (&self->context, g_main_context_unref);
   self->context = g_main_context_ref_thread_default ();
   self->running = TRUE;
+  self->caught_up_us = g_get_monotonic_time ();
   self->worker = g_thread_new ("mach6-recording", worker_main, self);
 }
 
@@ -630,6 +633,17 @@ gint64
 m6_recording_get_worker_cpu_ns (M6Recording *self)
 {
   return __atomic_load_n (&self->cpu_ns, __ATOMIC_RELAXED);
+}
+
+gint64
+m6_recording_get_lag_us (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), 0);
+
+  gint64 caught_up = __atomic_load_n (&self->caught_up_us, __ATOMIC_RELAXED);
+  if (!m6_recording_get_running (self) || caught_up == 0)
+    return 0;
+  return MAX (g_get_monotonic_time () - caught_up, 0);
 }
 
 guint64

@@ -116,6 +116,11 @@ void          m6_recording_get_worker_times   (M6Recording   *self,
                                                gint64        *lock_wait_us);
 /* The worker's CPU time so far (CLOCK_THREAD_CPUTIME_ID), in ns. */
 gint64        m6_recording_get_worker_cpu_ns  (M6Recording   *self);
+/* How far the worker is behind the game, in µs: the time since a drain
+ * last emptied every ring (0 while it keeps up, or once it stopped).
+ * A worker that keeps up empties the rings about every millisecond; a
+ * lag of several ms means the rings are filling. Any thread. */
+gint64        m6_recording_get_lag_us         (M6Recording   *self);
 /* How many times "changed" was emitted. */
 guint64       m6_recording_get_n_notifies     (M6Recording   *self);
 

@@ -173,43 +173,91 @@ fit_flame_pane (M6SessionWindow *self)
                           CLAMP (natural + crumbs + 48, 160, window_height * 45 / 100));
 }
 
+/* Is the recording behind the game? Then the views give the worker the
+ * CPU they would take: a viewer on a 2-core machine beside a game that
+ * fills one core shares the other with the worker, and at 20 M events/s
+ * into a 10,000-node tree the worker needs most of it. Held for a second
+ * after the worker last fell behind, so the rate does not flicker. */
+static gboolean
+catching_up (M6SessionWindow *self,
+             gint64           now)
+{
+  if (self->recording != NULL && !self->paused
+      && m6_recording_get_lag_us (self->recording) > LAG_BEHIND_US)
+    self->catch_up_until_us = now + CATCH_UP_HOLD_US;
+  return now < self->catch_up_until_us;
+}
+
+/* Each view follows on its own clock. The flame graph at the refresh
+ * rate. Numbers that change 60 times a second cannot be read: the table
+ * (and ledger) follow at 10 Hz. The drift graph's three charts cost more
+ * to draw than the flame graph and their time axis spans the session:
+ * they follow at 20 Hz, on frames other than the table's (so a frame
+ * draws one of them), unless that would make them miss a turn. A view
+ * whose turn has not come is not touched, so a frame repaints only what
+ * is due. While the recording catches up (catching_up()), each view
+ * follows at a lower rate and a frame draws only one of them: the frame
+ * stays as short as ever, and the main thread leaves the worker about
+ * half the CPU it took. @force refreshes all three now. */
 void
 m6_session_window_refresh_views (M6SessionWindow *self,
-                                 gboolean         force_stats)
+                                 gboolean         force)
 {
   gint64 now = g_get_monotonic_time ();
-  M6Thread *thread = m6_session_get_thread (self->session, self->thread_index);
-  gboolean has_frames = thread != NULL && m6_tree_get_root (m6_thread_get_tree (thread))->first_child != NULL;
+  gint64 period = G_USEC_PER_SEC / MAX (m6_settings_get_refresh_rate (), 1u);
+  gboolean slow = !force && catching_up (self, now);
+  gint64 stats_interval = slow ? CATCH_UP_VIEWS_US : STATS_INTERVAL_US;
+  gint64 drift_interval = slow ? CATCH_UP_VIEWS_US : DRIFT_INTERVAL_US;
 
+  if (slow)
+    period = MAX (period, CATCH_UP_FLAME_US);
+  /* Half a frame of slack (4 ms) so 60 Hz on a 60 Hz clock is every frame. */
+  gboolean flame_due = force || (self->shown_serial != self->data_serial
+                                 && now - self->last_refresh_us >= period - 4000);
+  gboolean stats_due = force || (self->stats_serial != self->data_serial
+                                 && now - self->last_stats_us >= stats_interval);
+  gboolean drift_due = force || (self->drift_serial != self->data_serial
+                                 && now - self->last_drift_us >= drift_interval
+                                 && (!stats_due || now - self->last_drift_us >= 2 * drift_interval));
+
+  /* Catching up: one view a frame, the table first, then the drift graph. */
+  if (slow && stats_due)
+    flame_due = drift_due = FALSE;
+  else if (slow && drift_due)
+    flame_due = FALSE;
+  if (!flame_due && !stats_due && !drift_due)
+    return;
   self->n_refreshes++;
-  self->shown_serial = self->data_serial;
-  self->last_refresh_us = now;
+  if (slow)
+    self->n_catch_up_refreshes++;
 
-  gtk_stack_set_visible_child_name (self->flame_stack, has_frames ? "graph" : "waiting");
-  /* A program that ended before its first frame will not send one. */
-  if (!has_frames && m6_session_get_ended (self->session)
-      && !g_str_equal (adw_status_page_get_icon_name (self->waiting_page), "action-unavailable-symbolic"))
+  if (flame_due)
     {
-      adw_status_page_set_icon_name (self->waiting_page, "action-unavailable-symbolic");
-      adw_status_page_set_title (self->waiting_page, _("Nothing Was Recorded"));
-      adw_status_page_set_description (self->waiting_page,
-                                       _("The program ended before it closed a top-level scope while the viewer was attached."));
-    }
-  if (has_frames && !self->pane_fitted)
-    fit_flame_pane (self);
-  m6_flame_graph_invalidate (self->flame_graph);
+      M6Thread *thread;
+      gboolean has_frames;
 
-  /* Numbers that change 60 times a second cannot be read: the table
-   * follows at 10 Hz. The drift graph's three charts cost more to draw
-   * than the flame graph and their time axis spans the session: they
-   * follow at 20 Hz, on frames other than the table's (so a frame draws
-   * one of them), unless that would make them miss a turn: at a few
-   * frames a second the table is due at every frame. */
-  gboolean stats_due = force_stats || (self->stats_serial != self->data_serial
-                                       && now - self->last_stats_us >= STATS_INTERVAL_US);
-  gboolean drift_due = self->drift_serial != self->data_serial
-                       && now - self->last_drift_us >= DRIFT_INTERVAL_US;
-  if (force_stats || (drift_due && (!stats_due || now - self->last_drift_us >= 2 * DRIFT_INTERVAL_US)))
+      if (!force)
+        m6_session_window_auto_pick_thread (self);
+      thread = m6_session_get_thread (self->session, self->thread_index);
+      has_frames = thread != NULL && m6_tree_get_root (m6_thread_get_tree (thread))->first_child != NULL;
+      self->shown_serial = self->data_serial;
+      self->last_refresh_us = now;
+
+      gtk_stack_set_visible_child_name (self->flame_stack, has_frames ? "graph" : "waiting");
+      /* A program that ended before its first frame will not send one. */
+      if (!has_frames && m6_session_get_ended (self->session)
+          && !g_str_equal (adw_status_page_get_icon_name (self->waiting_page), "action-unavailable-symbolic"))
+        {
+          adw_status_page_set_icon_name (self->waiting_page, "action-unavailable-symbolic");
+          adw_status_page_set_title (self->waiting_page, _("Nothing Was Recorded"));
+          adw_status_page_set_description (self->waiting_page,
+                                           _("The program ended before it closed a top-level scope while the viewer was attached."));
+        }
+      if (has_frames && !self->pane_fitted)
+        fit_flame_pane (self);
+      m6_flame_graph_invalidate (self->flame_graph);
+    }
+  if (drift_due)
     {
       self->last_drift_us = now;
       self->drift_serial = self->data_serial;
@@ -232,9 +280,6 @@ tick_cb (GtkWidget     *widget,
          gpointer       user_data)
 {
   M6SessionWindow *self = M6_SESSION_WINDOW (widget);
-  guint rate = m6_settings_get_refresh_rate ();
-  gint64 now = gdk_frame_clock_get_frame_time (clock);
-
   gboolean compare_pending = self->compare_window != NULL && self->compare_serial != self->data_serial;
 
   self->n_ticks++;
@@ -248,22 +293,7 @@ tick_cb (GtkWidget     *widget,
       return G_SOURCE_REMOVE;
     }
 
-  if (self->data_serial != self->shown_serial)
-    {
-      /* Half a frame of slack so 60 Hz on a 60 Hz clock is every frame. */
-      if (now - self->last_refresh_us >= (gint64) (G_USEC_PER_SEC / MAX (rate, 1u)) - 4000)
-        {
-          m6_session_window_auto_pick_thread (self);
-          m6_session_window_refresh_views (self, FALSE);
-          self->last_refresh_us = now;
-        }
-    }
-  else if (self->stats_serial != self->data_serial
-           && g_get_monotonic_time () - self->last_stats_us >= STATS_INTERVAL_US)
-    m6_session_window_refresh_views (self, TRUE);
-  else if (self->drift_serial != self->data_serial
-           && g_get_monotonic_time () - self->last_drift_us >= DRIFT_INTERVAL_US)
-    m6_session_window_refresh_views (self, FALSE);
+  m6_session_window_refresh_views (self, FALSE);
 
   /* A test on every scope is not for every frame: once a second. */
   if (compare_pending && g_get_monotonic_time () - self->last_compare_us >= COMPARE_INTERVAL_US)

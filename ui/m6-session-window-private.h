@@ -36,6 +36,15 @@ G_BEGIN_DECLS
 #define STATS_INTERVAL_US     (G_USEC_PER_SEC / 10)
 #define DRIFT_INTERVAL_US     (G_USEC_PER_SEC / 20)
 #define COMPARE_INTERVAL_US   G_USEC_PER_SEC
+/* Catching up (m6-session-live.c): a recording whose worker has not
+ * emptied the rings for LAG_BEHIND_US is behind the game; the flame graph
+ * then follows at most every CATCH_UP_FLAME_US, the table and the drift
+ * graph every CATCH_UP_VIEWS_US, one view a frame, until the worker has
+ * kept up for CATCH_UP_HOLD_US. */
+#define LAG_BEHIND_US         5000
+#define CATCH_UP_FLAME_US     (G_USEC_PER_SEC / 10)
+#define CATCH_UP_VIEWS_US     (G_USEC_PER_SEC / 5)
+#define CATCH_UP_HOLD_US      G_USEC_PER_SEC
 
 void m6_session_window_clear_save_queue (M6SessionWindow *self);
 
@@ -110,7 +119,9 @@ struct _M6SessionWindow
   gint64                last_refresh_us;
   gint64                last_stats_us;
   gint64                last_drift_us;
+  gint64                catch_up_until_us;
   guint                 n_refreshes;
+  guint                 n_catch_up_refreshes;
 };
 
 /* m6-session-live.c */
@@ -124,7 +135,7 @@ void m6_session_window_thread_selected_cb (GtkDropDown     *dropdown,
                                            GParamSpec      *pspec,
                                            M6SessionWindow *self);
 void m6_session_window_refresh_views (M6SessionWindow *self,
-                                      gboolean         force_stats);
+                                      gboolean         force);
 void m6_session_window_ensure_ticking (M6SessionWindow *self);
 void m6_session_window_session_changed_cb (M6Session       *session,
                                            M6SessionWindow *self);

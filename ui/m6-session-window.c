@@ -488,6 +488,14 @@ m6_session_window_get_n_refreshes (M6SessionWindow *self)
 }
 
 guint
+m6_session_window_get_n_catch_up_refreshes (M6SessionWindow *self)
+{
+  g_return_val_if_fail (M6_IS_SESSION_WINDOW (self), 0);
+
+  return self->n_catch_up_refreshes;
+}
+
+guint
 m6_session_window_get_n_ticks (M6SessionWindow *self)
 {
   return self->n_ticks + self->n_status_ticks;

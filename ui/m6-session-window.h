@@ -70,6 +70,9 @@ gboolean         m6_session_window_get_comparing     (M6SessionWindow *self);
 gboolean         m6_session_window_get_saving        (M6SessionWindow *self);
 /* Redraws of the live view so far (pausing stops them). */
 guint            m6_session_window_get_n_refreshes   (M6SessionWindow *self);
+/* Of those, the ones made while catching up: the recording was behind
+ * the game, and the views followed at 10 Hz to leave it the CPU. */
+guint            m6_session_window_get_n_catch_up_refreshes (M6SessionWindow *self);
 /* Frame-clock ticks and status-timer turns so far: they stop while the
  * view is paused or caught up with an idle program. */
 guint            m6_session_window_get_n_ticks       (M6SessionWindow *self);

@@ -1,15 +1,18 @@
 /* test-live.c — the live view of a program whose instrumented thread is not
  * its main one: a producer thread of this test process, recorded through
- * the window's own recording as a game would be. */
+ * the window's own recording as a game would be; and the view's rate
+ * while its recording is behind that thread. */
 #include <pthread.h>
 #include <unistd.h>
 
 #include "mach6.h"
 #include "m6-flame-graph.h"
+#include "m6-recording.h"
 #include "ui-test-util.h"
 
 static M6Application *app;
 static gint stop;
+static gint flat_out;   /* produce without a pause between frames */
 
 static void *
 produce (void *data)
@@ -27,7 +30,8 @@ produce (void *data)
           mach6_done ();
         }
       mach6_done ();
-      g_usleep (100);
+      if (!g_atomic_int_get (&flat_out))
+        g_usleep (100);
     }
   return NULL;
 }
@@ -38,16 +42,12 @@ tree_shown (gpointer window)
   return m6_flame_graph_get_tree (m6_session_window_get_flame_graph (window)) != NULL;
 }
 
-/* No thread has the pid's tid, and frames are in by the window's first
- * look: it shows the game thread all the same. */
-static void
-test_worker_thread_shown (void)
+/* This process's segment, once the producer thread has made it. */
+static M6Reader *
+attach_self (void)
 {
   g_autoptr (GError) error = NULL;
-  pthread_t thread;
 
-  g_atomic_int_set (&stop, 0);
-  pthread_create (&thread, NULL, produce, NULL);
   /* The segment comes with the thread's first event. */
   M6Reader *reader = NULL;
   for (int i = 0; i < 500 && reader == NULL; i++)
@@ -58,7 +58,19 @@ test_worker_thread_shown (void)
         g_usleep (10000);
     }
   g_assert_no_error (error);
-  M6SessionWindow *window = m6_session_window_new_live (GTK_APPLICATION (app), reader);
+  return reader;
+}
+
+/* No thread has the pid's tid, and frames are in by the window's first
+ * look: it shows the game thread all the same. */
+static void
+test_worker_thread_shown (void)
+{
+  pthread_t thread;
+
+  g_atomic_int_set (&stop, 0);
+  pthread_create (&thread, NULL, produce, NULL);
+  M6SessionWindow *window = m6_session_window_new_live (GTK_APPLICATION (app), attach_self ());
   gtk_window_present (GTK_WINDOW (window));
 
   gboolean shown = ui_wait_for (tree_shown, window, 10);
@@ -75,6 +87,96 @@ test_worker_thread_shown (void)
   ui_spin (0.05);
 }
 
+typedef struct
+{
+  M6SessionWindow *window;
+  guint            refreshes, catch_ups;
+} Rates;
+
+static void
+rates_mark (Rates *r)
+{
+  r->refreshes = m6_session_window_get_n_refreshes (r->window);
+  r->catch_ups = m6_session_window_get_n_catch_up_refreshes (r->window);
+}
+
+/* Since rates_mark(): a refresh made while caught up? */
+static gboolean
+refreshed_caught_up (gpointer data)
+{
+  Rates *r = data;
+  guint refreshes = m6_session_window_get_n_refreshes (r->window);
+  guint catch_ups = m6_session_window_get_n_catch_up_refreshes (r->window);
+
+  if (refreshes > r->refreshes && catch_ups == r->catch_ups)
+    return TRUE;
+  rates_mark (r);
+  return FALSE;
+}
+
+static gboolean
+caught_up_refresh (gpointer data)
+{
+  Rates *r = data;
+  return m6_session_window_get_n_catch_up_refreshes (r->window) > r->catch_ups;
+}
+
+/* A recording behind its game gets the CPU the views would take: while
+ * the worker has not emptied the rings for a few ms, the views follow at
+ * 10 Hz (the flame graph) and 5 Hz (table, drift graph), one a frame;
+ * once it keeps up again, at the refresh rate. The worker is held for
+ * 0.3 s while the thread runs flat out, so the rings are full when it
+ * comes back and it is behind for certain. */
+static void
+test_catch_up (void)
+{
+  pthread_t thread;
+  Rates r = { 0 };
+
+  g_atomic_int_set (&stop, 0);
+  g_atomic_int_set (&flat_out, 0);
+  pthread_create (&thread, NULL, produce, NULL);
+  r.window = m6_session_window_new_live (GTK_APPLICATION (app), attach_self ());
+  gtk_window_present (GTK_WINDOW (r.window));
+  g_assert_true (ui_wait_for (tree_shown, r.window, 10));
+  M6Recording *recording = m6_session_window_get_recording (r.window);
+
+  /* Keeping up with 20 frames a ms: refreshed at the refresh rate. */
+  rates_mark (&r);
+  g_assert_true (ui_wait_for (refreshed_caught_up, &r, 10));
+
+  g_atomic_int_set (&flat_out, 1);
+  m6_recording_hold_worker (recording, TRUE);
+  ui_spin (0.3);
+  g_assert_cmpint (m6_recording_get_lag_us (recording), >=, 250000);
+  rates_mark (&r);
+  m6_recording_hold_worker (recording, FALSE);
+  g_assert_true (ui_wait_for (caught_up_refresh, &r, 10));
+
+  /* While catching up, no more than 20 refreshes a second (and a few for
+   * a frame clock running late). */
+  rates_mark (&r);
+  gint64 t0 = g_get_monotonic_time ();
+  ui_spin (1.0);
+  double seconds = (g_get_monotonic_time () - t0) / 1e6;
+  guint catch_ups = m6_session_window_get_n_catch_up_refreshes (r.window) - r.catch_ups;
+  guint refreshes = m6_session_window_get_n_refreshes (r.window) - r.refreshes;
+  g_test_message ("flat out for %.2f s: %u refreshes, %u of them catching up; lag %" G_GINT64_FORMAT " µs",
+                  seconds, refreshes, catch_ups, m6_recording_get_lag_us (recording));
+  g_assert_cmpuint (catch_ups, <=, (guint) (20 * seconds) + 3);
+
+  /* Back to a pace it keeps up with: the views follow at their own rate
+   * again, once the worker has kept up for a second. */
+  g_atomic_int_set (&flat_out, 0);
+  rates_mark (&r);
+  g_assert_true (ui_wait_for (refreshed_caught_up, &r, 10));
+
+  g_atomic_int_set (&stop, 1);
+  pthread_join (thread, NULL);
+  gtk_window_destroy (GTK_WINDOW (r.window));
+  ui_spin (0.05);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -84,6 +186,7 @@ main (int   argc,
   app = ui_test_app_new ();
 
   g_test_add_func ("/ui/live/worker-thread-shown", test_worker_thread_shown);
+  g_test_add_func ("/ui/live/catch-up", test_catch_up);
 
   int status = g_test_run ();
   return ui_test_finish (app, status);
