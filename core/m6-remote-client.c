@@ -14,6 +14,11 @@
 #include "m6-wire.h"
 
 #define CONNECT_TIMEOUT_S 10
+/* After WELCOME: an answer, or during a stream any frame, within this.
+ * The server sends STATE at least every second while streaming (its
+ * heartbeat, docs/remote-protocol.md), so silence this long means the
+ * server or the network is gone, not an idle game. */
+#define STREAM_TIMEOUT_S  30
 /* Events queued but not applied, at most; then the network thread waits
  * (and the server, its queue full, drops scopes). */
 #define MAX_QUEUED_EVENTS (4u << 20)
@@ -25,7 +30,41 @@ struct _M6RemoteClient
   char              *fingerprint;
   GSocketConnection *connection;
   GIOStream         *tls;
+  guint              stream_timeout_s;
 };
+
+typedef enum
+{
+  WAITED_FOR_WELCOME,   /* the handshake, or WELCOME */
+  WAITED_FOR_ANSWER,    /* to LIST or ATTACH */
+  WAITED_FOR_STREAM,    /* any frame of an attached stream */
+} Waited;
+
+/* The socket's timeout ran out: say how long, for what. */
+static void
+timed_out (GError     **error,
+           const char  *peer,
+           guint        seconds,
+           Waited       waited)
+{
+  switch (waited)
+    {
+    case WAITED_FOR_WELCOME:
+      g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_TIMED_OUT,
+                   _("%s did not answer within %u seconds (timed out): is a mach6 server listening there?"), peer,
+                   seconds);
+      break;
+    case WAITED_FOR_ANSWER:
+      g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_TIMED_OUT,
+                   _("%s did not answer within %u seconds (timed out)."), peer, seconds);
+      break;
+    case WAITED_FOR_STREAM:
+      g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_TIMED_OUT,
+                   _("%s sent nothing for %u seconds, not even its heartbeat: the server or the network to it "
+                     "is gone (timed out)."), peer, seconds);
+      break;
+    }
+}
 
 static gboolean
 read_reply (M6RemoteClient *self,
@@ -33,11 +72,19 @@ read_reply (M6RemoteClient *self,
             GByteArray     *body,
             GError        **error)
 {
+  g_autoptr (GError) local = NULL;
   guint8 type = 0;
 
   if (!m6_wire_read_frame (g_io_stream_get_input_stream (self->tls), self->peer, M6_WIRE_MAX_FRAME, &type, body,
-                           NULL, error))
-    return FALSE;
+                           NULL, &local))
+    {
+      if (g_error_matches (local, M6_WIRE_ERROR, M6_WIRE_ERROR_TIMED_OUT))
+        timed_out (error, self->peer, g_socket_get_timeout (g_socket_connection_get_socket (self->connection)),
+                   expected == M6_MSG_WELCOME ? WAITED_FOR_WELCOME : WAITED_FOR_ANSWER);
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
   if (type == expected)
     return TRUE;
   if (type == M6_MSG_ERROR)
@@ -123,10 +170,14 @@ m6_remote_client_connect (const char    *host_port,
       return NULL;
     }
   g_signal_connect (self->tls, "accept-certificate", G_CALLBACK (accept_any_cb), NULL);
+  m6_wire_set_keepalive (g_socket_connection_get_socket (self->connection));
   if (!g_tls_connection_handshake (G_TLS_CONNECTION (self->tls), cancellable, &local))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The TLS handshake with %s failed: %s"), self->peer,
-                   local->message);
+      if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+        timed_out (error, self->peer, CONNECT_TIMEOUT_S, WAITED_FOR_WELCOME);
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The TLS handshake with %s failed: %s"), self->peer,
+                     local->message);
       return NULL;
     }
   GTlsCertificate *cert = g_tls_connection_get_peer_certificate (G_TLS_CONNECTION (self->tls));
@@ -156,8 +207,15 @@ m6_remote_client_connect (const char    *host_port,
   M6WireReader r;
   guint64 version = 0;
   m6_wire_reader_init (&r, buf->data, buf->len, &local);
-  if (!m6_wire_get_uint (&r, "version", G_MAXUINT32, &version)
-      || !m6_wire_get_string (&r, "host name", TRUE, &self->server_name) || !m6_wire_finish (&r, "welcome"))
+  /* The version first: the rest of another version's WELCOME may differ. */
+  if (m6_wire_get_uint (&r, "version", G_MAXUINT32, &version) && version != M6_WIRE_VERSION)
+    {
+      g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_VERSION,
+                   _("%s speaks version %u of the mach6 remote protocol, this client version %u; "
+                     "update the older one."), self->peer, (guint) version, M6_WIRE_VERSION);
+      return NULL;
+    }
+  if (r.failed || !m6_wire_get_string (&r, "host name", TRUE, &self->server_name) || !m6_wire_finish (&r, "welcome"))
     {
       g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_MALFORMED, _("%s sent a malformed WELCOME: %s."),
                    self->peer, local->message);
@@ -169,8 +227,17 @@ m6_remote_client_connect (const char    *host_port,
   g_clear_error (&local);
   if (kept_token == NULL && !m6_trust_store_token (tokens, self->peer, token, &local))
     g_warning ("mach6: could not keep the token of %s in %s: %s", self->peer, tokens, local->message);
-  g_socket_set_timeout (g_socket_connection_get_socket (self->connection), 0);
+  self->stream_timeout_s = STREAM_TIMEOUT_S;
+  g_socket_set_timeout (g_socket_connection_get_socket (self->connection), self->stream_timeout_s);
   return g_steal_pointer (&self);
+}
+
+void
+m6_remote_client_set_stream_timeout (M6RemoteClient *self,
+                                     guint           seconds)
+{
+  self->stream_timeout_s = seconds;
+  g_socket_set_timeout (g_socket_connection_get_socket (self->connection), seconds);
 }
 
 const char *
@@ -294,6 +361,11 @@ network_main (gpointer data)
 
       if (m6_wire_read_frame (in, src->client->peer, M6_WIRE_MAX_FRAME, &type, body, src->cancel, &error))
         item = m6_remote_parser_parse (&src->parser, type, body->data, body->len, &error);
+      else if (g_error_matches (error, M6_WIRE_ERROR, M6_WIRE_ERROR_TIMED_OUT))
+        {
+          g_clear_error (&error);
+          timed_out (&error, src->client->peer, src->client->stream_timeout_s, WAITED_FOR_STREAM);
+        }
       if (item == NULL)
         {
           item = g_new0 (M6RemoteItem, 1);

@@ -24,6 +24,12 @@ M6RemoteClient *m6_remote_client_connect   (const char      *host_port,
                                             const char      *known_hosts,
                                             GCancellable    *cancellable,
                                             GError         **error);
+/* After connecting, the client waits this long for an answer or, once
+ * attached, for any frame of the stream, then gives up with a sentence
+ * (default 30 s; the server sends a heartbeat every second). Tests make it
+ * short. */
+void            m6_remote_client_set_stream_timeout (M6RemoteClient *self,
+                                                     guint           seconds);
 /* "HOST:PORT" as pinned, and the server's host name from WELCOME. */
 const char     *m6_remote_client_get_peer  (M6RemoteClient  *self);
 const char     *m6_remote_client_get_server_name (M6RemoteClient *self);

@@ -22,6 +22,10 @@
 #define BATCH_EVENTS     65536u
 #define BLOCK_EVENTS     4096u
 #define COUNTS_EVERY_US  100000
+/* Nothing else sent for this long: STATE again, unchanged, so that a
+ * client can tell an idle game from a vanished server (its timeout is
+ * many of these; docs/remote-protocol.md). */
+#define HEARTBEAT_US     G_USEC_PER_SEC
 #define END_GRACE_US     (30 * G_USEC_PER_SEC)
 #define RECORDING_NAP_US 5000
 /* zstd level 1: 8.0x on a demo-like stream at 10 M events/s on one core,
@@ -60,6 +64,7 @@ typedef struct
   GCond           cond;
   GQueue          frames;       /* GBytes, whole frames */
   gsize           queued;       /* bytes; read unlocked by the recorder (a hint) */
+  gint64          last_push;    /* monotonic µs of the latest frame queued */
   gboolean        writer_done;
   gboolean        writer_failed;
   gboolean        detach;       /* DETACH received, or the client went away */
@@ -94,6 +99,7 @@ push_frame (Stream     *st,
   g_mutex_lock (&st->lock);
   g_queue_push_tail (&st->frames, bytes);
   __atomic_store_n (&st->queued, st->queued + g_bytes_get_size (bytes), __ATOMIC_RELAXED);
+  st->last_push = g_get_monotonic_time ();
   g_cond_broadcast (&st->cond);
   g_mutex_unlock (&st->lock);
 }
@@ -272,7 +278,10 @@ flush_counts (Stream *st)
   guint64 s[3] = { m6_session_get_process_exited (st->session) ? 1 : 0,
                    m6_session_get_threads_unslotted (st->session),
                    m6_session_get_heap_source (st->session) };
-  if (!st->state_sent || memcmp (s, st->sent_state, sizeof s) != 0)
+  g_mutex_lock (&st->lock);
+  gboolean quiet = g_get_monotonic_time () - st->last_push >= HEARTBEAT_US;
+  g_mutex_unlock (&st->lock);
+  if (!st->state_sent || memcmp (s, st->sent_state, sizeof s) != 0 || quiet)
     {
       g_autoptr (GByteArray) buf = g_byte_array_new ();
       m6_wire_begin (buf, M6_MSG_STATE);

@@ -366,7 +366,7 @@ on_incoming (GSocketService    *service,
   /* The handshake's blocking reads on glib-networking's thread end at the
    * deadline too, should a cancel not reach them. */
   g_socket_set_timeout (socket, PREAUTH_TIMEOUT_S);
-  g_socket_set_keepalive (socket, TRUE);
+  m6_wire_set_keepalive (socket);
   if (server->send_buffer > 0)
     g_socket_set_option (socket, SOL_SOCKET, SO_SNDBUF, server->send_buffer, NULL);
   set_deadline (p);

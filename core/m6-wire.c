@@ -3,6 +3,8 @@
 #include "m6-wire.h"
 
 #include <glib/gi18n.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 
 #include "m6-pack.h"
@@ -10,6 +12,27 @@
 #define HEADER 5u
 
 G_DEFINE_QUARK (m6-wire-error-quark, m6_wire_error)
+
+/* Cancelled stays cancelled; a timeout is told apart (the caller knows
+ * how long it waited and says so); anything else broke the connection. */
+static void
+read_failed (const char  *peer,
+             GError      *local,
+             GError     **error)
+{
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_propagate_error (error, local);
+      return;
+    }
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_TIMED_OUT, _("%s sent nothing in time: %s"), peer,
+                 local->message);
+  else
+    g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_CLOSED, _("The connection to %s failed: %s"), peer,
+                 local->message);
+  g_error_free (local);
+}
 
 gboolean
 m6_wire_read_frame (GInputStream  *in,
@@ -27,11 +50,7 @@ m6_wire_read_frame (GInputStream  *in,
   g_byte_array_set_size (body, 0);
   if (!g_input_stream_read_all (in, header, HEADER, &got, cancellable, &local))
     {
-      if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_propagate_error (error, g_steal_pointer (&local));
-      else
-        g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_CLOSED,
-                     _("The connection to %s failed: %s"), peer, local->message);
+      read_failed (peer, g_steal_pointer (&local), error);
       return FALSE;
     }
   if (got < HEADER)
@@ -58,11 +77,7 @@ m6_wire_read_frame (GInputStream  *in,
   got = 0;
   if (len > 0 && !g_input_stream_read_all (in, body->data, len, &got, cancellable, &local))
     {
-      if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_propagate_error (error, g_steal_pointer (&local));
-      else
-        g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_CLOSED,
-                     _("The connection to %s failed: %s"), peer, local->message);
+      read_failed (peer, g_steal_pointer (&local), error);
       return FALSE;
     }
   if (got < len)
@@ -269,4 +284,14 @@ m6_wire_parse_attach (const guint8  *body,
     return FALSE;
   *pid = (gint) v;
   return TRUE;
+}
+
+void
+m6_wire_set_keepalive (GSocket *socket)
+{
+  g_socket_set_keepalive (socket, TRUE);
+  /* The kernel's defaults wait two hours before the first probe. */
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_KEEPIDLE, 30, NULL);
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_KEEPINTVL, 10, NULL);
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_KEEPCNT, 3, NULL);
 }

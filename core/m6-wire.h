@@ -22,6 +22,7 @@ typedef enum
   M6_WIRE_ERROR_BUSY      = 6,  /* too many clients */
   M6_WIRE_ERROR_CLOSED    = 7,  /* the peer closed the connection */
   M6_WIRE_ERROR_CERTIFICATE = 8, /* the pinned certificate does not match */
+  M6_WIRE_ERROR_TIMED_OUT = 9,  /* the peer sent nothing for the socket's timeout */
 } M6WireError;
 
 #define M6_WIRE_VERSION     1u
@@ -55,8 +56,8 @@ typedef enum
 
 /* Read one frame: its type and body (@body is reset, then filled). A
  * frame longer than @max_body, a clean close (G_IO_ERROR_CLOSED... as
- * M6_WIRE_ERROR_CLOSED) or a read error fails with a sentence that names
- * @peer. */
+ * M6_WIRE_ERROR_CLOSED), the socket's timeout (M6_WIRE_ERROR_TIMED_OUT)
+ * or a read error fails with a sentence that names @peer. */
 gboolean  m6_wire_read_frame   (GInputStream  *in,
                                 const char    *peer,
                                 gsize          max_body,
@@ -131,6 +132,11 @@ gboolean  m6_wire_parse_attach (const guint8  *body,
                                 gsize          len,
                                 gint          *pid,
                                 GError       **error);
+
+/* TCP keepalive on @socket, probing after 30 s of silence every 10 s:
+ * a peer whose machine or network vanished is noticed within about a
+ * minute, even on a connection where nobody is reading or writing. */
+void      m6_wire_set_keepalive (GSocket      *socket);
 
 /* An ERROR frame's body. */
 void      m6_wire_put_error    (GByteArray    *buf,

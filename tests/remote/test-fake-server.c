@@ -1,8 +1,9 @@
 /* test-fake-server.c — the client against a hostile server: a real TLS
  * listener in this process (its own thread and main context) that answers
- * HELLO and ATTACH with malformed, truncated or random frames. Every case
- * ends in a sentence that names the server, never a crash or a hang; a
- * recording keeps what arrived before the bad frame. */
+ * HELLO and ATTACH with malformed, truncated or random frames, another
+ * protocol version, or silence. Every case ends in a sentence that names
+ * the server, never a crash or a hang; a recording keeps what arrived
+ * before the bad frame. */
 #include <string.h>
 
 #include "m6-pack.h"
@@ -16,6 +17,9 @@ typedef enum
   HUGE_FRAME,        /* a length over the limit */
   CLOSE_AFTER_HELLO,
   WRONG_TYPE,        /* PROCESSES where WELCOME belongs */
+  WELCOME_V2,        /* a version this client does not speak */
+  SILENT,            /* accepts, then not even TLS */
+  SILENT_AFTER_WELCOME,  /* no answer to LIST */
   /* After a good WELCOME and ATTACHED: */
   EVENTS_NO_THREAD,
   LABEL_GAP,
@@ -23,6 +27,7 @@ typedef enum
   RANDOM_BYTES,
   CUT_FRAME,
   CLOSE_AFTER_ATTACH,
+  SILENT_STREAM,     /* a few good frames, then silence, the connection open */
 } Script;
 
 static Script script;
@@ -38,6 +43,16 @@ send_frame (GOutputStream *out, GByteArray *f)
   g_output_stream_write_all (out, f->data, f->len, NULL, NULL, NULL);
 }
 
+/* Say nothing until the client gives up and closes (or 30 s). */
+static void
+wait_for_close (GInputStream *in)
+{
+  guint8 buf[256];
+
+  while (g_input_stream_read (in, buf, sizeof buf, NULL, NULL) > 0)
+    ;
+}
+
 static gboolean
 run_cb (GThreadedSocketService *service,
         GSocketConnection      *connection,
@@ -51,6 +66,12 @@ run_cb (GThreadedSocketService *service,
   guint8 type;
 
   g_socket_set_timeout (g_socket_connection_get_socket (connection), 30);
+  if (script == SILENT)
+    {
+      wait_for_close (g_io_stream_get_input_stream (G_IO_STREAM (connection)));
+      g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+      return TRUE;
+    }
   if (!g_tls_connection_handshake (G_TLS_CONNECTION (tls), NULL, NULL))
     return TRUE;
   GOutputStream *out = g_io_stream_get_output_stream (tls);
@@ -80,6 +101,12 @@ run_cb (GThreadedSocketService *service,
       m6_wire_put_uint (f, 0);
       send_frame (out, f);
       goto done;
+    case WELCOME_V2:
+      m6_wire_begin (f, M6_MSG_WELCOME);
+      m6_wire_put_uint (f, M6_WIRE_VERSION + 1);
+      m6_wire_put_bytes (f, "fake", -1);
+      send_frame (out, f);
+      goto done;
     default:
       break;
     }
@@ -88,6 +115,11 @@ run_cb (GThreadedSocketService *service,
   m6_wire_put_uint (f, 1);
   m6_wire_put_bytes (f, "fake", -1);
   send_frame (out, f);
+  if (script == SILENT_AFTER_WELCOME)
+    {
+      wait_for_close (in);
+      goto done;
+    }
   if (!m6_wire_read_frame (in, "client", M6_WIRE_MAX_FRAME, &type, body, NULL, NULL) || type != M6_MSG_ATTACH)
     goto done;
   m6_wire_begin (f, M6_MSG_ATTACHED);
@@ -157,6 +189,24 @@ run_cb (GThreadedSocketService *service,
         g_output_stream_write_all (out, cut, sizeof cut, NULL, NULL, NULL);
         break;
       }
+    case SILENT_STREAM:
+      m6_wire_begin (f, M6_MSG_LABELS);
+      m6_wire_put_uint (f, 1);
+      m6_wire_put_uint (f, 1);
+      m6_wire_put_bytes (f, "frame", -1);
+      send_frame (out, f);
+      m6_wire_begin (f, M6_MSG_THREAD);
+      m6_wire_put_uint (f, 0);
+      m6_wire_put_uint (f, 4242);
+      m6_wire_put_bytes (f, "main", -1);
+      send_frame (out, f);
+      m6_wire_begin (f, M6_MSG_EVENTS);
+      m6_wire_put_uint (f, 0);
+      m6_pack_encode (M6_PACK_CODEC_ZSTD, ev, G_N_ELEMENTS (ev), f);
+      send_frame (out, f);
+      /* Gone quiet, as a server whose machine lost power: no END, no close. */
+      wait_for_close (in);
+      break;
     default:
       break;
     }
@@ -221,6 +271,46 @@ test_bad_hello_replies (void)
   expect_connect_refused (HUGE_FRAME, "more than");
   expect_connect_refused (CLOSE_AFTER_HELLO, "closed the connection");
   expect_connect_refused (WRONG_TYPE, "is it a mach6 server");
+
+  /* Another version: refused, naming both. */
+  g_autofree char *theirs = g_strdup_printf ("version %u", M6_WIRE_VERSION + 1);
+  g_autofree char *ours = g_strdup_printf ("version %u", M6_WIRE_VERSION);
+  expect_connect_refused (WELCOME_V2, theirs);
+  expect_connect_refused (WELCOME_V2, ours);
+}
+
+/* A server that accepts and says nothing, not even TLS: the client gives
+ * up after its 10 s connect timeout with a sentence, rather than hang. */
+static void
+test_silent_server (void)
+{
+  gint64 start = g_get_monotonic_time ();
+
+  expect_connect_refused (SILENT, "timed out");
+  double took = (g_get_monotonic_time () - start) / 1e6;
+  g_test_message ("gave up after %.1f s", took);
+  g_assert_cmpfloat (took, <, 30.0);
+}
+
+/* Connected, then the server stops answering: LIST fails after the
+ * client's answer timeout (made 2 s here) with a sentence. */
+static void
+test_silent_answer (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *peer = g_strdup_printf ("127.0.0.1:%u", port);
+
+  script = SILENT_AFTER_WELCOME;
+  g_autoptr (M6RemoteClient) client = m6_remote_client_connect (peer, "0123456789abcdef", known_hosts, NULL, &error);
+  g_assert_no_error (error);
+  m6_remote_client_set_stream_timeout (client, 2);
+  g_autoptr (GPtrArray) list = m6_remote_client_list (client, &error);
+  g_assert_null (list);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_error_matches (error, M6_WIRE_ERROR, M6_WIRE_ERROR_TIMED_OUT));
+  g_assert_nonnull (strstr (error->message, peer));
+  g_assert_nonnull (strstr (error->message, "did not answer within 2 seconds"));
 }
 
 /* Attach, let the recording run into the hostile frame, and check that it
@@ -235,6 +325,8 @@ expect_stream_refused (Script      s,
   script = s;
   M6RemoteClient *client = m6_remote_client_connect (peer, "0123456789abcdef", known_hosts, NULL, &error);
   g_assert_no_error (error);
+  /* Short, so that a silent stream ends soon (the default is 30 s). */
+  m6_remote_client_set_stream_timeout (client, 2);
   g_autoptr (M6Recording) recording = m6_remote_client_attach (client, 4242, &error);
   g_assert_no_error (error);
   m6_recording_start (recording);
@@ -268,6 +360,16 @@ test_bad_streams (void)
   g_assert_cmpuint (m6_session_get_n_events (kept), ==, 4);
 }
 
+/* The server vanishes mid-stream without a word (no END, no close, no
+ * heartbeat): the recording ends after the stream timeout with a sentence
+ * and keeps what came before. */
+static void
+test_silent_stream (void)
+{
+  g_autoptr (M6Session) kept = expect_stream_refused (SILENT_STREAM, "sent nothing for 2 seconds");
+  g_assert_cmpuint (m6_session_get_n_events (kept), ==, 4);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -289,6 +391,9 @@ main (int argc, char **argv)
 
   g_test_add_func ("/remote/client/bad-hello-replies", test_bad_hello_replies);
   g_test_add_func ("/remote/client/bad-streams", test_bad_streams);
+  g_test_add_func ("/remote/client/silent-server", test_silent_server);
+  g_test_add_func ("/remote/client/silent-answer", test_silent_answer);
+  g_test_add_func ("/remote/client/silent-stream", test_silent_stream);
   int status = g_test_run ();
 
   g_main_loop_quit (server_loop);

@@ -641,6 +641,64 @@ test_stalled_client (void)
   rm_rf (dir);
 }
 
+/* A game that has nothing to say for a while (a loading screen, a pause)
+ * is not a vanished server: serve's heartbeat keeps the stream alive past
+ * the client's stream timeout (made 2 s here; three times that passes in
+ * silence), and when the game ends the stream ends cleanly. */
+static void
+test_idle_stream (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *server_config = g_build_filename (dir, "server", NULL);
+  g_autofree char *known = g_build_filename (dir, "known-hosts", NULL);
+  g_autoptr (TestServe) serve = test_serve_start (server_config, NULL);
+  const char *args[] = { "--mode", "stream", "--frames", "1", "--linger", "--wait-attach", NULL };
+  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
+  g_autoptr (GError) error = NULL;
+  M6Recording *recording = NULL;
+
+  wait_for_segment (producer->pid);
+  for (int i = 0; recording == NULL; i++)
+    {
+      M6RemoteClient *client = m6_remote_client_connect (serve->address, serve->token, known, NULL, &error);
+      g_assert_no_error (error);
+      m6_remote_client_set_stream_timeout (client, 2);
+      recording = m6_remote_client_attach (client, producer->pid, &error);
+      if (recording == NULL)
+        {
+          g_test_message ("not yet: %s", error->message);
+          g_clear_error (&error);
+          m6_remote_client_free (client);
+          g_assert_cmpint (i, <, 100);
+          g_usleep (50000);
+        }
+    }
+  m6_recording_start (recording);
+
+  gint64 until = g_get_monotonic_time () + 6 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < until)
+    {
+      if (!m6_recording_get_running (recording))
+        g_error ("the idle stream ended after %.1f s: %s",
+                 6 - (until - g_get_monotonic_time ()) / 1e6,
+                 m6_recording_get_error (recording) ? m6_recording_get_error (recording)->message : "(no error)");
+      g_usleep (100000);
+    }
+  g_assert_cmpuint (m6_session_get_n_events (m6_recording_get_session (recording)), >, 0);
+
+  test_producer_close_stdin (producer);
+  for (int i = 0; m6_recording_get_running (recording); i++)
+    {
+      g_assert_cmpint (i, <, 3000);
+      g_usleep (10000);
+    }
+  g_assert_null (m6_recording_get_error (recording));
+  m6_recording_stop (recording);
+  g_object_unref (recording);
+  g_assert_true (test_serve_alive (serve));
+  rm_rf (dir);
+}
+
 static void
 umask_zero (gpointer data)
 {
@@ -773,6 +831,7 @@ main (int argc, char **argv)
   g_test_add_func ("/remote/serve/hostile-clients", test_hostile_clients);
   g_test_add_func ("/remote/serve/crowding-clients", test_crowding_clients);
   g_test_add_func ("/remote/serve/stalled-client", test_stalled_client);
+  g_test_add_func ("/remote/serve/idle-stream", test_idle_stream);
   g_test_add_func ("/remote/serve/default-listen", test_default_listen);
   g_test_add_func ("/remote/serve/token-file-private", test_token_file_private);
   int status = g_test_run ();
