@@ -581,7 +581,7 @@ m6_timeline_get_tooltip_markup (M6Timeline *self,
   Lane *lane = lane_index < self->lanes->len ? g_ptr_array_index (self->lanes, lane_index) : NULL;
   const M6ScopeInstance *inst;
   char start[M6_DURATION_BUF], dur[M6_DURATION_BUF], self_t[M6_DURATION_BUF];
-  g_autofree char *mem = NULL;
+  g_autofree char *mem = NULL, *start_ns = NULL, *dur_ns = NULL;
 
   if (lane == NULL || index >= lane->instances->len)
     return NULL;
@@ -590,10 +590,25 @@ m6_timeline_get_tooltip_markup (M6Timeline *self,
   m6_duration_format_buf (inst->start_ns - self->t0, start);
   m6_duration_format_buf (inst->duration_ns, dur);
   m6_duration_format_buf (inst->self_ns, self_t);
+  start_ns = g_strdup_printf ("%" G_GINT64_FORMAT, inst->start_ns - self->t0);
+  dur_ns = g_strdup_printf ("%" G_GINT64_FORMAT, inst->duration_ns);
+  /* Hover is where a person reads one call exactly: the rounded time to
+   * read at a glance, then the event's own nanoseconds. */
   /* Translators: a scope instance's tooltip in the frame view; the start
-   * is from the start of the frame, mem_delta in bytes */
-  return g_markup_printf_escaped (_("<b>%s</b>\nStart: +%s\nDuration: %s (self %s)\nmem_delta: %s bytes"),
-                                  label_name (self, inst->label), start, dur, self_t, mem);
+   * is from the start of the frame (auto-scaled, then exact in ns), the
+   * duration the same, mem_delta in bytes */
+  return g_markup_printf_escaped (_("<b>%s</b>\nStart: +%s (%s ns)\nDuration: %s (%s ns; self %s)\nmem_delta: %s bytes"),
+                                  label_name (self, inst->label), start, start_ns, dur, dur_ns, self_t, mem);
+}
+
+gboolean
+m6_timeline_get_hovered (M6Timeline *self,
+                         guint      *lane,
+                         guint      *index)
+{
+  *lane = self->hover_lane;
+  *index = self->hover_index;
+  return self->hover_lane != G_MAXUINT;
 }
 
 guint

@@ -73,7 +73,13 @@ gboolean    m6_timeline_get_instance_rect  (M6Timeline      *self,
                                             guint            lane,
                                             guint            index,
                                             graphene_rect_t *rect);
-/* The tooltip of an instance, Pango markup. */
+/* The instance under the pointer (from its last motion), FALSE if none. */
+gboolean    m6_timeline_get_hovered        (M6Timeline      *self,
+                                            guint           *lane,
+                                            guint           *index);
+/* The tooltip of an instance, Pango markup: its start (from the view's
+ * range start) and duration auto-scaled and exact in ns, its mem_delta in
+ * bytes. */
 char       *m6_timeline_get_tooltip_markup (M6Timeline      *self,
                                             guint            lane,
                                             guint            index);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "m6-application.h"
+#include "m6-duration.h"
 #include "m6-frame-window.h"
 #include "m6-painter.h"
 #include "m6-session-frames.h"
@@ -231,6 +232,59 @@ histogram_read (gpointer data)
   return !m6_frame_window_get_histogram_reading (data) && m6_frame_window_get_histogram (data) != NULL;
 }
 
+static gboolean
+window_active (gpointer data)
+{
+  return gtk_window_is_active (data);
+}
+
+typedef struct
+{
+  M6Timeline *timeline;
+  guint       lane, index;
+  char       *text;
+} HoverCheck;
+
+static gboolean
+hovered_is (gpointer data)
+{
+  HoverCheck *c = data;
+  guint lane, index;
+
+  return m6_timeline_get_hovered (c->timeline, &lane, &index) && lane == c->lane && index == c->index;
+}
+
+/* GTK's tooltip: a GtkTooltipWindow parented to the hovered widget's
+ * toplevel, with the text in a label. */
+static GtkWidget *
+find_type_named (GtkWidget  *widget,
+                 const char *name)
+{
+  if (g_str_equal (G_OBJECT_TYPE_NAME (widget), name))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_type_named (child, name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+tooltip_shown (gpointer data)
+{
+  HoverCheck *c = data;
+  GtkWidget *tooltip = find_type_named (GTK_WIDGET (gtk_widget_get_native (GTK_WIDGET (c->timeline))), "GtkTooltipWindow");
+  GtkWidget *label = tooltip != NULL && gtk_widget_get_mapped (tooltip) ? ui_find_descendant (tooltip, GTK_TYPE_LABEL) : NULL;
+
+  if (label == NULL || gtk_label_get_text (GTK_LABEL (label))[0] == '\0')
+    return FALSE;
+  g_free (c->text);
+  c->text = g_strdup (gtk_label_get_text (GTK_LABEL (label)));
+  return TRUE;
+}
+
 static const char *
 instance_label (const M6ScopeInstance *inst)
 {
@@ -302,14 +356,69 @@ test_click_opens_frame (void)
   g_assert_cmpfloat (rect.size.width, >, gtk_widget_get_width (GTK_WIDGET (timeline)) * 0.5);
   g_assert_cmpuint (m6_timeline_get_n_drawn (timeline), >, 0);
 
-  /* Hover says where it starts, how long it took and its mem_delta. */
-  g_autofree char *tip = m6_timeline_get_tooltip_markup (timeline, lane, index);
+  /* Hover, through the pointer on the middle of its box: the hit test
+   * finds it, and the tooltip shown says exactly where it starts (from the
+   * frame's start), how long it took and its mem_delta, the event's own
+   * numbers. */
+  double cx = rect.origin.x + rect.size.width / 2, cy = rect.origin.y + rect.size.height / 2;
+  guint at_lane = G_MAXUINT, at_index = G_MAXUINT;
+  g_assert_true (m6_timeline_get_instance_at (timeline, cx, cy, &at_lane, &at_index));
+  g_assert_cmpuint (at_lane, ==, lane);
+  g_assert_cmpuint (at_index, ==, index);
+  g_autofree char *tip = NULL;
+  if (ui_input_available ())
+    {
+      HoverCheck hover = { timeline, lane, index };
+      gtk_window_present (GTK_WINDOW (fw));
+      ui_wait_for (window_active, fw, 5);
+      ui_pointer_move (GTK_WIDGET (timeline), cx, cy);
+      if (!ui_wait_for (hovered_is, &hover, 5))
+        g_error ("the pointer at (%.0f, %.0f) does not hover instance %u of lane %u", cx, cy, index, lane);
+      if (!ui_wait_for (tooltip_shown, &hover, 10))
+        g_error ("no tooltip within 10 s of hovering the load_chunk box");
+      tip = g_steal_pointer (&hover.text);
+    }
+  else
+    {
+      g_test_message ("no XTest: the tooltip is asked for without a pointer");
+      g_autofree char *markup = m6_timeline_get_tooltip_markup (timeline, lane, index);
+      g_assert_true (pango_parse_markup (markup, -1, 0, NULL, &tip, NULL, NULL));
+    }
+  g_test_message ("tooltip: %s", tip);
   g_assert_nonnull (strstr (tip, "load_chunk"));
-  g_assert_nonnull (strstr (tip, "mem_delta"));
-  g_assert_nonnull (strstr (tip, "ms"));
+  g_autofree char *start_ns = g_strdup_printf ("(%" G_GINT64_FORMAT " ns)", heaviest->start_ns - shown.start_ns);
+  g_autofree char *dur_ns = g_strdup_printf ("(%" G_GINT64_FORMAT " ns;", heaviest->duration_ns);
+  g_autofree char *mem = g_strdup_printf ("mem_delta: %+" G_GINT64_FORMAT " bytes", heaviest->mem_delta);
+  g_autofree char *dur_auto = m6_duration_format (heaviest->duration_ns);
+  g_assert_nonnull (strstr (tip, start_ns));
+  g_assert_nonnull (strstr (tip, dur_ns));
+  g_assert_nonnull (strstr (tip, dur_auto));
+  g_assert_nonnull (strstr (tip, mem));
+  /* mem_delta is the instance's own, to the byte: ai leaks 2 KiB a frame
+   * (--leak-kb 2), and its tooltip says so. */
+  for (guint i = 0; i < instances->len; i++)
+    {
+      const M6ScopeInstance *inst = &g_array_index (instances, M6ScopeInstance, i);
+      if (inst->depth != 1 || !g_str_equal (instance_label (inst), "ai"))
+        continue;
+      g_autofree char *ai_tip = m6_timeline_get_tooltip_markup (timeline, lane, i);
+      g_autofree char *ai_mem = g_strdup_printf ("mem_delta: %+" G_GINT64_FORMAT " bytes", inst->mem_delta);
+      g_assert_cmpint (inst->mem_delta, >=, 2048);
+      g_assert_nonnull (strstr (ai_tip, ai_mem));
+    }
 
-  /* Selecting it selects its scope in the flame graph (and so the table). */
-  m6_timeline_select (timeline, lane, index);
+  /* A click on it selects its scope in the flame graph and the table. */
+  if (ui_input_available ())
+    ui_click (GTK_WIDGET (timeline), cx, cy);
+  else
+    {
+      g_test_message ("no XTest: the box is selected without a click");
+      m6_timeline_select (timeline, lane, index);
+    }
+  guint sel_lane = G_MAXUINT, sel_index = G_MAXUINT;
+  g_assert_true (m6_timeline_get_selected (timeline, &sel_lane, &sel_index));
+  g_assert_cmpuint (sel_lane, ==, lane);
+  g_assert_cmpuint (sel_index, ==, index);
   g_assert_cmpuint (m6_flame_graph_get_selected_node (m6_session_window_get_flame_graph (window)), ==, heaviest->node_id);
   g_assert_cmpuint (m6_stats_view_get_selected_node (m6_session_window_get_stats_view (window)), ==, heaviest->node_id);
   /* And the other way: a scope chosen in the flame graph is outlined. */
@@ -495,12 +604,6 @@ press (M6FrameWindow *fw,
       g_autofree char *name = g_strconcat ("frame.", action, NULL);
       gtk_widget_activate_action (GTK_WIDGET (fw), name, NULL);
     }
-}
-
-static gboolean
-window_active (gpointer data)
-{
-  return gtk_window_is_active (data);
 }
 
 static void
