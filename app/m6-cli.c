@@ -28,6 +28,34 @@ static const Command commands[] = {
 #undef M6_CLI_COMMAND
 };
 
+/* A terminal whose locale is not UTF-8 (LC_ALL=C): GLib would print what
+ * its charset lacks as '?' ("“main”" as "?main?"); iconv's transliteration
+ * prints the nearest ASCII ('"main"', "us" for "µs") instead. */
+static void
+print_transliterated (const char *text,
+                      FILE       *stream)
+{
+  const char *charset;
+  g_get_charset (&charset);
+  g_autofree char *to = g_strconcat (charset, "//TRANSLIT", NULL);
+  g_autofree char *converted = g_convert_with_fallback (text, -1, to, "UTF-8", "?", NULL, NULL, NULL);
+
+  fputs (converted != NULL ? converted : text, stream);
+  fflush (stream);
+}
+
+static void
+print_out (const char *text)
+{
+  print_transliterated (text, stdout);
+}
+
+static void
+print_err (const char *text)
+{
+  print_transliterated (text, stderr);
+}
+
 static void
 print_usage (FILE *stream)
 {
@@ -43,6 +71,11 @@ main (int    argc,
 {
   m6_locale_init ();
   textdomain (GETTEXT_PACKAGE);
+  if (!g_get_charset (NULL))
+    {
+      g_set_print_handler (print_out);
+      g_set_printerr_handler (print_err);
+    }
 
   if (argc < 2)
     {

@@ -14,12 +14,16 @@ m6_duration_format_buf (gint64  ns,
   double a = ns < 0 ? -(double) ns : (double) ns;
   double v;
   char number[M6_DURATION_BUF];
+  /* A terminal in the C locale (or any other that is not UTF-8) would show
+   * "µ" and the no-break space as "?": plain ASCII there, untranslated
+   * (a translation is UTF-8 too). */
+  gboolean utf8 = g_get_charset (NULL);
 
   if (a < 999.5)
     {
       g_snprintf (number, sizeof number, "%" G_GINT64_FORMAT, ns);
       /* Translators: a duration in nanoseconds; %s is the number. */
-      g_snprintf (buf, M6_DURATION_BUF, _("%s ns"), number);
+      g_snprintf (buf, M6_DURATION_BUF, utf8 ? _("%s ns") : "%s ns", number);
       return buf;
     }
   guint unit = a < 999.5e3 ? 1 : a < 999.5e6 ? 2 : 3;
@@ -29,13 +33,13 @@ m6_duration_format_buf (gint64  ns,
   snprintf (number, sizeof number, "%.*f", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, v);
   if (unit == 1)
     /* Translators: a duration in microseconds; %s is the number. */
-    g_snprintf (buf, M6_DURATION_BUF, _("%s µs"), number);
+    g_snprintf (buf, M6_DURATION_BUF, utf8 ? _("%s µs") : "%s us", number);
   else if (unit == 2)
     /* Translators: a duration in milliseconds; %s is the number. */
-    g_snprintf (buf, M6_DURATION_BUF, _("%s ms"), number);
+    g_snprintf (buf, M6_DURATION_BUF, utf8 ? _("%s ms") : "%s ms", number);
   else
     /* Translators: a duration in seconds; %s is the number. */
-    g_snprintf (buf, M6_DURATION_BUF, _("%s s"), number);
+    g_snprintf (buf, M6_DURATION_BUF, utf8 ? _("%s s") : "%s s", number);
   return buf;
 }
 

@@ -9,7 +9,9 @@ G_BEGIN_DECLS
 /* @ns in the largest unit that keeps it at 1 or more (ns, µs, ms, s) with
  * three significant digits and the locale's decimal mark: "850 ns",
  * "1.25 µs", "12.3 ms", "41.0 ms", "2.50 s" ("12,3 ms" in German); the
- * space between number and unit is a no-break space (U+00A0).
+ * space between number and unit is a no-break space (U+00A0). Where the
+ * locale's charset is not UTF-8 (LC_ALL=C) it is "us" and a plain space:
+ * a terminal there would show "µ" and U+00A0 as "?".
  * Negative values keep their sign. */
 char         *m6_duration_format      (gint64       ns);
 /* The same into @buf (at least M6_DURATION_BUF bytes); returns @buf. */

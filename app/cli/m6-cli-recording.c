@@ -8,6 +8,7 @@
 
 #include "m6-cli-common.h"
 #include "m6-cli-recording.h"
+#include "m6-duration.h"
 
 /* NAME-PID-YYYYmmdd-HHMMSS.mach6, with a name that is safe in a path. */
 static char *
@@ -31,11 +32,14 @@ print_progress (M6CliRecording *rec,
                 gint64          now)
 {
   M6Session *session = m6_recording_get_session (rec->recording);
+  char elapsed[M6_DURATION_BUF];
 
+  /* Whole seconds: the clock ticks once a second. */
+  m6_duration_format_buf ((now - rec->started_us) / G_USEC_PER_SEC * G_GINT64_CONSTANT (1000000000), elapsed);
   m6_recording_lock (rec->recording);
-  g_printerr (_("recording %s (pid %d): %.0f s, %llu events, %llu drops\n"),
-              m6_session_get_process_name (session), m6_session_get_pid (session),
-              (double) (now - rec->started_us) / G_USEC_PER_SEC,
+  /* Translators: the second %s is the time recorded so far, like "12.0 s" */
+  g_printerr (_("recording %s (pid %d): %s, %llu events, %llu drops\n"),
+              m6_session_get_process_name (session), m6_session_get_pid (session), elapsed,
               (unsigned long long) m6_session_get_n_events (session),
               (unsigned long long) m6_session_get_drops (session));
   m6_recording_unlock (rec->recording);
@@ -129,13 +133,16 @@ static void
 print_saved (const char *path,
              M6Session  *session)
 {
-  g_print (g_dngettext (GETTEXT_PACKAGE, "Saved %s: %llu events in %u thread, %llu drops, %.1f s.\n",
-                       "Saved %s: %llu events in %u threads, %llu drops, %.1f s.\n",
+  char duration[M6_DURATION_BUF];
+
+  /* Translators: the last %s is the capture's duration, like "2.50 s" */
+  g_print (g_dngettext (GETTEXT_PACKAGE, "Saved %s: %llu events in %u thread, %llu drops, %s.\n",
+                       "Saved %s: %llu events in %u threads, %llu drops, %s.\n",
                        m6_session_get_n_threads (session)),
            path, (unsigned long long) m6_session_get_n_events (session),
            m6_session_get_n_threads (session),
            (unsigned long long) m6_session_get_drops (session),
-           (double) m6_session_get_duration (session) / 1e9);
+           m6_duration_format_buf (m6_session_get_duration (session), duration));
 }
 
 /* Record an attached reader (taken) into @output (or the default name). */

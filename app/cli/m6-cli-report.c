@@ -143,12 +143,14 @@ print_table (M6Session *session,
 {
   g_autoptr (GString) out = g_string_new (NULL);
   gboolean memory = m6_session_get_memory_available (session);
+  char duration[M6_DURATION_BUF];
 
-  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%s (pid %d): %.2f s, %u thread, %llu events, %llu drops\n",
-                                           "%s (pid %d): %.2f s, %u threads, %llu events, %llu drops\n",
+  /* Translators: the second %s is the session's duration, like "2.50 s" */
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%s (pid %d): %s, %u thread, %llu events, %llu drops\n",
+                                           "%s (pid %d): %s, %u threads, %llu events, %llu drops\n",
                                            m6_session_get_n_threads (session)),
                           m6_session_get_process_name (session), m6_session_get_pid (session),
-                          (double) m6_session_get_duration (session) / 1e9,
+                          m6_duration_format_buf (m6_session_get_duration (session), duration),
                           m6_session_get_n_threads (session),
                           (unsigned long long) m6_session_get_n_events (session),
                           (unsigned long long) m6_session_get_drops (session));

@@ -1,5 +1,6 @@
 /* test-duration.c — durations auto-scale (ns, µs, ms, s) with three
- * significant digits, a no-break space before the unit and the locale's
+ * significant digits, a no-break space before the unit ("us" and a plain
+ * space where the locale's charset is not UTF-8) and the locale's
  * decimal mark (German too: the
  * de_DE locale is built for the test when the machine lacks it), and a
  * duration typed by a person parses, or fails with a sentence naming the
@@ -39,6 +40,30 @@ test_format_c (void)
   G_STATIC_ASSERT (G_N_ELEMENTS (expected) == G_N_ELEMENTS (values));
   setlocale (LC_NUMERIC, "C");
   check_formats (values, expected, G_N_ELEMENTS (values));
+}
+
+/* A terminal that is not UTF-8 (LC_ALL=C) would print "µ" and the no-break
+ * space as "?": there it is "us" and a plain space, every byte ASCII. */
+static void
+test_format_ascii (void)
+{
+  static const char *expected[] = {
+    "0 ns", "7 ns", "999 ns", "1.00 us", "1.23 us", "12.3 us", "123 us", "999 us", "1.00 ms", "41.2 ms",
+    "2.50 s", "125 s", "-1.50 us",
+  };
+
+  G_STATIC_ASSERT (G_N_ELEMENTS (expected) == G_N_ELEMENTS (values));
+  g_assert_nonnull (setlocale (LC_CTYPE, "C"));
+  g_assert_false (g_get_charset (NULL));
+  setlocale (LC_NUMERIC, "C");
+  check_formats (values, expected, G_N_ELEMENTS (values));
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *text = m6_duration_format (values[i]);
+      for (const char *p = text; *p != '\0'; p++)
+        g_assert_cmpint ((guchar) *p, <, 0x80);
+    }
+  g_assert_nonnull (setlocale (LC_CTYPE, "C.UTF-8"));
 }
 
 static void
@@ -113,8 +138,12 @@ main (int   argc,
       g_setenv ("LOCPATH", dir, TRUE);
     }
   setlocale (LC_NUMERIC, "C");
+  /* "µs" and the no-break space are for a UTF-8 locale (the charset). */
+  if (setlocale (LC_CTYPE, "C.UTF-8") == NULL)
+    g_error ("no C.UTF-8 locale");
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/duration/format", test_format_c);
+  g_test_add_func ("/core/duration/format-ascii", test_format_ascii);
   g_test_add_func ("/core/duration/format-german", test_format_german);
   g_test_add_func ("/core/duration/parse", test_parse);
   int status = g_test_run ();

@@ -41,6 +41,27 @@ run_cli_argv (CliResult          *r,
   g_test_message ("exit %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
 }
 
+/* The same with @env (NULL: ours). */
+static void
+run_cli_env (CliResult          *r,
+             char              **env,
+             const char *const  *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int wait_status;
+
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
+  for (gsize i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL,
+                &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+  g_test_message ("exit %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
+}
+
 static void
 run_cli (CliResult *r,
          ...)
@@ -330,6 +351,89 @@ test_report_no_drift (void)
   test_rm_dir (dir);
 }
 
+/* A capture whose frames (2 ms apart, 1,000 of them) hold "tiny", 30 ns a
+ * call, and "chunk", 229 µs: the sizes that all read 0.000 when every
+ * time was ms with three decimals. */
+static void
+write_small_scopes (const char *path)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (M6Event));
+  M6Thread *thread = m6_session_add_thread (session, 7, "main");
+  guint32 frame = m6_session_intern_label (session, "frame", -1);
+  guint32 tiny = m6_session_intern_label (session, "tiny", -1);
+  guint32 chunk = m6_session_intern_label (session, "chunk", -1);
+  M6CaptureWriter *writer = m6_capture_writer_new (path, session, &error);
+
+  g_assert_no_error (error);
+  for (gint64 f = 0, t = 0; f < 1000; f++, t += 2000000)
+    {
+      M6Event evs[] = {
+        { t, 0, frame, 0 },
+        { t + 100, 0, tiny, 1 }, { t + 130, 0, 0, 1 },
+        { t + 1000, 0, chunk, 1 }, { t + 1000 + 229000, 0, 0, 1 },
+        { t + 1000000, 0, 0, 0 },
+      };
+      g_array_append_vals (events, evs, G_N_ELEMENTS (evs));
+    }
+  m6_session_ingest (session, thread, (M6Event *) events->data, events->len);
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  m6_capture_writer_free (writer);
+}
+
+static const char *
+line_of (char      **lines,
+         const char *scope)
+{
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (g_strchug (g_strdup (lines[i])), scope))
+      return lines[i];
+  g_error ("no line for %s", scope);
+}
+
+/* `mach6 report` prints every time auto-scaled: a 30 ns scope in ns, never
+ * "0.000"; and in a locale that is not UTF-8 (LC_ALL=C), in ASCII ("us",
+ * a plain space), where "µ" and the no-break space would print as '?'. */
+static void
+test_report_auto_scales (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "small.mach6", NULL);
+  const char *args[] = { "report", path, NULL };
+  const char *worst_args[] = { "report", path, "--worst", "3", NULL };
+  g_auto (GStrv) utf8_env = g_environ_setenv (g_get_environ (), "LC_ALL", "C.UTF-8", TRUE);
+  g_auto (GStrv) c_env = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
+  g_auto (CliResult) utf8 = { 0 };
+  g_auto (CliResult) c = { 0 };
+  g_auto (CliResult) c_worst = { 0 };
+
+  write_small_scopes (path);
+  run_cli_env (&utf8, utf8_env, args);
+  g_assert_cmpint (utf8.status, ==, 0);
+  g_assert_null (strstr (utf8.out, "0.000"));
+  g_auto (GStrv) lines = g_strsplit (utf8.out, "\n", -1);
+  g_assert_nonnull (strstr (line_of (lines, "tiny"), "30\u00a0ns"));
+  g_assert_nonnull (strstr (line_of (lines, "chunk"), "229\u00a0µs"));
+  /* The header's duration too: 999 frames 2 ms apart and one of 1 ms. */
+  g_assert_nonnull (strstr (lines[0], "2.00\u00a0s,"));
+
+  run_cli_env (&c, c_env, args);
+  run_cli_env (&c_worst, c_env, worst_args);
+  g_assert_cmpint (c.status, ==, 0);
+  g_assert_cmpint (c_worst.status, ==, 0);
+  g_assert_null (strstr (c.out, "0.000"));
+  g_auto (GStrv) c_lines = g_strsplit (c.out, "\n", -1);
+  g_assert_nonnull (strstr (line_of (c_lines, "tiny"), "30 ns"));
+  g_assert_nonnull (strstr (line_of (c_lines, "chunk"), "229 us"));
+  g_assert_nonnull (strstr (c_lines[0], "2.00 s,"));
+  g_assert_nonnull (strstr (c_worst.out, "1.00 ms"));
+  g_assert_null (strchr (c.out, '?'));
+  g_assert_null (strchr (c.err, '?'));
+  g_assert_null (strchr (c_worst.out, '?'));
+  test_rm_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -343,6 +447,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/cli/run-without-segment", test_run_without_segment);
   g_test_add_func ("/reader/cli/report-leaks", test_report_leaks);
   g_test_add_func ("/reader/cli/report-no-drift", test_report_no_drift);
+  g_test_add_func ("/reader/cli/report-auto-scales", test_report_auto_scales);
 
   return g_test_run ();
 }
