@@ -9,6 +9,8 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "m6-remote-trust.h"
+
 struct _M6MetricsServer
 {
   GObject           parent_instance;
@@ -19,6 +21,8 @@ struct _M6MetricsServer
   GInetSocketAddress *bound;
   GPtrArray        *clients;      /* Client, borrowed: each frees itself */
   guint64           n_responses;
+  char             *token;
+  gboolean          needs_token;  /* listening beyond loopback */
 };
 
 G_DEFINE_FINAL_TYPE (M6MetricsServer, m6_metrics_server, G_TYPE_OBJECT)
@@ -144,6 +148,25 @@ serve_metrics (Client   *client,
            "Vary: Accept\r\n", body->str, body->len, head_only);
 }
 
+/* Does the head carry "Authorization: Bearer TOKEN" with our token? The
+ * comparison takes the same time wherever a guess goes wrong. */
+static gboolean
+authorized (Client     *client,
+            const char *head)
+{
+  g_auto (GStrv) lines = g_strsplit (head, "\n", -1);
+
+  for (guint i = 1; lines[i] != NULL; i++)
+    if (g_ascii_strncasecmp (lines[i], "authorization:", 14) == 0)
+      {
+        g_autofree char *value = g_strstrip (g_strdup (lines[i] + 14));
+        if (g_ascii_strncasecmp (value, "bearer ", 7) != 0)
+          return FALSE;
+        return m6_trust_token_equal (g_strstrip (value + 7), client->server->token);
+      }
+  return FALSE;
+}
+
 /* The request line of a complete head: METHOD SP TARGET SP HTTP/x.y */
 static void
 handle_request (Client *client)
@@ -158,6 +181,19 @@ handle_request (Client *client)
     {
       respond_text (client, "400 Bad Request", NULL, "A request line is METHOD PATH HTTP/1.1.\n");
       return;
+    }
+
+  if (client->server->needs_token)
+    {
+      /* buf holds the head, NUL-free (checked), and has room after it. */
+      client->buf[MIN (client->len, sizeof client->buf - 1)] = '\0';
+      if (!authorized (client, client->buf))
+        {
+          respond_text (client, "401 Unauthorized", "WWW-Authenticate: Bearer realm=\"mach6\"\r\n",
+                        "Beyond loopback, /metrics needs the token mach6 serve printed: "
+                        "Authorization: Bearer TOKEN (docs/metrics.md).\n");
+          return;
+        }
     }
 
   const char *target = parts[1];
@@ -326,6 +362,16 @@ m6_metrics_server_listen (M6MetricsServer *self,
       g_resolver_free_addresses (found);
     }
 
+  /* Anyone who can reach the port beyond this machine would read every
+   * process name and scope path: the issue's rule for serve's listeners. */
+  self->needs_token = !g_inet_address_get_is_loopback (inet);
+  if (self->needs_token && self->token == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   _("cannot serve metrics on %s without a token: an address beyond loopback needs one"), address);
+      return FALSE;
+    }
+
   wanted = g_inet_socket_address_new (inet, port);
   self->service = g_socket_service_new ();
   if (!g_socket_listener_add_address (G_SOCKET_LISTENER (self->service), wanted, G_SOCKET_TYPE_STREAM,
@@ -340,6 +386,25 @@ m6_metrics_server_listen (M6MetricsServer *self,
   g_signal_connect (self->service, "incoming", G_CALLBACK (on_incoming), self);
   g_socket_service_start (self->service);
   return TRUE;
+}
+
+void
+m6_metrics_server_set_token (M6MetricsServer *self,
+                             const char      *token)
+{
+  g_return_if_fail (M6_IS_METRICS_SERVER (self));
+  g_return_if_fail (self->service == NULL);
+
+  g_free (self->token);
+  self->token = g_strdup (token);
+}
+
+gboolean
+m6_metrics_server_get_needs_token (M6MetricsServer *self)
+{
+  g_return_val_if_fail (M6_IS_METRICS_SERVER (self), FALSE);
+
+  return self->needs_token;
 }
 
 char *
@@ -400,6 +465,7 @@ m6_metrics_server_finalize (GObject *object)
   M6MetricsServer *self = M6_METRICS_SERVER (object);
 
   g_ptr_array_unref (self->clients);
+  g_free (self->token);
   G_OBJECT_CLASS (m6_metrics_server_parent_class)->finalize (object);
 }
 

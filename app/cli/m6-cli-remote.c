@@ -38,11 +38,11 @@ m6_cli_remote_token (const char  *token,
 
 M6RemoteServer *
 m6_cli_serve_remote (const char  *address,
-                     const char  *token_file,
+                     const char  *token,
                      M6Attacher  *attacher,
                      GError     **error)
 {
-  g_autofree char *host = NULL, *token = NULL;
+  g_autofree char *host = NULL;
   guint16 port = M6_REMOTE_DEFAULT_PORT;
   g_autoptr (M6RemoteServer) server = NULL;
   gint pid_like = 0;
@@ -66,8 +66,6 @@ m6_cli_serve_remote (const char  *address,
       host = g_strdup (g_network_address_get_hostname (G_NETWORK_ADDRESS (parsed)));
       port = g_network_address_get_port (G_NETWORK_ADDRESS (parsed));
     }
-  if (token_file != NULL && (token = m6_trust_read_token_file (token_file, error)) == NULL)
-    return NULL;
   server = m6_remote_server_new (NULL, token, error);
   if (server == NULL)
     return NULL;
@@ -88,10 +86,6 @@ m6_cli_serve_remote (const char  *address,
   g_print (_("Serving remote viewers at %s%s%s:%u (TLS)\n"), ipv6 ? "[" : "", host, ipv6 ? "]" : "",
            m6_remote_server_get_port (server));
   g_print (_("Certificate fingerprint (SHA-256): %s\n"), m6_remote_server_get_fingerprint (server));
-  if (token_file != NULL)
-    g_print (_("Token: the one in %s\n"), token_file);
-  else
-    g_print (_("Token: %s\n"), m6_remote_server_get_token (server));
   if (!m6_remote_host_is_loopback (host))
     g_print ("%s\n", _("Listening beyond this machine: only clients with the token get in; "
                        "compare the fingerprint when a viewer connects the first time."));

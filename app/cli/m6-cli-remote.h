@@ -21,11 +21,12 @@ gboolean        m6_cli_remote_token    (const char  *token,
                                         const char  *token_file,
                                         char       **out,
                                         GError     **error);
-/* `serve --listen ADDRESS [--token-file FILE]`: start the TLS listener and
- * print where, its fingerprint and its token; games @attacher (may be
- * NULL) records are streamed from its recordings. */
+/* `serve --listen ADDRESS`: start the TLS listener, clients proving
+ * themselves with @token, and print where and its fingerprint (serve
+ * prints the token, which its metrics may share); games @attacher (may
+ * be NULL) records are streamed from its recordings. */
 M6RemoteServer *m6_cli_serve_remote    (const char  *address,
-                                        const char  *token_file,
+                                        const char  *token,
                                         M6Attacher  *attacher,
                                         GError     **error);
 /* `list --remote`: the server's processes, or NULL. */

@@ -3,7 +3,8 @@
  * instrumented process (new ones as they start, ended ones released,
  * through M6Attacher: the viewer's own M6Recording, no capture file);
  * with --metrics HOST:PORT it answers GET /metrics with their Prometheus
- * exposition (docs/metrics.md). Ctrl-C or SIGTERM stops it cleanly: the
+ * exposition (docs/metrics.md), beyond loopback only to a scrape with the
+ * token (the remote viewers' one, printed, or --token-file's). Ctrl-C or SIGTERM stops it cleanly: the
  * listeners close and every game is detached (it stops recording).
  *
  * With --listen HOST:PORT (default port 7766; bare `mach6 serve` means
@@ -23,6 +24,7 @@
 #include "m6-cli-common.h"
 #include "m6-cli-remote.h"
 #include "m6-metrics-server.h"
+#include "m6-remote-trust.h"
 
 typedef struct
 {
@@ -33,6 +35,7 @@ typedef struct
   M6MetricsOptions metrics_options;
   const char      *listen_address; /* NULL without --listen */
   const char      *token_file;
+  char            *token;          /* remote viewers' and, beyond loopback, scrapes' */
   M6RemoteServer  *remote;
 } M6CliServe;
 
@@ -84,22 +87,63 @@ on_stop_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Is the --metrics ADDRESS on loopback, as far as its text says (PORT
+ * alone, 127.x, ::1, localhost)? A name is resolved when listening. */
+static gboolean
+metrics_on_loopback (const char *address)
+{
+  g_autoptr (GSocketConnectable) parsed = NULL;
+  guint64 port;
+
+  if (g_ascii_string_to_unsigned (address, 10, 0, 65535, &port, NULL))
+    return TRUE;
+  parsed = g_network_address_parse (address, 0, NULL);
+  return parsed != NULL && m6_remote_host_is_loopback (g_network_address_get_hostname (G_NETWORK_ADDRESS (parsed)));
+}
+
 static gboolean
 serve_start_listeners (M6CliServe  *serve,
                        GError     **error)
 {
+  gboolean token_asked = FALSE;
+
+  /* One token for both listeners: from --token-file, else a new one,
+   * printed. The metrics ask for it only beyond loopback. */
+  if (serve->token_file != NULL)
+    {
+      serve->token = m6_trust_read_token_file (serve->token_file, error);
+      if (serve->token == NULL)
+        return FALSE;
+    }
+  else
+    serve->token = m6_trust_new_token ();
+
   if (serve->metrics_address != NULL)
     {
       serve->metrics = m6_metrics_server_new (serve->attacher, &serve->metrics_options);
+      m6_metrics_server_set_token (serve->metrics, serve->token);
       if (!m6_metrics_server_listen (serve->metrics, serve->metrics_address, error))
         return FALSE;
       g_autofree char *url = m6_metrics_server_dup_url (serve->metrics);
       g_print (_("Serving metrics at %s\n"), url);
+      if (m6_metrics_server_get_needs_token (serve->metrics))
+        {
+          g_print ("%s\n", _("Metrics beyond this machine: a scrape must send the token "
+                             "(Authorization: Bearer TOKEN; in Prometheus, authorization: credentials_file)."));
+          token_asked = TRUE;
+        }
     }
-  if (serve->listen_address != NULL
-      && (serve->remote = m6_cli_serve_remote (serve->listen_address, serve->token_file, serve->attacher,
-                                               error)) == NULL)
-    return FALSE;
+  if (serve->listen_address != NULL)
+    {
+      serve->remote = m6_cli_serve_remote (serve->listen_address, serve->token, serve->attacher, error);
+      if (serve->remote == NULL)
+        return FALSE;
+      token_asked = TRUE;
+    }
+  if (serve->token_file != NULL)
+    g_print (_("Token: the one in %s\n"), serve->token_file);
+  else if (token_asked)
+    g_print (_("Token: %s\n"), serve->token);
   return TRUE;
 }
 
@@ -110,6 +154,7 @@ serve_stop_listeners (M6CliServe *serve)
   if (serve->metrics != NULL)
     m6_metrics_server_stop (serve->metrics);
   g_clear_object (&serve->metrics);
+  g_clear_pointer (&serve->token, g_free);
 }
 
 int
@@ -134,7 +179,8 @@ m6_cli_serve (int    argc,
     { "listen", 'l', 0, G_OPTION_ARG_STRING, &listen_address,
       N_("Serve remote viewers over TLS at ADDRESS (HOST:PORT, or PORT on 127.0.0.1; default port 7766)"), "ADDRESS" },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
-      N_("With --listen: the token clients must give, from FILE (default: a new random one, printed)"), "FILE" },
+      N_("The token remote viewers, and scrapes of --metrics beyond loopback, must give, from FILE "
+         "(default: a new random one, printed)"), "FILE" },
     { NULL }
   };
   g_autoptr (GError) error = NULL;
@@ -153,8 +199,8 @@ m6_cli_serve (int    argc,
    * away); listening beyond this machine is asked for by --listen. */
   if (metrics_address == NULL && listen_address == NULL)
     listen_address = g_strdup_printf ("127.0.0.1:%u", M6_REMOTE_DEFAULT_PORT);
-  if (token_file != NULL && listen_address == NULL)
-    return m6_cli_usage_error ("serve", _("--token-file goes with --listen"));
+  if (token_file != NULL && listen_address == NULL && (metrics_address == NULL || metrics_on_loopback (metrics_address)))
+    return m6_cli_usage_error ("serve", _("--token-file goes with --listen, or with --metrics beyond loopback"));
   if (metrics_address != NULL && !attach_all && names == NULL)
     return m6_cli_usage_error ("serve", _("--metrics needs processes to measure: give --attach-all or --attach NAME"));
   if (attach_all && names != NULL)

@@ -225,14 +225,18 @@ http_raw (guint16      port,
   return g_string_free (g_steal_pointer (&answer), FALSE);
 }
 
-/* GET @path; the status code, and the body in @body. */
+/* GET @path with "Authorization: Bearer @token" (@token NULL: none); the
+ * status code, and the body in @body. */
 static inline guint
-http_get (guint16      port,
-          const char  *path,
-          char       **body)
+http_get_token (guint16      port,
+                const char  *path,
+                const char  *token,
+                char       **body)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *request = g_strdup_printf ("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+  g_autofree char *auth = token != NULL ? g_strdup_printf ("Authorization: Bearer %s\r\n", token) : g_strdup ("");
+  g_autofree char *request = g_strdup_printf ("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sConnection: close\r\n\r\n",
+                                              path, auth);
   g_autofree char *answer = http_raw (port, request, strlen (request), &error);
   guint code = 0;
 
@@ -245,6 +249,14 @@ http_get (guint16      port,
   return code;
 }
 
+static inline guint
+http_get (guint16      port,
+          const char  *path,
+          char       **body)
+{
+  return http_get_token (port, path, NULL, body);
+}
+
 static inline guint16
 url_port (const char *url)
 {
@@ -253,17 +265,18 @@ url_port (const char *url)
   return (guint16) g_ascii_strtoull (colon + 1, NULL, 10);
 }
 
-/* `mach6 serve --metrics 127.0.0.1:0 ARGS…`, once it listens; its port. */
+/* `mach6 serve --metrics ADDRESS ARGS…`, once it listens; its port. */
 static inline Proc *
-serve_start (const char *const *args,
-             guint16           *port)
+serve_start_at (const char        *address,
+                const char *const *args,
+                guint16           *port)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
 
   g_ptr_array_add (argv, (gpointer) MACH6_CLI);
   g_ptr_array_add (argv, (gpointer) "serve");
   g_ptr_array_add (argv, (gpointer) "--metrics");
-  g_ptr_array_add (argv, (gpointer) "127.0.0.1:0");
+  g_ptr_array_add (argv, (gpointer) address);
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
@@ -274,20 +287,29 @@ serve_start (const char *const *args,
   return p;
 }
 
+/* `mach6 serve --metrics 127.0.0.1:0 ARGS…`, once it listens; its port. */
+static inline Proc *
+serve_start (const char *const *args,
+             guint16           *port)
+{
+  return serve_start_at ("127.0.0.1:0", args, port);
+}
+
 /* Scrape until @predicate holds for the body (or fail after WAIT_MS). */
 typedef gboolean (*BodyPredicate) (const char *body,
                                    gpointer    data);
 
 static inline char *
-scrape_until (guint16        port,
-              BodyPredicate  predicate,
-              gpointer       data,
-              const char    *what)
+scrape_until_token (guint16        port,
+                    const char    *token,
+                    BodyPredicate  predicate,
+                    gpointer       data,
+                    const char    *what)
 {
   for (int waited = 0; waited < WAIT_MS; waited += 100)
     {
       char *body = NULL;
-      g_assert_cmpuint (http_get (port, "/metrics", &body), ==, 200);
+      g_assert_cmpuint (http_get_token (port, "/metrics", token, &body), ==, 200);
       if (predicate (body, data))
         return body;
       g_free (body);
@@ -295,6 +317,15 @@ scrape_until (guint16        port,
     }
   g_error ("the metrics never showed %s", what);
   return NULL;
+}
+
+static inline char *
+scrape_until (guint16        port,
+              BodyPredicate  predicate,
+              gpointer       data,
+              const char    *what)
+{
+  return scrape_until_token (port, NULL, predicate, data, what);
 }
 
 /* The value of the sample line that starts with @prefix and holds @needle. */

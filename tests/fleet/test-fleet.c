@@ -1,9 +1,9 @@
 /* test-fleet.c — `mach6 serve --metrics` against the real thing: demo
  * games with and without their leak, a real Prometheus (Debian's 2.42)
  * scraping every second, its HTTP API asked what an operator would ask,
- * promtool judging the exposition; the HTTP endpoint under hostile
- * clients; --attach-all finding a game started later; the bounds on a
- * program with 2,041 scopes. */
+ * promtool judging the exposition; the bearer token beyond loopback; the
+ * HTTP endpoint under hostile clients; --attach-all finding a game started
+ * later; the bounds on a program with 2,041 scopes. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -31,8 +31,12 @@ prometheus_free (Prometheus *prom)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Prometheus, prometheus_free)
 
+/* Scraping 127.0.0.1:@target_port every second; with @token_file (not
+ * NULL), as README's scrape config for a serve beyond loopback: the
+ * token as a bearer credential, read from that file. */
 static Prometheus *
-prometheus_start (guint16 target_port)
+prometheus_start (guint16     target_port,
+                  const char *token_file)
 {
   g_autoptr (GError) error = NULL;
   Prometheus *prom = g_new0 (Prometheus, 1);
@@ -40,6 +44,11 @@ prometheus_start (guint16 target_port)
   prom->dir = g_dir_make_tmp ("mach6-prometheus-XXXXXX", &error);
   g_assert_no_error (error);
   g_autofree char *config = g_build_filename (prom->dir, "prometheus.yml", NULL);
+  g_autofree char *authorization = token_file != NULL
+                                   ? g_strdup_printf ("    authorization:\n"
+                                                      "      type: Bearer\n"
+                                                      "      credentials_file: %s\n", token_file)
+                                   : g_strdup ("");
   g_autofree char *text = g_strdup_printf ("global:\n"
                                            "  scrape_interval: 1s\n"
                                            "  evaluation_interval: 1s\n"
@@ -47,8 +56,9 @@ prometheus_start (guint16 target_port)
                                            "  - job_name: mach6\n"
                                            "    scrape_interval: 1s\n"
                                            "    scrape_timeout: 1s\n"
+                                           "%s"
                                            "    static_configs:\n"
-                                           "      - targets: ['127.0.0.1:%u']\n", target_port);
+                                           "      - targets: ['127.0.0.1:%u']\n", authorization, target_port);
   g_assert_true (g_file_set_contents (config, text, -1, &error));
 
   prom->port = free_port ();
@@ -149,12 +159,33 @@ has_frames (const char *body,
   return TRUE;
 }
 
+/* A token file for serve and Prometheus, in @dir. */
+static char *
+write_token_file (const char  *dir,
+                  char       **token)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *uuid = g_uuid_string_random ();
+  char *path = g_build_filename (dir, "token", NULL);
+
+  *token = g_strdup_printf ("fleet-%s", uuid);
+  g_assert_true (g_file_set_contents (path, *token, -1, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
 /* The issue's test: remember's call rate is the frame rate, the drift is
- * the injected leak, and "which server leaks" names the leaky one. */
+ * the injected leak, and "which server leaks" names the leaky one. Serve
+ * listens beyond loopback (0.0.0.0), as a fleet's servers do, so
+ * Prometheus scrapes with the token, configured as README shows. */
 static void
 test_prometheus (void)
 {
   g_auto (GameName) game = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("mach6-fleet-XXXXXX", &error);
+  g_autofree char *token = NULL;
+  g_autofree char *token_file = write_token_file (dir, &token);
   guint16 port;
 
   game_name_init (&game, "fleet");
@@ -163,13 +194,14 @@ test_prometheus (void)
   const char *clean_argv[] = { game.link, NULL };
   g_autoptr (Proc) leaky = proc_start (leaky_argv, FALSE);
   g_autoptr (Proc) clean = proc_start (clean_argv, FALSE);
-  const char *serve_args[] = { "--attach", game.name, NULL };
-  g_autoptr (Proc) serve = serve_start (serve_args, &port);
+  const char *serve_args[] = { "--attach", game.name, "--token-file", token_file, NULL };
+  g_autoptr (Proc) serve = serve_start_at ("0.0.0.0:0", serve_args, &port);
 
   g_autofree char *leaky_pid = g_strdup_printf ("pid=\"%d\"", leaky->pid);
   g_autofree char *clean_pid = g_strdup_printf ("pid=\"%d\"", clean->pid);
   const char *needles[] = { leaky_pid, clean_pid, NULL };
-  g_autofree char *body = scrape_until (port, has_frames, needles, "both games' frames");
+  g_autofree char *body = scrape_until_token (port, token, has_frames, needles, "both games' frames");
+  g_assert_cmpuint (http_get (port, "/metrics", NULL), ==, 401);
 
   /* promtool: the exposition as Prometheus reads it, linted. */
   g_autofree char *said = NULL;
@@ -177,7 +209,7 @@ test_prometheus (void)
   if (check != 0 || said[0] != '\0')
     g_error ("promtool check metrics exited %d: %s\non:\n%s", check, said, body);
 
-  g_autoptr (Prometheus) prom = prometheus_start (port);
+  g_autoptr (Prometheus) prom = prometheus_start (port, token_file);
 
   /* Wait for 12 scrapes of the leaky game, so the 10 s ranges below are covered. */
   g_autofree char *count_q = g_strdup_printf ("count_over_time(mach6_thread_frames_total{%s}[10s])", leaky_pid);
@@ -213,8 +245,16 @@ test_prometheus (void)
   g_assert_cmpfloat (deriv, >, 0.5 * leak);
   g_assert_cmpfloat (deriv, <, 1.5 * leak);
 
-  /* Prometheus took the OpenMetrics text it asked for. */
+  /* Prometheus took the OpenMetrics text it asked for, with the token. */
   g_assert_cmpfloat (prometheus_value (prom, "up{job=\"mach6\"}", NULL, NULL), ==, 1);
+
+  /* A call of remember takes time, and less than the frame it is in. */
+  g_autofree char *remember_p50_q = g_strdup_printf ("mach6_scope_seconds{%s,scope=\"frame/ai/remember\",quantile=\"0.5\"}",
+                                                     leaky_pid);
+  g_autofree char *frame_p50_q = g_strdup_printf ("mach6_scope_seconds{%s,scope=\"frame\",quantile=\"0.5\"}", leaky_pid);
+  double remember_p50 = prometheus_value (prom, remember_p50_q, NULL, NULL);
+  g_assert_cmpfloat (remember_p50, >, 0);
+  g_assert_cmpfloat (remember_p50, <=, prometheus_value (prom, frame_p50_q, NULL, NULL));
 
   /* README: which server leaks? */
   const char *pid = NULL;
@@ -226,6 +266,8 @@ test_prometheus (void)
 
   g_assert_cmpint (proc_terminate (serve), ==, 0);
   g_assert_nonnull (strstr (serve->out->str, "Stopped."));
+  g_unlink (token_file);
+  g_rmdir (dir);
 }
 
 static gboolean
@@ -241,6 +283,57 @@ lacks_pid (const char *body,
            gpointer    data)
 {
   return strstr (body, data) == NULL;
+}
+
+/* Beyond loopback, a scrape needs the token serve printed (401 without it,
+ * with another, or with another scheme; 200 with it); on loopback, none
+ * (as every other test here scrapes). */
+static void
+test_token (void)
+{
+  g_auto (GameName) game = { 0 };
+  guint16 port;
+
+  game_name_init (&game, "token");
+  const char *game_argv[] = { game.link, NULL };
+  g_autoptr (Proc) g = proc_start (game_argv, FALSE);
+  const char *serve_args[] = { "--attach", game.name, NULL };
+  g_autoptr (Proc) serve = serve_start_at ("0.0.0.0:0", serve_args, &port);
+  g_autofree char *line = proc_wait_output (serve, "Token: ", WAIT_MS);
+  const char *token = line + strlen ("Token: ");
+  g_assert_cmpuint (strlen (token), >=, 16);
+  g_assert_nonnull (strstr (serve->out->str, "Authorization: Bearer"));
+  g_autofree char *pid = g_strdup_printf ("pid=\"%d\"", g->pid);
+  g_autofree char *body = scrape_until_token (port, token, has_pid, pid, "the game, with the token");
+
+  struct { const char *headers; const char *status; } cases[] = {
+    { "", "HTTP/1.1 401" },
+    { "Authorization: Bearer 0123456789abcdef0123456789abcdef\r\n", "HTTP/1.1 401" },
+    { "Authorization: Basic bWFjaDY6dG9rZW4=\r\n", "HTTP/1.1 401" },
+    { "Authorization: Bearer\r\n", "HTTP/1.1 401" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *request = g_strdup_printf ("GET /metrics HTTP/1.1\r\n%s\r\n", cases[i].headers);
+      g_autofree char *answer = http_raw (port, request, strlen (request), &error);
+      g_assert_no_error (error);
+      if (!g_str_has_prefix (answer, cases[i].status))
+        g_error ("“%s” was answered “%.40s”, not %s", request, answer, cases[i].status);
+      g_assert_nonnull (strstr (answer, "\r\nWWW-Authenticate: Bearer"));
+      g_assert_null (strstr (answer, "mach6_"));
+    }
+  /* The scheme's case does not matter (RFC 7235); HEAD is let in too. */
+  g_autofree char *head = g_strdup_printf ("HEAD /metrics HTTP/1.1\r\nauthorization: bearer %s\r\n\r\n", token);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *answer = http_raw (port, head, strlen (head), &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+
+  g_autofree char *again = NULL;
+  g_assert_cmpuint (http_get_token (port, "/metrics", token, &again), ==, 200);
+  g_assert_nonnull (strstr (again, pid));
+  g_assert_cmpint (proc_terminate (serve), ==, 0);
 }
 
 /* Slow, oversized, malformed and crowding clients: each gets its answer or
@@ -354,7 +447,42 @@ tree_complete (const char *body,
   return find_sample (body, "mach6_omitted_scopes{", data, &omitted) && omitted >= 2041 - 20;
 }
 
-/* many-scopes has 2,041 scopes; with --metrics-top 20 there are 20. */
+/* All of many-scopes' scopes down to --metrics-depth 2 (the frame and its
+ * 40 groups) are in, the 2,000 leaves left out. */
+static gboolean
+groups_complete (const char *body,
+                 gpointer    data)
+{
+  double omitted;
+  return find_sample (body, "mach6_omitted_scopes{", data, &omitted) && omitted >= 2000;
+}
+
+/* The scope series of @pid in @body, and the deepest of their paths. */
+static guint
+count_scope_series (const char *body,
+                    const char *pid,
+                    guint      *max_depth)
+{
+  g_auto (GStrv) lines = g_strsplit (body, "\n", -1);
+  guint n = 0;
+
+  *max_depth = 0;
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *scope = strstr (lines[i], "scope=\"");
+      if (!g_str_has_prefix (lines[i], "mach6_scope_") || strstr (lines[i], pid) == NULL || scope == NULL)
+        continue;
+      n++;
+      guint depth = 1;
+      for (const char *c = scope + strlen ("scope=\""); *c != '"'; c++)
+        depth += *c == '/';
+      *max_depth = MAX (*max_depth, depth);
+    }
+  return n;
+}
+
+/* many-scopes has 2,041 scopes; with --metrics-top 20 there are 20; with
+ * --metrics-depth 2 (and room for 50), the 41 of the top two levels. */
 static void
 test_bounds_live (void)
 {
@@ -372,18 +500,29 @@ test_bounds_live (void)
   g_autofree char *pid = g_strdup_printf ("pid=\"%d\"", g->pid);
   g_autofree char *body = scrape_until (port, tree_complete, pid, "the whole tree of many-scopes");
 
-  g_auto (GStrv) lines = g_strsplit (body, "\n", -1);
-  guint scope_series = 0;
-  for (guint i = 0; lines[i]; i++)
-    scope_series += g_str_has_prefix (lines[i], "mach6_scope_") && strstr (lines[i], pid) != NULL;
-  g_assert_cmpuint (scope_series, ==, 20 * 6);
+  guint max_depth;
+  g_assert_cmpuint (count_scope_series (body, pid, &max_depth), ==, 20 * 6);
 
   g_autofree char *said = NULL;
   int check = promtool_check (body, &said);
   if (check != 0 || said[0] != '\0')
     g_error ("promtool check metrics exited %d: %s", check, said);
-
   g_assert_cmpint (proc_terminate (serve), ==, 0);
+
+  /* The game goes on; a serve with a depth bound attaches it next. */
+  const char *depth_args[] = { "--attach", name, "--metrics-depth", "2", "--metrics-top", "50", NULL };
+  g_autoptr (Proc) shallow = serve_start (depth_args, &port);
+  g_autofree char *shallow_body = scrape_until (port, groups_complete, pid, "many-scopes' frame and groups");
+  double omitted = 0;
+  g_assert_true (find_sample (shallow_body, "mach6_omitted_scopes{", pid, &omitted));
+  g_assert_cmpfloat (omitted, ==, 2000);
+  g_assert_cmpuint (count_scope_series (shallow_body, pid, &max_depth), ==, 41 * 6);
+  g_assert_cmpuint (max_depth, ==, 2);
+  g_clear_pointer (&said, g_free);
+  check = promtool_check (shallow_body, &said);
+  if (check != 0 || said[0] != '\0')
+    g_error ("promtool check metrics exited %d: %s", check, said);
+  g_assert_cmpint (proc_terminate (shallow), ==, 0);
   g_unlink (link);
   g_rmdir (dir);
 }
@@ -397,6 +536,9 @@ test_serve_arguments (void)
     { { "serve", "--metrics", "nonsense", "--attach-all", NULL }, 1, "nonsense" },
     { { "serve", "--metrics", "127.0.0.1:99999", "--attach-all", NULL }, 1, "127.0.0.1:99999" },
     { { "serve", "--metrics", "127.0.0.1:0", "--attach-all", "--metrics-top", "0", NULL }, 2, "--metrics-top" },
+    { { "serve", "--metrics", "127.0.0.1:0", "--attach-all", "--metrics-depth", "0", NULL }, 2, "--metrics-depth" },
+    { { "serve", "--metrics", "0.0.0.0:0", "--attach-all", "--token-file", "/nonexistent/token", NULL }, 1,
+      "/nonexistent/token" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -428,6 +570,7 @@ main (int    argc,
 
   g_test_add_func ("/fleet/serve/arguments", test_serve_arguments);
   g_test_add_func ("/fleet/serve/prometheus", test_prometheus);
+  g_test_add_func ("/fleet/serve/token", test_token);
   g_test_add_func ("/fleet/serve/hostile-clients", test_hostile_clients);
   g_test_add_func ("/fleet/serve/attach-all", test_attach_all);
   g_test_add_func ("/fleet/serve/bounds-live", test_bounds_live);
