@@ -589,6 +589,129 @@ test_histogram (void)
   ui_spin (0.3);
 }
 
+/* --- 4b: times carry their unit ----------------------------------------- */
+
+/* "41.2 ms", "850 ns", "12.3 µs": a number that is not zero, a no-break
+ * space and a unit (the shared formatter's; never "0.000"). */
+static gboolean
+has_unit (const char *text)
+{
+  static const char *const units[] = { "\u00a0ns", "\u00a0µs", "\u00a0ms", "\u00a0s" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_str_has_suffix (text, units[i]))
+      return g_ascii_strtod (text, NULL) > 0 || (text[0] >= '1' && text[0] <= '9');
+  return FALSE;
+}
+
+/* The text of the first GtkInscription at or below @widget. */
+static const char *
+inscription_text (GtkWidget *widget)
+{
+  GtkWidget *found = ui_find_descendant (widget, GTK_TYPE_INSCRIPTION);
+  return found != NULL ? gtk_inscription_get_text (GTK_INSCRIPTION (found)) : NULL;
+}
+
+/* The cell of @row under the header titled @title: where the user reads
+ * it (a row's cells need not be in the columns' order once one was hidden
+ * and shown again). */
+static GtkWidget *
+cell_under (GtkColumnView *view,
+            GtkWidget     *row,
+            const char    *title)
+{
+  GtkWidget *header = NULL;
+  graphene_rect_t h, c;
+
+  /* Every header label: the titles' row is the view's first child. */
+  for (GtkWidget *t = gtk_widget_get_first_child (gtk_widget_get_first_child (GTK_WIDGET (view)));
+       t != NULL && header == NULL; t = gtk_widget_get_next_sibling (t))
+    {
+      GtkWidget *label = ui_find_descendant (t, GTK_TYPE_LABEL);
+      if (label != NULL && gtk_widget_get_mapped (t) && g_str_equal (gtk_label_get_text (GTK_LABEL (label)), title))
+        header = t;
+    }
+  if (header == NULL)
+    g_error ("no header “%s” shown", title);
+  g_assert_true (gtk_widget_compute_bounds (header, GTK_WIDGET (view), &h));
+  for (GtkWidget *cell = gtk_widget_get_first_child (row); cell != NULL; cell = gtk_widget_get_next_sibling (cell))
+    {
+      g_assert_true (gtk_widget_compute_bounds (cell, GTK_WIDGET (view), &c));
+      double mid = c.origin.x + c.size.width / 2;
+      if (mid >= h.origin.x && mid < h.origin.x + h.size.width)
+        return cell;
+    }
+  g_error ("no cell under “%s”", title);
+}
+
+typedef struct
+{
+  M6StatsView *stats;
+  const char  *scope;
+  GtkWidget   *row;
+} RowFind;
+
+/* The row widget of the table showing @scope (a mapped one). */
+static gboolean
+row_shown (gpointer data)
+{
+  RowFind *find = data;
+  GtkWidget *list_view = ui_find_descendant (GTK_WIDGET (m6_stats_view_get_column_view (find->stats)), GTK_TYPE_LIST_VIEW);
+
+  for (GtkWidget *row = gtk_widget_get_first_child (list_view); row != NULL; row = gtk_widget_get_next_sibling (row))
+    if (gtk_widget_get_mapped (row) && g_strcmp0 (inscription_text (row), find->scope) == 0)
+      {
+        find->row = row;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* The stats table's Avg and Max cells of load_chunk and the flame graph's
+ * tooltip of it give times with a unit, from the shared formatter: the
+ * hitch's 40 ms as ms, the ordinary calls' microseconds as µs. */
+static void
+test_units (void)
+{
+  ensure_session ();
+  M6StatsView *stats = m6_session_window_get_stats_view (window);
+  GtkColumnView *view = m6_stats_view_get_column_view (stats);
+  M6Node *load = ui_node_at (window, "frame/stream/load_chunk");
+  RowFind find = { stats, "load_chunk", NULL };
+
+  gtk_window_present (GTK_WINDOW (window));
+  m6_stats_view_set_selected_node (stats, load->id);
+  if (!ui_wait_for (row_shown, &find, 5))
+    g_error ("the table shows no row for load_chunk");
+  g_assert_cmpstr (inscription_text (cell_under (view, find.row, "Scope")), ==, "load_chunk");
+  const char *avg_text = inscription_text (cell_under (view, find.row, "Avg"));
+  const char *max_text = inscription_text (cell_under (view, find.row, "Max"));
+  g_test_message ("load_chunk: avg “%s”, max “%s”", avg_text, max_text);
+  if (!has_unit (avg_text) || !has_unit (max_text))
+    g_error ("load_chunk's Avg “%s” and Max “%s” should carry a unit", avg_text, max_text);
+  /* The max is a hitch (at least 40 ms): read in ms, not 0.040 s. */
+  g_assert_true (g_str_has_suffix (max_text, "\u00a0ms"));
+
+  g_autofree char *markup = m6_flame_graph_get_tooltip_markup (m6_session_window_get_flame_graph (window), load->id);
+  g_autofree char *tip = NULL;
+  g_assert_true (pango_parse_markup (markup, -1, 0, NULL, &tip, NULL, NULL));
+  g_test_message ("flame graph tooltip: %s", tip);
+  static const char *const names[] = { "Time avg ", "p50 ", "p90 ", "max " };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      const char *at = strstr (tip, names[i]);
+      g_assert_nonnull (at);
+      /* Up to the next pair ("    ") or line. */
+      at += strlen (names[i]);
+      g_autofree char *value = g_strndup (at, strcspn (at, "\n"));
+      char *gap = strstr (value, "    ");
+      if (gap != NULL)
+        *gap = '\0';
+      if (!has_unit (value))
+        g_error ("the flame graph's tooltip gives %s“%s”, without a unit", names[i], value);
+    }
+}
+
 /* --- 5: keys step through frames ----------------------------------------- */
 
 static void
@@ -771,6 +894,7 @@ main (int   argc,
   g_test_add_func ("/ui/hitch/drag-range", test_drag_range);
   g_test_add_func ("/ui/hitch/worst-frames", test_worst_frames);
   g_test_add_func ("/ui/hitch/histogram", test_histogram);
+  g_test_add_func ("/ui/hitch/units", test_units);
   g_test_add_func ("/ui/hitch/keys", test_keys);
   g_test_add_func ("/ui/hitch/export", test_export);
   g_test_add_func ("/ui/hitch/capture-on-hitch", test_capture_on_hitch);
