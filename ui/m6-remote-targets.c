@@ -347,6 +347,40 @@ connect_to_action (GtkWidget  *widget,
 
 /* --- the "Connect to…" dialog ------------------------------------------- */
 
+char *
+m6_remote_targets_compose_address (const char  *host,
+                                   const char  *port,
+                                   GError     **error)
+{
+  g_autofree char *h = g_strstrip (g_strdup (host));
+  g_autofree char *p = g_strstrip (g_strdup (port));
+  const char *colon = strrchr (h, ':');
+  guint64 value;
+
+  if (h[0] == '[')
+    {
+      /* "[V6]:PORT" as it is; "[V6]" takes the Port field. */
+      const char *close = strchr (h, ']');
+      if (close != NULL && close[1] == ':')
+        colon = close + 1;
+      else
+        return g_strdup_printf ("%s:%s", h, p);
+    }
+  else if (colon == NULL)
+    return g_strdup_printf ("%s:%s", h, p);
+  else if (strchr (h, ':') != colon)
+    return g_strdup_printf ("[%s]:%s", h, p);   /* a bare IPv6 address */
+
+  /* HOST:PORT typed in the Host field. */
+  if (!g_ascii_string_to_unsigned (colon + 1, 10, 1, 65535, &value, NULL))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("“%s” is not a port: after the host and its colon comes a number from 1 to 65535."), colon + 1);
+      return NULL;
+    }
+  return g_strdup (h);
+}
+
 static void
 dialog_connect_cb (GtkButton       *button,
                    M6RemoteTargets *self)
@@ -355,6 +389,7 @@ dialog_connect_cb (GtkButton       *button,
   const char *port = gtk_editable_get_text (self->port_entry);
   const char *token = gtk_editable_get_text (self->token_entry);
   g_autofree char *stripped = g_strstrip (g_strdup (host));
+  g_autoptr (GError) error = NULL;
 
   if (stripped[0] == '\0')
     {
@@ -362,9 +397,13 @@ dialog_connect_cb (GtkButton       *button,
       gtk_widget_set_visible (GTK_WIDGET (self->dialog_error), TRUE);
       return;
     }
-  g_autofree char *host_port = strchr (stripped, ':') != NULL && stripped[0] != '['
-                               ? g_strdup_printf ("[%s]:%s", stripped, port)
-                               : g_strdup_printf ("%s:%s", stripped, port);
+  g_autofree char *host_port = m6_remote_targets_compose_address (stripped, port, &error);
+  if (host_port == NULL)
+    {
+      gtk_label_set_text (self->dialog_error, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (self->dialog_error), TRUE);
+      return;
+    }
   gtk_widget_set_sensitive (self->connect_button, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->dialog_error), FALSE);
   start_listing (self, host_port, token, TRUE);

@@ -27,4 +27,12 @@ GtkEditable *m6_remote_targets_get_dialog_entry (M6RemoteTargets *self,
                                                  const char      *which);
 const char *m6_remote_targets_get_error    (M6RemoteTargets *self);
 
+/* The dialog's Host and Port fields as one "HOST:PORT": a Host typed
+ * with its port ("rig:7767", "[::1]:7767") brings its own, which wins over
+ * @port; a bare IPv6 address is bracketed. NULL with a sentence if the
+ * port typed after the host is not one. */
+char       *m6_remote_targets_compose_address (const char  *host,
+                                               const char  *port,
+                                               GError     **error);
+
 G_END_DECLS

@@ -1,7 +1,8 @@
 /* test-remote.c — "Connect to…" in the picker, against a real `mach6 serve
  * --listen` process (real TLS on loopback) and the real demo game: a wrong
- * token is refused in the dialog with its sentence, the right one lists
- * the game with its host, pins the certificate and keeps the token (0600);
+ * token is refused in the dialog with its sentence, the right one (the
+ * host typed with its port) lists the game with its host beside the local
+ * processes, pins the certificate and keeps the token (0600);
  * attaching opens a normal session window whose flame graph, stats and
  * drift graph fill from the network, which saves, exports and compares
  * like a local one; a remote pid is told apart from a local one; and a
@@ -17,6 +18,8 @@
 #include "m6-application.h"
 #include "m6-capture.h"
 #include "m6-picker-window.h"
+#include "m6-process-item.h"
+#include "m6-process-picker.h"
 #include "m6-remote-targets.h"
 #include "m6-remote-trust.h"
 #include "m6-screenshot.h"
@@ -172,6 +175,39 @@ attach_remote (M6RemoteTargets *remote,
   return w.window;
 }
 
+/* The dialog's Host field may hold the port too; a bare IPv6 address is
+ * bracketed; a bad port after the host is a sentence, not a connection. */
+static void
+test_compose_address (void)
+{
+  struct { const char *host, *port, *want; } cases[] = {
+    { "rig", "7766", "rig:7766" },
+    { " rig ", "7766", "rig:7766" },
+    { "rig:7767", "7766", "rig:7767" },
+    { "10.0.0.5:9000", "7766", "10.0.0.5:9000" },
+    { "::1", "7766", "[::1]:7766" },
+    { "fe80::1", "7000", "[fe80::1]:7000" },
+    { "[::1]", "7766", "[::1]:7766" },
+    { "[::1]:7767", "7766", "[::1]:7767" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *got = m6_remote_targets_compose_address (cases[i].host, cases[i].port, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (got, ==, cases[i].want);
+    }
+  const char *bad[] = { "rig:", "rig:port", "rig:70000", "[::1]:x" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *got = m6_remote_targets_compose_address (bad[i], "7766", &error);
+      g_assert_null (got);
+      g_assert_nonnull (error);
+      g_assert_nonnull (strstr (error->message, "not a port"));
+    }
+}
+
 static void
 test_connect_and_attach (void)
 {
@@ -196,13 +232,30 @@ test_connect_and_attach (void)
   g_assert_nonnull (m6_remote_targets_get_dialog (remote));
   shoot (GTK_WIDGET (dialog), "remote-dialog-wrong-token.png");
 
-  /* The right one: the dialog closes, the game is listed with its host. */
+  /* The right one, the host typed with its port (which wins over the
+   * Port field's): the dialog closes, the game is listed with its host. */
+  gtk_editable_set_text (m6_remote_targets_get_dialog_entry (remote, "host"), serve->address);
+  gtk_editable_set_text (m6_remote_targets_get_dialog_entry (remote, "port"), "7766");
   gtk_editable_set_text (m6_remote_targets_get_dialog_entry (remote, "token"), serve->token);
   click_connect (dialog);
-  g_assert_true (ui_wait_for (dialog_closed, &w, 30));
+  if (!ui_wait_for (dialog_closed, &w, 30))
+    g_error ("the dialog stayed open for host “%s”: %s", serve->address, m6_remote_targets_get_error (remote));
   g_autofree char *subtitle = g_strdup_printf ("pid %d on %s", game, serve->address);
   w.text = subtitle;
   g_assert_true (ui_wait_for (row_listed, &w, 30));
+
+  /* Beside the local processes, not instead of them: the same game is
+   * listed there too (this machine), without a host, in the same window. */
+  M6ProcessPicker *local = m6_picker_window_get_picker (M6_PICKER_WINDOW (picker));
+  m6_process_picker_refresh (local);
+  M6ProcessItem *item = m6_process_picker_find (local, game);
+  g_assert_nonnull (item);
+  g_assert_true (m6_process_item_get_alive (item));
+  g_assert_cmpstr (m6_process_item_get_name (item), ==, "demo-game");
+  g_assert_true (gtk_widget_get_root (GTK_WIDGET (local)) == GTK_ROOT (picker));
+  g_assert_true (gtk_widget_get_root (GTK_WIDGET (remote)) == GTK_ROOT (picker));
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (local)));
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (remote)));
   shoot (GTK_WIDGET (picker), "remote-picker.png");
 
   /* The certificate is pinned, the token kept for next time: 0600. */
@@ -403,6 +456,7 @@ main (int   argc,
   g_assert_no_error (error);
   app = ui_test_app_new ();
 
+  g_test_add_func ("/ui/remote/compose-address", test_compose_address);
   g_test_add_func ("/ui/remote/connect-and-attach", test_connect_and_attach);
   g_test_add_func ("/ui/remote/save-export-compare", test_save_export_compare);
   g_test_add_func ("/ui/remote/remote-pid-is-not-local", test_remote_pid_is_not_local);
