@@ -60,6 +60,8 @@ pending_close (Pending *p)
   g_free (p->peer);
   g_ptr_array_remove (server->pending, p);   /* keeps the oldest first */
   g_free (p);
+  if (server->pending->len < MAX_PENDING / 2)
+    server->crowded = FALSE;
   if (server->stopping && server->pending->len == 0)
     g_main_loop_quit (server->accept_loop);
 }
@@ -342,15 +344,18 @@ on_incoming (GSocketService    *service,
   GSocket *socket = g_socket_connection_get_socket (connection);
   Pending *p;
 
-  /* Full: the oldest goes (its callback closes it). */
+  /* Full: the oldest goes (its callback closes it). Said once per crowd,
+   * so that a flood of connections does not flood the log as well. */
   if (server->pending->len >= MAX_PENDING)
     for (guint i = 0; i < server->pending->len; i++)
       {
         Pending *oldest = g_ptr_array_index (server->pending, i);
         if (!g_cancellable_is_cancelled (oldest->cancel))
           {
-            m6_remote_serve_log (_("%u connections wait for their HELLO: closing the oldest, %s."), MAX_PENDING,
-                                 oldest->peer);
+            if (!server->crowded)
+              m6_remote_serve_log (_("%u connections wait for their HELLO: closing the oldest as new ones come "
+                                     "(%s first)."), MAX_PENDING, oldest->peer);
+            server->crowded = TRUE;
             pending_abort (oldest);
             break;
           }

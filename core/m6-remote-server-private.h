@@ -31,6 +31,7 @@ struct _M6RemoteServer
   GThread         *accept_thread;
   GPtrArray       *pending;       /* waiting for HELLO, oldest first; the door's thread only */
   gboolean         stopping;      /* the door's thread only */
+  gboolean         crowded;       /* closing the oldest was logged; the door's thread only */
 
   GTlsCertificate *certificate;
   char            *token;
