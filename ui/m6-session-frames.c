@@ -3,13 +3,16 @@
 #include "m6-session-frames.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "m6-duration.h"
+#include "m6-frame-lane.h"
 #include "m6-settings.h"
 
 typedef struct
 {
   M6SessionWindow *window;
+  M6DriftGraph    *drift_graph;
   M6Recording     *recording;      /* live, or NULL */
   M6FrameIndex    *index;
   char            *capture_path;
@@ -55,6 +58,23 @@ window_ns (Frames *f)
   return (gint64) MAX (seconds, 1) * G_GINT64_CONSTANT (1000000000);
 }
 
+/* The frame budget: the lane's line and red marks, and what Ctrl+[ and
+ * Ctrl+] step to. */
+static gint64
+budget_ns (Frames *f)
+{
+  double ms = f->settings ? g_settings_get_double (f->settings, "frame-budget-ms") : 0;
+  return ms > 0 ? (gint64) llround (ms * 1e6) : M6_DEFAULT_BUDGET_NS;
+}
+
+static void
+apply_budget (Frames *f)
+{
+  m6_drift_graph_set_budget (f->drift_graph, budget_ns (f));
+  if (f->frame_window != NULL)
+    m6_frame_window_set_budget (f->frame_window, budget_ns (f));
+}
+
 static gboolean
 ensure_index (Frames *f)
 {
@@ -81,6 +101,7 @@ ensure_window (Frames *f)
     return f->frame_window;
   f->frame_window = m6_frame_window_new (GTK_WINDOW (f->window), f->index, m6_session_window_get_thread (f->window));
   g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
+  m6_frame_window_set_budget (f->frame_window, budget_ns (f));
   /* Live: its slowest frames and histogram follow the window as it moves. */
   if (f->recording != NULL)
     m6_frame_window_set_recording (f->frame_window, f->recording);
@@ -261,6 +282,86 @@ settings_changed_cb (GSettings  *settings,
     apply_hitch_settings (f);
   else if (g_str_equal (key, "hitch-threshold-ms") && f->catcher != NULL)
     m6_hitch_catcher_set_threshold (f->catcher, (gint64) g_settings_get_int (settings, key) * 1000000);
+  else if (g_str_equal (key, "frame-budget-ms"))
+    apply_budget (f);
+}
+
+/* Does @model itself hold an item that activates @action? */
+static gboolean
+holds_action (GMenuModel *model,
+              const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) && g_str_equal (name, action))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The menu, at any depth of @model, with a section that holds @action. */
+static GMenu *
+find_menu_of (GMenuModel *model,
+              const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autoptr (GMenuLinkIter) links = g_menu_model_iterate_item_links (model, i);
+      const char *link;
+      GMenuModel *child;
+
+      while (g_menu_link_iter_get_next (links, &link, &child))
+        {
+          g_autoptr (GMenuModel) owned = child;
+          GMenu *found = NULL;
+
+          if (g_str_equal (link, G_MENU_LINK_SECTION) && holds_action (child, action))
+            found = G_IS_MENU (model) ? G_MENU (model) : NULL;
+          else
+            found = find_menu_of (child, action);
+          if (found != NULL)
+            return found;
+        }
+    }
+  return NULL;
+}
+
+static GMenu *
+find_menu_in (GtkWidget  *widget,
+              const char *action)
+{
+  GMenuModel *model = GTK_IS_MENU_BUTTON (widget) ? gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) : NULL;
+  GMenu *found = model != NULL ? find_menu_of (model, action) : NULL;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL && found == NULL;
+       child = gtk_widget_get_next_sibling (child))
+    found = find_menu_in (child, action);
+  return found;
+}
+
+/* The frame budget's choices, in the Hitch Settings menu beside the Live
+ * Window's: the session window's menu is its template's, and the actions
+ * and settings it shows are this file's. */
+static void
+add_budget_menu (Frames *f)
+{
+  static const double choices[] = { 8.333, 16.667, 33.333, 50.0 };
+  GMenu *menu = find_menu_in (GTK_WIDGET (f->window), "win.live-window-seconds");
+  g_autoptr (GMenu) section = g_menu_new ();
+
+  if (menu == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (choices); i++)
+    {
+      g_autofree char *budget = m6_duration_format ((gint64) llround (choices[i] * 1e6));
+      /* The same words as the lane's budget line: "16.7 ms (60 fps)". */
+      g_autofree char *label = g_strdup_printf (_("%s (%.0f fps)"), budget, 1000.0 / choices[i]);
+      g_autoptr (GMenuItem) item = g_menu_item_new (label, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.frame-budget-ms", g_variant_new_double (choices[i]));
+      g_menu_append_item (section, item);
+    }
+  g_menu_append_section (menu, _("Frame Budget (Red Marks, Ctrl+] and Ctrl+[)"), G_MENU_MODEL (section));
 }
 
 /* --- hooks --------------------------------------------------------------- */
@@ -276,6 +377,7 @@ m6_session_frames_init (M6SessionWindow *window,
   Frames *f = g_new0 (Frames, 1);
 
   f->window = window;
+  f->drift_graph = drift_graph;
   if (m6_settings_get_default () != NULL)
     f->settings = g_object_ref (m6_settings_get_default ());
   g_object_set_data_full (G_OBJECT (window), "m6-session-frames", f, frames_free);
@@ -283,7 +385,9 @@ m6_session_frames_init (M6SessionWindow *window,
   g_action_map_add_action_entries (G_ACTION_MAP (window), entries, G_N_ELEMENTS (entries), window);
   if (f->settings != NULL)
     {
-      static const char *const keys[] = { "live-window-seconds", "hitch-threshold-ms", "hitch-keep-seconds" };
+      static const char *const keys[] = {
+        "live-window-seconds", "hitch-threshold-ms", "hitch-keep-seconds", "frame-budget-ms",
+      };
       for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
         {
           g_autoptr (GAction) action = g_settings_create_action (f->settings, keys[i]);
@@ -291,6 +395,8 @@ m6_session_frames_init (M6SessionWindow *window,
         }
       g_signal_connect (f->settings, "changed", G_CALLBACK (settings_changed_cb), f);
     }
+  apply_budget (f);
+  add_budget_menu (f);
   g_signal_connect (drift_graph, "frame-activated", G_CALLBACK (frame_activated_cb), window);
   g_signal_connect (drift_graph, "range-activated", G_CALLBACK (range_activated_cb), window);
 }

@@ -7,15 +7,18 @@
  * real game through real shared memory. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 
 #include "m6-application.h"
 #include "m6-duration.h"
 #include "m6-frame-window.h"
+#include "m6-frame-lane.h"
 #include "m6-painter.h"
 #include "m6-session-frames.h"
 #include "m6-session-window.h"
+#include "m6-settings.h"
 #include "m6-stats-view.h"
 #include "m6-toast-overlay.h"
 #include "m6-ui.h"
@@ -763,6 +766,168 @@ test_keys (void)
   g_assert_cmpint (b.duration_ns, >=, SLOW_NS);
 }
 
+/* --- 5b: the frame budget is a setting ----------------------------------- */
+
+static int
+compare_gint64 (gconstpointer a,
+                   gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The first frame after @from slower than @budget_ns, or G_MAXUINT64. */
+static guint64
+next_over (M6FrameIndex *index,
+           guint         thread,
+           guint64       from,
+           gint64        budget_ns)
+{
+  M6FrameInfo frame;
+
+  for (guint64 n = from + 1; m6_frame_index_get_frame (index, thread, n, &frame); n++)
+    if (frame.duration_ns > budget_ns)
+      return n;
+  return G_MAXUINT64;
+}
+
+typedef struct
+{
+  M6DriftGraph *drift;
+  guint         n_over;
+} OverCheck;
+
+static gboolean
+over_changed (gpointer data)
+{
+  OverCheck *c = data;
+  return m6_drift_graph_get_n_over_budget (c->drift) != c->n_over;
+}
+
+static gboolean
+menu_has_target (GMenuModel *model,
+                 const char *action,
+                 double      target)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr (GVariant) value = g_menu_model_get_item_attribute_value (model, i, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_DOUBLE);
+      g_autoptr (GMenuLinkIter) links = g_menu_model_iterate_item_links (model, i);
+      const char *link;
+      GMenuModel *child;
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) && g_str_equal (name, action)
+          && value != NULL && g_variant_get_double (value) == target)
+        return TRUE;
+      while (g_menu_link_iter_get_next (links, &link, &child))
+        {
+          g_autoptr (GMenuModel) owned = child;
+          if (menu_has_target (child, action, target))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+widget_menu_has_target (GtkWidget  *widget,
+                        const char *action,
+                        double      target)
+{
+  if (GTK_IS_MENU_BUTTON (widget) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) != NULL
+      && menu_has_target (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)), action, target))
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (widget_menu_has_target (child, action, target))
+      return TRUE;
+  return FALSE;
+}
+
+/* The frame budget (Hitch Settings › Frame Budget, the frame-budget-ms
+ * setting) is the lane's: a budget at the game's median frame marks about
+ * half of them; and Ctrl+]'s: it steps to the next frame slower than it,
+ * past the ones between the old budget and the new. */
+static void
+test_budget_setting (void)
+{
+  M6DriftGraph *drift;
+  M6FrameIndex *index;
+  guint thread;
+  GSettings *settings;
+  M6FrameInfo a, b;
+
+  ensure_session ();
+  settings = m6_settings_get_default ();
+  g_assert_nonnull (settings);
+  drift = m6_session_window_get_drift_graph (window);
+  index = m6_session_frames_get_index (window);
+  thread = m6_session_window_get_thread (window);
+
+  /* In the window's menu, beside the Live Window. */
+  g_assert_true (widget_menu_has_target (GTK_WIDGET (window), "win.frame-budget-ms", 33.333));
+  g_assert_cmpfloat (g_settings_get_double (settings, "frame-budget-ms"), ==, 16.667);
+
+  /* The game's median frame: half the frames are slower. */
+  g_autoptr (GArray) series = m6_frame_index_get_series (index, thread, G_MININT64, G_MAXINT64);
+  g_autoptr (GArray) durations = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint i = 0; i < series->len; i++)
+    g_array_append_val (durations, g_array_index (series, M6FrameInfo, i).duration_ns);
+  g_array_sort (durations, (GCompareFunc) compare_gint64);
+  double median_ms = floor (g_array_index (durations, gint64, durations->len / 2) / 1e4) / 100.0;
+  g_test_message ("median frame %.2f ms of %u", median_ms, durations->len);
+  g_assert_cmpfloat (median_ms, >=, 0.01);
+  g_assert_cmpfloat (median_ms, <, 16.0);
+
+  OverCheck c = { drift, 0 };
+  m6_drift_graph_invalidate (drift);
+  ui_spin (0.3);
+  c.n_over = m6_drift_graph_get_n_over_budget (drift);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "frame-budget-ms", g_variant_new_double (median_ms));
+  g_assert_cmpfloat (g_settings_get_double (settings, "frame-budget-ms"), ==, median_ms);
+  if (!ui_wait_for (over_changed, &c, 10))
+    g_error ("the lane still marks %u frames over budget at a budget of %.2f ms", c.n_over, median_ms);
+  g_test_message ("over budget: %u at 16.7 ms, %u at %.2f ms", c.n_over, m6_drift_graph_get_n_over_budget (drift), median_ms);
+  g_assert_cmpuint (m6_drift_graph_get_n_over_budget (drift), >, c.n_over + 10);
+
+  /* Ctrl+] from the slowest frame: the next one over the median, not the
+   * next hitch. */
+  M6FrameWindow *fw = m6_session_frames_open (window, -1);
+  gtk_window_present (GTK_WINDOW (fw));
+  ui_wait_for (window_active, fw, 5);
+  gtk_widget_grab_focus (GTK_WIDGET (m6_frame_window_get_timeline (fw)));
+  g_assert_true (m6_frame_window_get_frame (fw, &a));
+  press (fw, GDK_KEY_bracketright, GDK_CONTROL_MASK, "next-slow");
+  g_assert_true (m6_frame_window_get_frame (fw, &b));
+  gint64 median_ns = (gint64) llround (median_ms * 1e6);
+  g_assert_cmpuint (b.number, ==, next_over (index, thread, a.number, median_ns));
+  g_assert_cmpuint (b.number, <, next_over (index, thread, a.number, M6_DEFAULT_BUDGET_NS));
+
+  /* 30 ms: Ctrl+] goes past every frame up to 30 ms (those over 16.7 ms
+   * among them), to the next hitch. */
+  c.n_over = m6_drift_graph_get_n_over_budget (drift);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "frame-budget-ms", g_variant_new_double (30.0));
+  g_assert_true (ui_wait_for (over_changed, &c, 10));
+  guint skipped = 0;
+  M6FrameInfo f;
+  guint64 expected = next_over (index, thread, b.number, G_GINT64_CONSTANT (30000000));
+  for (guint64 n = b.number + 1; n < expected && m6_frame_index_get_frame (index, thread, n, &f); n++)
+    skipped += f.duration_ns > M6_DEFAULT_BUDGET_NS;
+  g_test_message ("from frame %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT ", past %u over 16.7 ms", b.number, expected, skipped);
+  press (fw, GDK_KEY_bracketright, GDK_CONTROL_MASK, "next-slow");
+  g_assert_true (m6_frame_window_get_frame (fw, &a));
+  if (expected == G_MAXUINT64)
+    g_assert_cmpuint (a.number, ==, b.number);   /* none yet: it stays */
+  else
+    {
+      g_assert_cmpuint (a.number, ==, expected);
+      g_assert_cmpint (a.duration_ns, >, G_GINT64_CONSTANT (30000000));
+    }
+
+  g_settings_reset (settings, "frame-budget-ms");
+  g_assert_cmpfloat (g_settings_get_double (settings, "frame-budget-ms"), ==, 16.667);
+}
+
 /* --- 6: the timeline exports ---------------------------------------------- */
 
 static void
@@ -896,6 +1061,7 @@ main (int   argc,
   g_test_add_func ("/ui/hitch/histogram", test_histogram);
   g_test_add_func ("/ui/hitch/units", test_units);
   g_test_add_func ("/ui/hitch/keys", test_keys);
+  g_test_add_func ("/ui/hitch/budget-setting", test_budget_setting);
   g_test_add_func ("/ui/hitch/export", test_export);
   g_test_add_func ("/ui/hitch/capture-on-hitch", test_capture_on_hitch);
 
