@@ -242,16 +242,23 @@ on_frame_closed (M6FrameIndex      *index,
   emit_later (self, HITCH, frame->number, frame->duration_ns, NULL);
 }
 
+gint64
+m6_hitch_catcher_get_window_needed (M6HitchCatcher *self)
+{
+  g_return_val_if_fail (M6_IS_HITCH_CATCHER (self), 0);
+  /* A second more than the capture spans, so its start is still there
+   * when its end comes. */
+  return self->keep_ns + self->after_ns + G_GINT64_CONSTANT (1000000000);
+}
+
 static void
 widen_window (M6HitchCatcher *self)
 {
   gint64 window;
 
   m6_frame_index_get_window (self->index, &window, NULL);
-  /* A second more than the capture spans, so its start is still there
-   * when its end comes. */
-  if (window < self->keep_ns + self->after_ns + G_GINT64_CONSTANT (1000000000))
-    m6_frame_index_set_window (self->index, self->keep_ns + self->after_ns + G_GINT64_CONSTANT (1000000000), 0);
+  if (window < m6_hitch_catcher_get_window_needed (self))
+    m6_frame_index_set_window (self->index, m6_hitch_catcher_get_window_needed (self), 0);
 }
 
 M6HitchCatcher *

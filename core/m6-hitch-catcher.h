@@ -40,6 +40,10 @@ M6HitchCatcher *m6_hitch_catcher_new          (M6Recording    *recording,
 void            m6_hitch_catcher_set_span     (M6HitchCatcher *self,
                                                gint64          keep_ns,
                                                gint64          after_ns);
+/* The live window a capture needs: keep + after + 1 s (the catcher widens
+ * the index's to it; whoever sets the window later keeps it at least
+ * that while catching). */
+gint64          m6_hitch_catcher_get_window_needed (M6HitchCatcher *self);
 /* A new threshold (> 0) for the frames closing from now on. With the
  * recording's lock held, like every setter here. */
 void            m6_hitch_catcher_set_threshold (M6HitchCatcher *self,

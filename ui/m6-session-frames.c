@@ -229,12 +229,29 @@ hitch_failed_cb (M6HitchCatcher *catcher,
   m6_session_window_show_message (f->window, message);
 }
 
+/* The Live Window setting, but while Capture on Hitch is on no less than a
+ * capture spans: a shorter window would lose the start of a hitch's
+ * capture before its end came. */
+static void
+apply_window (Frames *f)
+{
+  gint64 window = window_ns (f);
+  g_autoptr (GVariant) on = g_action_group_get_action_state (G_ACTION_GROUP (f->window), "capture-on-hitch");
+
+  if (f->index == NULL || f->recording == NULL)
+    return;
+  if (f->catcher != NULL && on != NULL && g_variant_get_boolean (on))
+    window = MAX (window, m6_hitch_catcher_get_window_needed (f->catcher));
+  m6_frame_index_set_window (f->index, window, 0);
+}
+
 static void
 apply_hitch_settings (Frames *f)
 {
   if (f->catcher == NULL || f->settings == NULL)
     return;
   m6_hitch_catcher_set_span (f->catcher, (gint64) g_settings_get_int (f->settings, "hitch-keep-seconds") * 1000000000, 0);
+  apply_window (f);
 }
 
 static void
@@ -269,6 +286,10 @@ capture_on_hitch_change_state (GSimpleAction *action,
     }
   else if (f->catcher != NULL)
     m6_hitch_catcher_set_enabled (f->catcher, on);
+  /* Switched off, the window stays until the setting changes: a capture
+   * may still wait for its "after". */
+  if (on)
+    apply_window (f);
 }
 
 static void
@@ -276,8 +297,8 @@ settings_changed_cb (GSettings  *settings,
                      const char *key,
                      Frames     *f)
 {
-  if (g_str_equal (key, "live-window-seconds") && f->index != NULL && f->recording != NULL)
-    m6_frame_index_set_window (f->index, window_ns (f), 0);
+  if (g_str_equal (key, "live-window-seconds"))
+    apply_window (f);
   else if (g_str_equal (key, "hitch-keep-seconds"))
     apply_hitch_settings (f);
   else if (g_str_equal (key, "hitch-threshold-ms") && f->catcher != NULL)

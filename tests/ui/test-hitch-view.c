@@ -322,6 +322,32 @@ test_window_setting (void)
   m6_frame_index_get_window (index, &window_ns, &max_bytes);
   g_assert_cmpint (window_ns, ==, G_GINT64_CONSTANT (10000000000));
   g_assert_cmpuint (max_bytes, ==, M6_FRAME_INDEX_DEFAULT_WINDOW_BYTES);
+
+  /* With Capture on Hitch on (10 s kept before a hitch, 2 s after), the
+   * window holds a capture's span and a second: 13 s, also when Live
+   * window is set to 10 s afterwards. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "live-window-seconds", g_variant_new_int32 (30));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "hitch-keep-seconds", g_variant_new_int32 (10));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (TRUE));
+  M6HitchCatcher *catcher = m6_session_frames_get_catcher (window);
+  g_assert_nonnull (catcher);
+  g_assert_cmpint (m6_hitch_catcher_get_window_needed (catcher), ==, G_GINT64_CONSTANT (13000000000));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "live-window-seconds", g_variant_new_int32 (10));
+  ui_spin (0.1);
+  m6_frame_index_get_window (index, &window_ns, NULL);
+  g_assert_cmpint (window_ns, ==, G_GINT64_CONSTANT (13000000000));
+  /* A longer one is taken as it is. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "live-window-seconds", g_variant_new_int32 (60));
+  ui_spin (0.1);
+  m6_frame_index_get_window (index, &window_ns, NULL);
+  g_assert_cmpint (window_ns, ==, G_GINT64_CONSTANT (60000000000));
+
+  /* Switched off, Live window alone decides again. */
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (FALSE));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "live-window-seconds", g_variant_new_int32 (10));
+  ui_spin (0.1);
+  m6_frame_index_get_window (index, &window_ns, NULL);
+  g_assert_cmpint (window_ns, ==, G_GINT64_CONSTANT (10000000000));
   g_action_group_activate_action (G_ACTION_GROUP (window), "live-window-seconds", g_variant_new_int32 (30));
 }
 
