@@ -8,9 +8,8 @@
  * from accept to a valid HELLO, and at most MAX_PENDING wait at once:
  * one more closes the oldest, so a crowd of idle connections delays a
  * real client by nothing, whatever the deadline (as m6-metrics-server.c
- * does for scrapes). Only
- * a client that gave the token gets threads of its own
- * (m6_remote_server_serve_client(), m6-remote-server.c). */
+ * does for scrapes). Only a client that gave the token gets threads of
+ * its own (m6_remote_server_serve_client(), m6-remote-server.c). */
 #include "m6-remote-server-private.h"
 
 #include <glib/gi18n.h>

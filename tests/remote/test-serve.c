@@ -563,6 +563,64 @@ test_crowding_clients (void)
   rm_rf (dir);
 }
 
+/* Authenticated clients each have threads of their own, so there is a
+ * cap (16): the next one is told so (ERROR 6, a sentence), and once one
+ * leaves, a client gets in again. */
+static void
+test_too_many_viewers (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *server_config = g_build_filename (dir, "server", NULL);
+  g_autofree char *known = g_build_filename (dir, "known-hosts", NULL);
+  g_autoptr (TestServe) serve = test_serve_start (server_config, NULL);
+  g_autoptr (GPtrArray) viewers = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GByteArray) body = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+  guint8 type = 0;
+
+  for (guint i = 0; i < 16; i++)
+    {
+      GIOStream *tls = test_raw_tls (serve->port);
+      test_send_hello (tls, serve->token);
+      g_assert_true (test_read_until (tls, M6_MSG_WELCOME, body));
+      g_ptr_array_add (viewers, tls);
+    }
+  g_autoptr (GIOStream) one_more = test_raw_tls (serve->port);
+  test_send_hello (one_more, serve->token);
+  g_assert_true (m6_wire_read_frame (g_io_stream_get_input_stream (one_more), "server", M6_WIRE_MAX_FRAME, &type,
+                                     body, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (type, ==, M6_MSG_ERROR);
+  M6WireReader r;
+  guint64 code = 0;
+  g_autofree char *message = NULL;
+  m6_wire_reader_init (&r, body->data, body->len, &error);
+  g_assert_true (m6_wire_get_uint (&r, "code", 255, &code));
+  g_assert_true (m6_wire_get_string (&r, "message", TRUE, &message));
+  g_test_message ("the 17th: ERROR %u: %s", (guint) code, message);
+  g_assert_cmpuint (code, ==, M6_WIRE_ERROR_BUSY);
+  g_assert_nonnull (strstr (message, "16 viewers"));
+
+  /* One leaves (its thread ends when it reads the close); then a real
+   * client gets in and lists. */
+  g_io_stream_close (g_ptr_array_index (viewers, 0), NULL, NULL);
+  g_ptr_array_remove_index (viewers, 0);
+  M6RemoteClient *client = NULL;
+  for (int i = 0; client == NULL; i++)
+    {
+      g_clear_error (&error);
+      client = m6_remote_client_connect (serve->address, serve->token, known, NULL, &error);
+      g_assert_cmpint (i, <, 100);
+      if (client == NULL)
+        g_usleep (50000);
+    }
+  g_autoptr (GPtrArray) procs = m6_remote_client_list (client, &error);
+  g_assert_no_error (error);
+  m6_remote_client_free (client);
+  g_assert_true (test_serve_alive (serve));
+  rm_rf (dir);
+}
+
 /* A client that attaches and then reads nothing: the game runs its frames
  * to the end regardless (it exits by itself while nobody reads), the
  * server drops whole scopes and says how many, what arrives is balanced
@@ -830,6 +888,7 @@ main (int argc, char **argv)
   g_test_add_func ("/remote/serve/changed-certificate", test_changed_certificate);
   g_test_add_func ("/remote/serve/hostile-clients", test_hostile_clients);
   g_test_add_func ("/remote/serve/crowding-clients", test_crowding_clients);
+  g_test_add_func ("/remote/serve/too-many-viewers", test_too_many_viewers);
   g_test_add_func ("/remote/serve/stalled-client", test_stalled_client);
   g_test_add_func ("/remote/serve/idle-stream", test_idle_stream);
   g_test_add_func ("/remote/serve/default-listen", test_default_listen);
