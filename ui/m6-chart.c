@@ -415,6 +415,13 @@ m6_chart_set_lines (M6Chart    *self,
   m6_chart_invalidate (self);
 }
 
+const char *
+m6_chart_get_line (M6Chart *self)
+{
+  g_return_val_if_fail (M6_IS_CHART (self), NULL);
+  return self->line;
+}
+
 void
 m6_chart_set_message (M6Chart    *self,
                       const char *message,

@@ -60,6 +60,8 @@ shoot (GtkWidget  *widget,
   gdk_texture_save_to_png (texture, path);
 }
 
+static gboolean has_unit (const char *text);
+
 /* --- the session --------------------------------------------------------- */
 
 static guint
@@ -530,6 +532,44 @@ test_worst_frames (void)
         g_assert_cmpint (h->frame.duration_ns, <, SLOW_NS);
     }
   g_assert_cmpuint (n_load, >=, 2);
+
+  /* A row says which frame, its time and its heaviest scope with that
+   * scope's self time, times with their unit: "Frame 239", "40.2 ms",
+   * "load_chunk (40.1 ms)". */
+  for (guint i = 0; i < MIN (worst->len, 3u); i++)
+    {
+      const M6FrameHeaviest *h = &g_array_index (worst, M6FrameHeaviest, i);
+      GtkListBoxRow *shown = gtk_list_box_get_row_at_index (m6_frame_window_get_worst_list (fw), (int) i);
+      g_autoptr (GPtrArray) texts = g_ptr_array_new ();
+      for (GtkWidget *w = GTK_WIDGET (shown); w != NULL;)
+        {
+          if (GTK_IS_LABEL (w))
+            g_ptr_array_add (texts, (gpointer) gtk_label_get_text (GTK_LABEL (w)));
+          /* Depth first through the row. */
+          GtkWidget *next = gtk_widget_get_first_child (w);
+          while (next == NULL && w != GTK_WIDGET (shown))
+            {
+              next = gtk_widget_get_next_sibling (w);
+              if (next == NULL)
+                w = gtk_widget_get_parent (w);
+            }
+          w = next;
+        }
+      g_autofree char *title = g_strdup_printf ("Frame %" G_GUINT64_FORMAT, h->frame.number);
+      g_autofree char *time = m6_duration_format (h->frame.duration_ns);
+      g_autofree char *self_time = m6_duration_format (h->heaviest.self_ns);
+      g_autofree char *sub = g_strdup_printf ("%s (%s)", instance_label (&h->heaviest), self_time);
+      g_test_message ("row %u: %s | %s | %s", i, texts->len > 0 ? (char *) texts->pdata[0] : "",
+                      texts->len > 1 ? (char *) texts->pdata[1] : "", texts->len > 2 ? (char *) texts->pdata[2] : "");
+      g_assert_cmpuint (texts->len, ==, 3);
+      g_assert_cmpstr (texts->pdata[0], ==, title);
+      g_assert_cmpstr (texts->pdata[1], ==, time);
+      g_assert_true (has_unit (texts->pdata[1]));
+      g_assert_cmpstr (texts->pdata[2], ==, sub);
+      if (i < MIN (n_slow, 20u))
+        g_assert_true (g_str_has_suffix (texts->pdata[1], "\u00a0ms"));
+    }
+
   /* The list shows them, and activating a row opens that frame. */
   GtkListBoxRow *row = gtk_list_box_get_row_at_index (m6_frame_window_get_worst_list (fw), 1);
   g_assert_nonnull (row);
@@ -579,6 +619,16 @@ test_histogram (void)
   ui_spin (0.3);
   M6Chart *chart = m6_frame_window_get_histogram_chart (fw);
   g_assert_cmpuint (m6_chart_get_n_marks (chart), ==, 1);
+  /* Under its title: count, p50, p90, p99 and max, times with units. */
+  g_autofree char *p50 = m6_duration_format (h->p50_ns);
+  g_autofree char *p90 = m6_duration_format (h->p90_ns);
+  g_autofree char *p99 = m6_duration_format (h->p99_ns);
+  g_autofree char *max = m6_duration_format (h->max_ns);
+  g_autofree char *summary = g_strdup_printf ("%" G_GUINT64_FORMAT " calls · p50 %s · p90 %s · p99 %s · max %s",
+                                              h->count, p50, p90, p99, max);
+  g_assert_cmpstr (m6_chart_get_line (chart), ==, summary);
+  g_assert_true (has_unit (p50) && has_unit (p90) && has_unit (p99) && has_unit (max));
+  g_assert_true (g_str_has_suffix (max, "\u00a0ms"));
 
   /* Its slowest calls are listed; a click on one opens its frame. */
   g_assert_nonnull (h->slowest);
@@ -977,6 +1027,32 @@ hitch_captured (gpointer data)
   return paths[0] != NULL && message != NULL && g_str_has_prefix (message, "Hitch captured");
 }
 
+static gboolean
+capture_on_hitch_is (gpointer data)
+{
+  g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (window), "capture-on-hitch");
+  return g_variant_get_boolean (state) == GPOINTER_TO_INT (data);
+}
+
+static void
+toggle_capture_on_hitch (gboolean on)
+{
+  g_assert_false (capture_on_hitch_is (GINT_TO_POINTER (on)));
+  if (ui_input_available ())
+    {
+      gtk_window_present (GTK_WINDOW (window));
+      ui_wait_for (window_active, window, 5);
+      ui_press_keys (GDK_KEY_h, GDK_CONTROL_MASK | GDK_SHIFT_MASK);
+    }
+  else
+    {
+      g_test_message ("no XTest: capture on hitch is toggled without its keys");
+      g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (on));
+    }
+  if (!ui_wait_for (capture_on_hitch_is, GINT_TO_POINTER (on), 5))
+    g_error ("Ctrl+Shift+H did not switch capture on hitch %s", on ? "on" : "off");
+}
+
 static void
 test_capture_on_hitch (void)
 {
@@ -984,7 +1060,8 @@ test_capture_on_hitch (void)
 
   ensure_session ();
   g_action_group_activate_action (G_ACTION_GROUP (window), "hitch-keep-seconds", g_variant_new_int32 (2));
-  g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (TRUE));
+  /* Ctrl+Shift+H, the accelerator, turns it on (and off at the end). */
+  toggle_capture_on_hitch (TRUE);
   g_assert_nonnull (m6_session_frames_get_catcher (window));
   if (!ui_wait_for (hitch_captured, NULL, 60))
     g_error ("no hitch capture within 60 s (last message: %s)", m6_session_window_get_last_message (window));
@@ -1004,7 +1081,7 @@ test_capture_on_hitch (void)
     }
   m6_frame_index_free (index);
   g_assert_true (found);
-  g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (FALSE));
+  toggle_capture_on_hitch (FALSE);
 
   /* The toast's Open opens a capture of a hitch in a window of its own. */
   M6ToastOverlay *toasts = M6_TOAST_OVERLAY (ui_find_descendant (GTK_WIDGET (window), M6_TYPE_TOAST_OVERLAY));
