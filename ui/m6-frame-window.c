@@ -83,23 +83,12 @@ select_open_row (M6FrameWindow *self)
       }
 }
 
-gboolean
-m6_frame_window_open_frame (M6FrameWindow *self,
-                            guint64        number)
+/* The open frame's number and time, and how far over the budget it is. */
+static void
+show_frame_title (M6FrameWindow *self)
 {
-  M6FrameInfo frame;
+  const M6FrameInfo frame = self->frame;
   char dt[M6_DURATION_BUF];
-
-  g_return_val_if_fail (M6_IS_FRAME_WINDOW (self), FALSE);
-
-  if (!m6_frame_index_get_frame (self->index, self->thread, number, &frame))
-    {
-      show_message (self, _("That frame is no longer in the live window."));
-      return FALSE;
-    }
-  self->frame = frame;
-  self->have_frame = TRUE;
-  fill_timeline (self, frame.start_ns, frame.start_ns + frame.duration_ns);
 
   g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, frame.number);
   /* Translators: the frame view's title: frame number and its duration */
@@ -114,7 +103,25 @@ m6_frame_window_open_frame (M6FrameWindow *self,
     }
   adw_window_title_set_title (self->title, title);
   adw_window_title_set_subtitle (self->title, over ? over : thread_name (self, self->thread));
+}
 
+gboolean
+m6_frame_window_open_frame (M6FrameWindow *self,
+                            guint64        number)
+{
+  M6FrameInfo frame;
+
+  g_return_val_if_fail (M6_IS_FRAME_WINDOW (self), FALSE);
+
+  if (!m6_frame_index_get_frame (self->index, self->thread, number, &frame))
+    {
+      show_message (self, _("That frame is no longer in the live window."));
+      return FALSE;
+    }
+  self->frame = frame;
+  self->have_frame = TRUE;
+  fill_timeline (self, frame.start_ns, frame.start_ns + frame.duration_ns);
+  show_frame_title (self);
   select_open_row (self);
   return TRUE;
 }
@@ -617,6 +624,8 @@ m6_frame_window_set_budget (M6FrameWindow *self,
                             gint64         budget_ns)
 {
   self->budget_ns = budget_ns > 0 ? budget_ns : M6_DEFAULT_BUDGET_NS;
+  if (self->have_frame)
+    show_frame_title (self);
 }
 
 gboolean

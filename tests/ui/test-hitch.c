@@ -952,12 +952,19 @@ test_budget_setting (void)
   gint64 median_ns = (gint64) llround (median_ms * 1e6);
   g_assert_cmpuint (b.number, ==, next_over (index, thread, a.number, median_ns));
   g_assert_cmpuint (b.number, <, next_over (index, thread, a.number, M6_DEFAULT_BUDGET_NS));
+  /* Its title says by how much, against this budget. */
+  AdwWindowTitle *title = ADW_WINDOW_TITLE (ui_find_descendant (GTK_WIDGET (fw), ADW_TYPE_WINDOW_TITLE));
+  g_autofree char *budget_text = m6_duration_format (median_ns);
+  g_autofree char *over_text = g_strdup_printf ("over the %s budget", budget_text);
+  g_test_message ("frame %" G_GUINT64_FORMAT ": %s", b.number, adw_window_title_get_subtitle (title));
+  g_assert_nonnull (strstr (adw_window_title_get_subtitle (title), over_text));
 
   /* 30 ms: Ctrl+] goes past every frame up to 30 ms (those over 16.7 ms
    * among them), to the next hitch. */
   c.n_over = m6_drift_graph_get_n_over_budget (drift);
   g_action_group_activate_action (G_ACTION_GROUP (window), "frame-budget-ms", g_variant_new_double (30.0));
   g_assert_true (ui_wait_for (over_changed, &c, 10));
+  g_assert_null (strstr (adw_window_title_get_subtitle (title), "over the"));
   guint skipped = 0;
   M6FrameInfo f;
   guint64 expected = next_over (index, thread, b.number, G_GINT64_CONSTANT (30000000));
