@@ -391,7 +391,9 @@ m6_session_window_update_status (M6SessionWindow *self)
 {
   gboolean live = self->recording != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
   M6StatusState state = self->recording == NULL ? M6_STATUS_CAPTURE
-                        : !live ? M6_STATUS_ENDED : self->paused ? M6_STATUS_PAUSED : M6_STATUS_LIVE;
+                        : !live ? M6_STATUS_ENDED : self->paused ? M6_STATUS_PAUSED
+                        : g_get_monotonic_time () < self->catch_up_until_us ? M6_STATUS_CATCHING_UP
+                        : M6_STATUS_LIVE;
 
   m6_status_bar_update (self->status_bar, self->session, state);
   gtk_widget_set_visible (GTK_WIDGET (self->pause_button), live);

@@ -52,7 +52,7 @@ m6_status_bar_update (M6StatusBar   *self,
   gint64 now = g_get_monotonic_time ();
   guint64 events = m6_session_get_n_events (session);
   guint64 rejected = 0;
-  gboolean live = state == M6_STATUS_LIVE || state == M6_STATUS_PAUSED;
+  gboolean live = state == M6_STATUS_LIVE || state == M6_STATUS_PAUSED || state == M6_STATUS_CATCHING_UP;
 
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
     rejected += m6_thread_get_rejected (m6_session_get_thread (session, i));
@@ -71,11 +71,17 @@ m6_status_bar_update (M6StatusBar   *self,
     case M6_STATUS_CAPTURE: state_text = _("Capture"), state_class = "dim-label"; break;
     case M6_STATUS_ENDED:   state_text = _("Ended"), state_class = "dim-label"; break;
     case M6_STATUS_PAUSED:  state_text = _("Paused"), state_class = "warning"; break;
+    case M6_STATUS_CATCHING_UP: state_text = _("● Catching Up"), state_class = "warning"; break;
     case M6_STATUS_LIVE:
     default:                state_text = _("● Live"), state_class = "success"; break;
     }
   set_label (self->state_label, state_text,
              (const char *[]) { "heading", state_class, NULL });
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->state_label),
+                               state == M6_STATUS_CATCHING_UP
+                               ? _("The program sends events faster than the viewer reads them: the views refresh less often "
+                                   "to leave the processor to reading, until it has kept up for a second")
+                               : NULL);
 
   g_autofree char *elapsed = m6_format_elapsed (m6_session_get_duration (session));
   g_autofree char *elapsed_text = g_strdup_printf (_("Session %s"), elapsed);

@@ -14,6 +14,7 @@ typedef enum
   M6_STATUS_ENDED,     /* a live session that ended or stopped reading */
   M6_STATUS_PAUSED,    /* live, still recording, the view held */
   M6_STATUS_LIVE,
+  M6_STATUS_CATCHING_UP, /* live, the recording behind the program: views slowed */
 } M6StatusState;
 
 #define M6_TYPE_STATUS_BAR (m6_status_bar_get_type ())

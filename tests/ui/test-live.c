@@ -3,11 +3,13 @@
  * the window's own recording as a game would be; and the view's rate
  * while its recording is behind that thread. */
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "mach6.h"
 #include "m6-flame-graph.h"
 #include "m6-recording.h"
+#include "m6-status-bar.h"
 #include "ui-test-util.h"
 
 static M6Application *app;
@@ -121,6 +123,30 @@ caught_up_refresh (gpointer data)
   return m6_session_window_get_n_catch_up_refreshes (r->window) > r->catch_ups;
 }
 
+/* The status bar's first label: the state of the session. */
+static gboolean
+state_shows (M6SessionWindow *window,
+             const char      *text)
+{
+  GtkWidget *bar = ui_find_descendant (GTK_WIDGET (window), M6_TYPE_STATUS_BAR);
+  GtkWidget *state = bar != NULL ? gtk_widget_get_first_child (bar) : NULL;
+
+  g_assert_true (GTK_IS_LABEL (state));
+  return strstr (gtk_label_get_text (GTK_LABEL (state)), text) != NULL;
+}
+
+static gboolean
+shows_catching_up (gpointer window)
+{
+  return state_shows (window, "Catching Up");
+}
+
+static gboolean
+shows_live (gpointer window)
+{
+  return state_shows (window, "Live");
+}
+
 /* A recording behind its game gets the CPU the views would take: while
  * the worker has not emptied the rings for a few ms, the views follow at
  * 10 Hz (the flame graph) and 5 Hz (table, drift graph), one a frame;
@@ -152,6 +178,8 @@ test_catch_up (void)
   rates_mark (&r);
   m6_recording_hold_worker (recording, FALSE);
   g_assert_true (ui_wait_for (caught_up_refresh, &r, 10));
+  /* The user is told why the views slowed down. */
+  g_assert_true (ui_wait_for (shows_catching_up, r.window, 10));
 
   /* While catching up, no more than 20 refreshes a second (and a few for
    * a frame clock running late). */
@@ -170,6 +198,7 @@ test_catch_up (void)
   g_atomic_int_set (&flat_out, 0);
   rates_mark (&r);
   g_assert_true (ui_wait_for (refreshed_caught_up, &r, 10));
+  g_assert_true (ui_wait_for (shows_live, r.window, 10));
 
   g_atomic_int_set (&stop, 1);
   pthread_join (thread, NULL);
