@@ -367,7 +367,7 @@ find_menu_in (GtkWidget  *widget,
 static void
 add_budget_menu (Frames *f)
 {
-  static const double choices[] = { 8.333, 16.667, 33.333, 50.0 };
+  static const double choices[] = { 8.333333, 16.666667, 33.333333, 50.0 };
   GMenu *menu = find_menu_in (GTK_WIDGET (f->window), "win.live-window-seconds");
   g_autoptr (GMenu) section = g_menu_new ();
 

@@ -915,8 +915,8 @@ test_budget_setting (void)
   thread = m6_session_window_get_thread (window);
 
   /* In the window's menu, beside the Live Window. */
-  g_assert_true (widget_menu_has_target (GTK_WIDGET (window), "win.frame-budget-ms", 33.333));
-  g_assert_cmpfloat (g_settings_get_double (settings, "frame-budget-ms"), ==, 16.667);
+  g_assert_true (widget_menu_has_target (GTK_WIDGET (window), "win.frame-budget-ms", 33.333333));
+  g_assert_cmpfloat (g_settings_get_double (settings, "frame-budget-ms"), ==, 16.666667);
 
   /* The game's median frame: half the frames are slower. */
   g_autoptr (GArray) series = m6_frame_index_get_series (index, thread, G_MININT64, G_MAXINT64);
@@ -982,7 +982,7 @@ test_budget_setting (void)
     }
 
   g_settings_reset (settings, "frame-budget-ms");
-  g_assert_cmpfloat (g_settings_get_double (settings, "frame-budget-ms"), ==, 16.667);
+  g_assert_cmpfloat (g_settings_get_double (settings, "frame-budget-ms"), ==, 16.666667);
 }
 
 /* --- 6: the timeline exports ---------------------------------------------- */
