@@ -34,13 +34,15 @@ struct _M6Thread
 
 #define HISTORY_FIRST_INTERVAL_NS G_GINT64_CONSTANT (16000000)
 
+/* The points of HISTORY_BLOCK_NODES consecutive node ids, a row per
+ * time point: a sample writes one row of each block, so fresh memory is
+ * taken a page at a time as rows fill, not all nodes' arrays at once. */
+#define HISTORY_BLOCK_NODES 32u
+
 typedef struct
 {
-  guint   start;     /* index of its first point in the history's times */
-  guint   n;
-  guint   n_alloc;
-  gint64 *net;
-} NodeSeries;
+  gint64 net[M6_HISTORY_POINTS][HISTORY_BLOCK_NODES];
+} HistoryBlock;
 
 struct _M6History
 {
@@ -48,7 +50,9 @@ struct _M6History
   gint64     next_t;
   guint      n_times;
   gint64     times[M6_HISTORY_POINTS];
-  GPtrArray *series;   /* node id -> NodeSeries* (NULL until sampled) */
+  guint      n_nodes;  /* node ids below it have points */
+  GArray    *start;    /* guint per node id: the index of its first point */
+  GPtrArray *blocks;   /* HistoryBlock*, for node ids from HISTORY_BLOCK_NODES * i */
 };
 
 /* m6-history.c */

@@ -157,6 +157,105 @@ test_leak_rate (Fixture       *fx,
     }
 }
 
+/* Every point of every node's history is its mem.net at that point's
+ * time, exactly: 70 children (three storage blocks of 32) that appear one
+ * after another over 4,000 frames, through three coarsenings of the grid.
+ * Child j keeps j + 1 bytes a call. mem.net telescopes (DESIGN §2): the
+ * heap at the node's latest done minus the heap at its first mark, gaps
+ * included; a sample taken at an event's time sees every event before
+ * it. */
+#define LATE_CHILDREN 70u
+#define LATE_FRAMES   4000u
+#define LATE_EVERY    50u     /* a new child every 50 frames */
+#define LATE_FRAME_NS G_GINT64_CONSTANT (10000000)
+
+static void
+test_history_exact (void)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  M6Thread *thread = m6_session_add_thread (session, 42, "main");
+  guint32 frame = m6_session_intern_label (session, "frame", -1);
+  guint32 labels[LATE_CHILDREN];
+  gint64 heap = 0;
+  /* The model: per child, its first mark's heap and each done's heap. */
+  gint64 first_heap[LATE_CHILDREN];
+  GArray *done_heap[LATE_CHILDREN];
+
+  for (guint j = 0; j < LATE_CHILDREN; j++)
+    done_heap[j] = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint j = 0; j < LATE_CHILDREN; j++)
+    {
+      char name[16];
+      g_snprintf (name, sizeof name, "child_%u", j);
+      labels[j] = m6_session_intern_label (session, name, -1);
+    }
+  for (guint f = 0; f < LATE_FRAMES; f++)
+    {
+      g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (M6Event));
+      gint64 t = (gint64) f * LATE_FRAME_NS;
+      guint present = MIN (f / LATE_EVERY + 1, LATE_CHILDREN);
+      M6Event e = ev (t, heap, frame, 0);
+
+      g_array_append_val (events, e);
+      for (guint j = 0; j < present; j++)
+        {
+          e = ev (t + 2 * j + 1, heap, labels[j], 1);
+          g_array_append_val (events, e);
+          if (done_heap[j]->len == 0)
+            first_heap[j] = heap;
+          heap += j + 1;
+          e = ev (t + 2 * j + 2, heap, M6_EVENT_DONE, 1);
+          g_array_append_val (events, e);
+          g_array_append_val (done_heap[j], heap);
+        }
+      e = ev (t + 2 * LATE_CHILDREN + 1, heap, M6_EVENT_DONE, 0);
+      g_array_append_val (events, e);
+      g_assert_cmpuint (m6_session_ingest (session, thread, (M6Event *) events->data, events->len), ==, events->len);
+    }
+  /* 40 s of session, 512 points of 16 ms at first: the grid has coarsened
+   * three times. */
+  g_assert_cmpint (m6_history_get_interval (thread), ==, 128000000);
+
+  for (guint j = 0; j < LATE_CHILDREN; j++)
+    {
+      char path[32];
+      g_snprintf (path, sizeof path, "frame/child_%u", j);
+      M6Node *node = m6_tree_find_path (thread->tree, path);
+      gsize n = m6_history_get_points (thread, node, NULL, NULL, 0);
+      g_autofree gint64 *t = g_new (gint64, n);
+      g_autofree gint64 *net = g_new (gint64, n);
+      guint first_frame = j * LATE_EVERY;
+
+      g_assert_cmpuint (n, >, 0);
+      g_assert_cmpuint (m6_history_get_points (thread, node, t, net, n), ==, n);
+      /* Its first point comes after it first closed. */
+      g_assert_cmpint (t[0], >, (gint64) first_frame * LATE_FRAME_NS);
+      for (gsize k = 0; k < n; k++)
+        {
+          /* Calls of child j that closed before t[k] (frame f's at
+           * f * LATE_FRAME_NS + 2j + 2). */
+          gint64 closes_at = 2 * (gint64) j + 2;
+          gint64 frames_before = t[k] / LATE_FRAME_NS + (t[k] % LATE_FRAME_NS > closes_at ? 1 : 0);
+          gint64 calls = frames_before - (gint64) first_frame;
+          gint64 expected = calls > 0 ? g_array_index (done_heap[j], gint64, calls - 1) - first_heap[j] : 0;
+          if (k > 0)
+            g_assert_cmpint (t[k], >, t[k - 1]);
+          if (net[k] != expected)
+            g_error ("child_%u, point %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " at t %" G_GINT64_FORMAT
+                     ": net %" G_GINT64_FORMAT ", expected %" G_GINT64_FORMAT,
+                     j, k, n, t[k], net[k], expected);
+        }
+      /* A later child has no more points than an earlier one. */
+      if (j > 0)
+        {
+          g_snprintf (path, sizeof path, "frame/child_%u", j - 1);
+          g_assert_cmpuint (n, <=, m6_history_get_points (thread, m6_tree_find_path (thread->tree, path), NULL, NULL, 0));
+        }
+    }
+  for (guint j = 0; j < LATE_CHILDREN; j++)
+    g_array_unref (done_heap[j]);
+}
+
 static void
 test_no_leak_no_rate (Fixture       *fx,
                       gconstpointer  data)
@@ -462,6 +561,7 @@ main (int   argc,
   ADD ("/core/session/identity-under-rejects", test_identity_under_rejects);
 #undef ADD
   g_test_add_func ("/core/session/replay-same-payload", test_replay_same_payload);
+  g_test_add_func ("/core/session/history-exact", test_history_exact);
   g_test_add_func ("/core/session/batched-reservoirs-exact", test_batched_reservoirs_exact);
 
   return g_test_run ();
