@@ -8,7 +8,10 @@
  * ("bench": "ui") with the ingest rate it reached and the drops beside
  * the frame time, the frame's phases (update, layout, paint, after-paint)
  * and the main thread's CPU in it; never fails on time.
- * $MACH6_BENCH_LIVE_SECONDS (default 5) sets how long;
+ * $MACH6_BENCH_LIVE_SECONDS (default 5) sets how long, after
+ * $MACH6_BENCH_LIVE_WARMUP seconds from attaching (default 6, reported
+ * apart as live_keep_pct_10m_attach); $MACH6_BENCH_LIVE_TIMELINE prints
+ * each second's share kept to stderr;
  * $MACH6_BENCH_LIVE_SHOT saves a PNG of the window in the middle;
  * $MACH6_BENCH_LIVE_RATE sets the viewer's refresh-rate setting.
  *
@@ -261,6 +264,19 @@ median (GArray *values)
   return values->len ? g_array_index (values, double, values->len / 2) : 0;
 }
 
+static gboolean
+timeline_cb (gpointer data)
+{
+  static guint64 last_events, last_offered;
+  static guint second;
+  M6Session *session = m6_session_window_get_session (data);
+  guint64 e = m6_session_get_n_events (session), o = offered;
+
+  g_printerr ("second %u: keep %.1f %%\n", ++second, 100.0 * (e - last_events) / (2.0 * (o - last_offered)));
+  last_events = e, last_offered = o;
+  return G_SOURCE_CONTINUE;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -293,6 +309,10 @@ main (int   argc,
   pthread_create (&thread, NULL, produce, NULL);
 
   f.window = m6_session_window_new_live (NULL, reader);
+  gint64 attach_us = g_get_monotonic_time ();
+  guint64 attach_offered = offered;
+  if (g_getenv ("MACH6_BENCH_LIVE_TIMELINE") != NULL)
+    g_timeout_add (1000, timeline_cb, f.window);
   f.frame_ms = g_array_new (FALSE, FALSE, sizeof (double));
   f.frame_cpu_ms = g_array_new (FALSE, FALSE, sizeof (double));
   for (guint i = 0; i < N_PHASES; i++)
@@ -331,6 +351,20 @@ main (int   argc,
         break;
       g_main_context_iteration (NULL, TRUE);
     }
+
+  /* Attaching costs the recording its first seconds: the frame index's
+   * window (256 MiB at this rate) and the session's arrays are fresh
+   * memory, whose pages cost 6-9 us each on their first touch on this
+   * project's VMs, the rings' first lap too, and the window builds its
+   * table. Measured apart: the first WARMUP seconds from the window's
+   * creation; the figures below are the steady state after them. */
+  env = g_getenv ("MACH6_BENCH_LIVE_WARMUP");
+  double warmup = env ? g_ascii_strtod (env, NULL) : 6.0;
+  while (g_get_monotonic_time () - attach_us < (gint64) (warmup * G_USEC_PER_SEC))
+    g_main_context_iteration (NULL, TRUE);
+  guint64 attach_scopes = offered - attach_offered;
+  emit ("live_keep_pct_10m_attach",
+        attach_scopes ? 100.0 * (double) m6_session_get_n_events (session) / (2.0 * (double) attach_scopes) : 0, "%");
 
   M6Thread *t = m6_session_get_thread (session, 0);
   guint64 events0 = m6_thread_get_n_events (t), drops0 = m6_thread_get_drops (t), offered0 = offered;
