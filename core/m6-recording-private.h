@@ -34,6 +34,7 @@ struct _M6Recording
   gint64           busy_us;        /* atomic: the worker holding the lock */
   gint64           cpu_ns;         /* atomic: the worker's CPU time */
   gint64           caught_up_us;   /* atomic: the last drain that emptied the source */
+  gint64           rate;           /* atomic: events a second, as the last batch saw */
   guint64          n_notifies;
   gboolean         on_main_loop;
   GThread         *main_thread;    /* holds the lock outside poll() */

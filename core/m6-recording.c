@@ -177,6 +177,7 @@ worker_main (gpointer data)
   gint64 nap_us = MIN_NAP_US;
   gint64 last_us = g_get_monotonic_time ();
   gint64 active_us = last_us;   /* the last drain that found events */
+  gint64 batch_start_us = last_us; /* the end of the batch before: the rate's span */
 
   for (;;)
     {
@@ -227,8 +228,14 @@ worker_main (gpointer data)
       __atomic_fetch_add (&self->busy_us, g_get_monotonic_time () - t1, __ATOMIC_RELAXED);
       __atomic_store_n (&self->cpu_ns, m6_thread_cpu_ns (), __ATOMIC_RELAXED);
 
-      if (emptied)
-        __atomic_store_n (&self->caught_up_us, g_get_monotonic_time (), __ATOMIC_RELAXED);
+      {
+        gint64 end = g_get_monotonic_time ();
+        if (emptied)
+          __atomic_store_n (&self->caught_up_us, end, __ATOMIC_RELAXED);
+        if (n > 0)
+          __atomic_store_n (&self->rate, (gint64) n * G_USEC_PER_SEC / MAX (end - batch_start_us, 1), __ATOMIC_RELAXED);
+        batch_start_us = end;
+      }
       if (n > 0)
         queue_changed (self);
       /* Finishing takes what the rings hold now, not what a game still
@@ -644,6 +651,16 @@ m6_recording_get_lag_us (M6Recording *self)
   if (!m6_recording_get_running (self) || caught_up == 0)
     return 0;
   return MAX (g_get_monotonic_time () - caught_up, 0);
+}
+
+gboolean
+m6_recording_is_behind (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
+
+  gint64 lag = m6_recording_get_lag_us (self);
+  gint64 rate = __atomic_load_n (&self->rate, __ATOMIC_RELAXED);
+  return (double) lag * (double) rate / G_USEC_PER_SEC >= M6_RECORDING_BEHIND_EVENTS;
 }
 
 guint64

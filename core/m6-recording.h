@@ -121,6 +121,14 @@ gint64        m6_recording_get_worker_cpu_ns  (M6Recording   *self);
  * A worker that keeps up empties the rings about every millisecond; a
  * lag of several ms means the rings are filling. Any thread. */
 gint64        m6_recording_get_lag_us         (M6Recording   *self);
+/* Events in the rings that make a recording "behind": a quarter of the
+ * default ring (524,288 events). */
+#define M6_RECORDING_BEHIND_EVENTS 131072
+/* Is the recording behind the game: have about M6_RECORDING_BEHIND_EVENTS
+ * come in since a drain last emptied the rings (the lag times the rate
+ * the last batch saw)? At 20 M events/s that is a lag of 6.5 ms; at 1 M
+ * events/s, 131 ms. Any thread. */
+gboolean      m6_recording_is_behind          (M6Recording   *self);
 /* How many times "changed" was emitted. */
 guint64       m6_recording_get_n_notifies     (M6Recording   *self);
 

@@ -182,8 +182,7 @@ static gboolean
 catching_up (M6SessionWindow *self,
              gint64           now)
 {
-  if (self->recording != NULL && !self->paused
-      && m6_recording_get_lag_us (self->recording) > LAG_BEHIND_US)
+  if (self->recording != NULL && !self->paused && m6_recording_is_behind (self->recording))
     self->catch_up_until_us = now + CATCH_UP_HOLD_US;
   return now < self->catch_up_until_us;
 }

@@ -36,12 +36,11 @@ G_BEGIN_DECLS
 #define STATS_INTERVAL_US     (G_USEC_PER_SEC / 10)
 #define DRIFT_INTERVAL_US     (G_USEC_PER_SEC / 20)
 #define COMPARE_INTERVAL_US   G_USEC_PER_SEC
-/* Catching up (m6-session-live.c): a recording whose worker has not
- * emptied the rings for LAG_BEHIND_US is behind the game; the flame graph
+/* Catching up (m6-session-live.c): while the recording is behind the game
+ * (m6_recording_is_behind(): about a quarter of a ring waiting); the flame graph
  * then follows at most every CATCH_UP_FLAME_US, the table and the drift
  * graph every CATCH_UP_VIEWS_US, one view a frame, until the worker has
  * kept up for CATCH_UP_HOLD_US. */
-#define LAG_BEHIND_US         5000
 #define CATCH_UP_FLAME_US     (G_USEC_PER_SEC / 10)
 #define CATCH_UP_VIEWS_US     (G_USEC_PER_SEC / 5)
 #define CATCH_UP_HOLD_US      G_USEC_PER_SEC

@@ -148,7 +148,8 @@ shows_live (gpointer window)
 }
 
 /* A recording behind its game gets the CPU the views would take: while
- * the worker has not emptied the rings for a few ms, the views follow at
+ * the rings have held a quarter of a ring since the worker last emptied
+ * them (m6_recording_is_behind()), the views follow at
  * 10 Hz (the flame graph) and 5 Hz (table, drift graph), one a frame;
  * once it keeps up again, at the refresh rate. The worker is held for
  * 0.3 s while the thread runs flat out, so the rings are full when it
