@@ -21,27 +21,7 @@ cli_result_clear (CliResult *r)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliResult, cli_result_clear)
 
-static void
-run_cli_argv (CliResult          *r,
-              const char *const  *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int wait_status;
-
-  g_ptr_array_add (argv, (gpointer) test_cli_path ());
-  for (gsize i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL,
-                &r->out, &r->err, &wait_status, &error);
-  g_assert_no_error (error);
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-  g_test_message ("exit %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
-}
-
-/* The same with @env (NULL: ours). */
+/* The CLI with @args and @env (NULL: ours). */
 static void
 run_cli_env (CliResult          *r,
              char              **env,
@@ -60,6 +40,13 @@ run_cli_env (CliResult          *r,
   g_assert_no_error (error);
   r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
   g_test_message ("exit %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
+}
+
+static void
+run_cli_argv (CliResult          *r,
+              const char *const  *args)
+{
+  run_cli_env (r, NULL, args);
 }
 
 static void

@@ -43,6 +43,30 @@ send_frame (GOutputStream *out, GByteArray *f)
   g_output_stream_write_all (out, f->data, f->len, NULL, NULL, NULL);
 }
 
+/* A well-formed start of a stream: the label "frame", thread 0 (tid
+ * 4242, "main") and one block of @ev. */
+static void
+send_good_start (GOutputStream *out,
+                 GByteArray    *f,
+                 const M6Event *ev,
+                 gsize          n_ev)
+{
+  m6_wire_begin (f, M6_MSG_LABELS);
+  m6_wire_put_uint (f, 1);
+  m6_wire_put_uint (f, 1);
+  m6_wire_put_bytes (f, "frame", -1);
+  send_frame (out, f);
+  m6_wire_begin (f, M6_MSG_THREAD);
+  m6_wire_put_uint (f, 0);
+  m6_wire_put_uint (f, 4242);
+  m6_wire_put_bytes (f, "main", -1);
+  send_frame (out, f);
+  m6_wire_begin (f, M6_MSG_EVENTS);
+  m6_wire_put_uint (f, 0);
+  m6_pack_encode (M6_PACK_CODEC_ZSTD, ev, n_ev, f);
+  send_frame (out, f);
+}
+
 /* Say nothing until the client gives up and closes (or 30 s). */
 static void
 wait_for_close (GInputStream *in)
@@ -147,20 +171,7 @@ run_cb (GThreadedSocketService *service,
       break;
     case BAD_BLOCK:
       {
-        m6_wire_begin (f, M6_MSG_LABELS);
-        m6_wire_put_uint (f, 1);
-        m6_wire_put_uint (f, 1);
-        m6_wire_put_bytes (f, "frame", -1);
-        send_frame (out, f);
-        m6_wire_begin (f, M6_MSG_THREAD);
-        m6_wire_put_uint (f, 0);
-        m6_wire_put_uint (f, 4242);
-        m6_wire_put_bytes (f, "main", -1);
-        send_frame (out, f);
-        m6_wire_begin (f, M6_MSG_EVENTS);
-        m6_wire_put_uint (f, 0);
-        m6_pack_encode (M6_PACK_CODEC_ZSTD, ev, G_N_ELEMENTS (ev), f);
-        send_frame (out, f);
+        send_good_start (out, f, ev, G_N_ELEMENTS (ev));
         m6_wire_begin (f, M6_MSG_EVENTS);
         m6_wire_put_uint (f, 0);
         guint start = f->len;
@@ -190,20 +201,7 @@ run_cb (GThreadedSocketService *service,
         break;
       }
     case SILENT_STREAM:
-      m6_wire_begin (f, M6_MSG_LABELS);
-      m6_wire_put_uint (f, 1);
-      m6_wire_put_uint (f, 1);
-      m6_wire_put_bytes (f, "frame", -1);
-      send_frame (out, f);
-      m6_wire_begin (f, M6_MSG_THREAD);
-      m6_wire_put_uint (f, 0);
-      m6_wire_put_uint (f, 4242);
-      m6_wire_put_bytes (f, "main", -1);
-      send_frame (out, f);
-      m6_wire_begin (f, M6_MSG_EVENTS);
-      m6_wire_put_uint (f, 0);
-      m6_pack_encode (M6_PACK_CODEC_ZSTD, ev, G_N_ELEMENTS (ev), f);
-      send_frame (out, f);
+      send_good_start (out, f, ev, G_N_ELEMENTS (ev));
       /* Gone quiet, as a server whose machine lost power: no END, no close. */
       wait_for_close (in);
       break;
