@@ -16,6 +16,9 @@ typedef struct
   M6Recording     *recording;      /* live, or NULL */
   M6FrameIndex    *index;
   char            *capture_path;
+  GCancellable    *indexing;       /* a capture's index building on a thread */
+  gboolean         want_open;      /* opened while it built: open when built */
+  gint64           want_t0, want_t1; /* what (see m6_session_frames_open{,_range}) */
   M6FrameWindow   *frame_window;   /* weak */
   M6HitchCatcher  *catcher;
   GSettings       *settings;
@@ -44,6 +47,9 @@ frames_free (gpointer data)
       m6_hitch_catcher_wait (f->catcher);
       g_clear_object (&f->catcher);
     }
+  if (f->indexing != NULL)
+    g_cancellable_cancel (f->indexing);
+  g_clear_object (&f->indexing);
   g_clear_pointer (&f->index, m6_frame_index_free);
   g_clear_object (&f->recording);
   g_clear_object (&f->settings);
@@ -75,23 +81,17 @@ apply_budget (Frames *f)
     m6_frame_window_set_budget (f->frame_window, budget_ns (f));
 }
 
+/* A capture's index is built on a thread when the capture opens (a scan
+ * of the whole file: no file I/O on the main loop). Asked for before it is
+ * ready, the frame view says so and opens once it is. */
 static gboolean
 ensure_index (Frames *f)
 {
-  g_autoptr (GError) error = NULL;
-
   if (f->index != NULL)
     return TRUE;
-  if (f->capture_path == NULL)
-    return FALSE;
-  f->index = m6_frame_index_open_capture (f->capture_path, m6_session_window_get_session (f->window),
-                                          NULL, NULL, NULL, &error);
-  if (f->index == NULL)
-    {
-      g_autofree char *text = g_strdup_printf (_("The frames of this capture cannot be opened: %s"), error->message);
-      m6_session_window_show_message (f->window, text);
-    }
-  return f->index != NULL;
+  if (f->indexing != NULL)
+    m6_session_window_show_message (f->window, _("Reading the frames of the capture; the frame view opens when they are read."));
+  return FALSE;
 }
 
 static M6FrameWindow *
@@ -116,6 +116,8 @@ m6_session_frames_open (M6SessionWindow *window,
   guint thread = m6_session_window_get_thread (window);
   M6FrameInfo frame;
 
+  if (f != NULL && f->indexing != NULL)
+    f->want_open = TRUE, f->want_t0 = t_ns, f->want_t1 = G_MININT64;
   if (f == NULL || !ensure_index (f))
     return NULL;
   if (f->frame_window == NULL)
@@ -150,6 +152,8 @@ m6_session_frames_open_range (M6SessionWindow *window,
 {
   Frames *f = get (window);
 
+  if (f != NULL && f->indexing != NULL && t1 > t0)
+    f->want_open = TRUE, f->want_t0 = t0, f->want_t1 = t1;
   if (f == NULL || !ensure_index (f) || t1 <= t0)
     return NULL;
   ensure_window (f);
@@ -434,15 +438,100 @@ m6_session_frames_attach_live (M6SessionWindow *window,
   m6_frame_index_set_window (f->index, window_ns (f), 0);
 }
 
+/* What the scan needs, its own: the window's frames may go meanwhile. */
+typedef struct
+{
+  char      *path;
+  M6Session *session;
+} IndexJob;
+
+static void
+index_job_free (IndexJob *job)
+{
+  g_free (job->path);
+  g_clear_object (&job->session);
+  g_free (job);
+}
+
+static void
+index_thread (GTask        *task,
+              gpointer      source,
+              gpointer      data,
+              GCancellable *cancellable)
+{
+  IndexJob *job = data;
+  GError *error = NULL;
+  M6FrameIndex *index = m6_frame_index_open_capture (job->path, job->session, cancellable, NULL, NULL, &error);
+
+  if (index == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, index, (GDestroyNotify) m6_frame_index_free);
+}
+
+static void
+index_done_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      data)
+{
+  GCancellable *cancellable = data;   /* ours: the window may be gone */
+  g_autoptr (GError) error = NULL;
+  M6FrameIndex *index = g_task_propagate_pointer (G_TASK (result), &error);
+  M6SessionWindow *window = M6_SESSION_WINDOW (source);
+  Frames *f = g_cancellable_is_cancelled (cancellable) ? NULL : get (window);
+
+  g_object_unref (cancellable);
+  if (f == NULL)
+    {
+      g_clear_pointer (&index, m6_frame_index_free);
+      return;
+    }
+  g_clear_object (&f->indexing);
+  if (index == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("The frames of this capture cannot be opened: %s"), error->message);
+      f->want_open = FALSE;
+      m6_session_window_show_message (f->window, text);
+      return;
+    }
+  f->index = index;
+  if (f->want_open)
+    {
+      f->want_open = FALSE;
+      if (f->want_t1 == G_MININT64)
+        m6_session_frames_open (window, f->want_t0);
+      else if (m6_session_frames_open_range (window, f->want_t0, f->want_t1) != NULL)
+        gtk_window_present (GTK_WINDOW (f->frame_window));
+    }
+}
+
 void
 m6_session_frames_set_capture (M6SessionWindow *window,
                                const char      *path)
 {
   Frames *f = get (window);
 
-  g_return_if_fail (f != NULL);
+  g_return_if_fail (f != NULL && f->index == NULL && f->indexing == NULL);
   g_free (f->capture_path);
   f->capture_path = g_strdup (path);
+
+  /* The task holds the window; the frames (Frames) go with it, and a
+   * window closed meanwhile cancels the scan. */
+  IndexJob *job = g_new0 (IndexJob, 1);
+  job->path = g_strdup (path);
+  job->session = g_object_ref (m6_session_window_get_session (window));
+  f->indexing = g_cancellable_new ();
+  g_autoptr (GTask) task = g_task_new (window, f->indexing, index_done_cb, g_object_ref (f->indexing));
+  g_task_set_task_data (task, job, (GDestroyNotify) index_job_free);
+  g_task_set_name (task, "mach6-frame-index");
+  g_task_run_in_thread (task, index_thread);
+}
+
+gboolean
+m6_session_frames_get_indexing (M6SessionWindow *window)
+{
+  Frames *f = get (window);
+  return f != NULL && f->indexing != NULL;
 }
 
 void

@@ -7,7 +7,7 @@
  *               and the hitch and live-window settings as actions; the
  *               drift graph's lane opens frames
  *   attach_live before its recording starts
- *   set_capture for a loaded capture (indexed when first needed)
+ *   set_capture for a loaded capture (indexed on a thread at once)
  *   dispose     after its recording stopped */
 #pragma once
 
@@ -36,7 +36,10 @@ M6FrameWindow  *m6_session_frames_open_range    (M6SessionWindow *window,
                                                  gint64           t0,
                                                  gint64           t1);
 M6FrameWindow  *m6_session_frames_get_window    (M6SessionWindow *window);
+/* The index; NULL while a capture's is still being built. */
 M6FrameIndex   *m6_session_frames_get_index     (M6SessionWindow *window);
+/* Is a capture's index being built (on a thread)? */
+gboolean        m6_session_frames_get_indexing  (M6SessionWindow *window);
 M6HitchCatcher *m6_session_frames_get_catcher   (M6SessionWindow *window);
 /* Paths of the hitch captures this window wrote. */
 GStrv           m6_session_frames_dup_hitch_paths (M6SessionWindow *window);

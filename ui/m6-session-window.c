@@ -378,8 +378,8 @@ m6_session_window_new_for_capture (GtkApplication *app,
   M6SessionWindow *self = g_object_new (M6_TYPE_SESSION_WINDOW, "application", app, NULL);
 
   self->capture_path = g_strdup (path);
-  m6_session_frames_set_capture (self, path);
   setup_session (self, session);
+  m6_session_frames_set_capture (self, path);
   gtk_widget_set_visible (GTK_WIDGET (self->pause_button), FALSE);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), "pause")), FALSE);
   return self;

@@ -1,5 +1,6 @@
 /* ui-test-util.c — helpers shared by the UI test programs. */
 #include "ui-test-util.h"
+#include "m6-session-frames.h"
 
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -488,7 +489,8 @@ jobs_done (gpointer data)
       return FALSE;
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
     if (M6_IS_SESSION_WINDOW (l->data)
-        && (m6_session_window_get_saving (l->data) || m6_session_window_get_comparing (l->data)))
+        && (m6_session_window_get_saving (l->data) || m6_session_window_get_comparing (l->data)
+            || m6_session_frames_get_indexing (l->data)))
       return FALSE;
   return TRUE;
 }
@@ -514,8 +516,10 @@ ui_wait_jobs (M6Application *app)
         g_string_append_printf (pending, ", a save of %s", gtk_window_get_title (l->data));
       if (M6_IS_SESSION_WINDOW (l->data) && m6_session_window_get_comparing (l->data))
         g_string_append_printf (pending, ", a comparison's reading in %s", gtk_window_get_title (l->data));
+      if (M6_IS_SESSION_WINDOW (l->data) && m6_session_frames_get_indexing (l->data))
+        g_string_append_printf (pending, ", the frame index of %s", gtk_window_get_title (l->data));
     }
-  g_error ("a load, save or comparison did not end within 60 s: %s", pending->str);
+  g_error ("a load, save, comparison or frame index did not end within 60 s: %s", pending->str);
 }
 
 /* --- looking at what is shown -------------------------------------------- */
