@@ -311,84 +311,6 @@ settings_changed_cb (GSettings  *settings,
     apply_budget (f);
 }
 
-/* Does @model itself hold an item that activates @action? */
-static gboolean
-holds_action (GMenuModel *model,
-              const char *action)
-{
-  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
-    {
-      g_autofree char *name = NULL;
-      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) && g_str_equal (name, action))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* The menu, at any depth of @model, with a section that holds @action. */
-static GMenu *
-find_menu_of (GMenuModel *model,
-              const char *action)
-{
-  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
-    {
-      g_autoptr (GMenuLinkIter) links = g_menu_model_iterate_item_links (model, i);
-      const char *link;
-      GMenuModel *child;
-
-      while (g_menu_link_iter_get_next (links, &link, &child))
-        {
-          g_autoptr (GMenuModel) owned = child;
-          GMenu *found = NULL;
-
-          if (g_str_equal (link, G_MENU_LINK_SECTION) && holds_action (child, action))
-            found = G_IS_MENU (model) ? G_MENU (model) : NULL;
-          else
-            found = find_menu_of (child, action);
-          if (found != NULL)
-            return found;
-        }
-    }
-  return NULL;
-}
-
-static GMenu *
-find_menu_in (GtkWidget  *widget,
-              const char *action)
-{
-  GMenuModel *model = GTK_IS_MENU_BUTTON (widget) ? gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) : NULL;
-  GMenu *found = model != NULL ? find_menu_of (model, action) : NULL;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL && found == NULL;
-       child = gtk_widget_get_next_sibling (child))
-    found = find_menu_in (child, action);
-  return found;
-}
-
-/* The frame budget's choices, in the Hitch Settings menu beside the Live
- * Window's: the session window's menu is its template's, and the actions
- * and settings it shows are this file's. */
-static void
-add_budget_menu (Frames *f)
-{
-  static const double choices[] = { 8.333333, 16.666667, 33.333333, 50.0 };
-  GMenu *menu = find_menu_in (GTK_WIDGET (f->window), "win.live-window-seconds");
-  g_autoptr (GMenu) section = g_menu_new ();
-
-  if (menu == NULL)
-    return;
-  for (guint i = 0; i < G_N_ELEMENTS (choices); i++)
-    {
-      g_autofree char *budget = m6_duration_format ((gint64) llround (choices[i] * 1e6));
-      /* The same words as the lane's budget line: "16.7 ms (60 fps)". */
-      g_autofree char *label = g_strdup_printf (_("%s (%.0f fps)"), budget, 1000.0 / choices[i]);
-      g_autoptr (GMenuItem) item = g_menu_item_new (label, NULL);
-      g_menu_item_set_action_and_target_value (item, "win.frame-budget-ms", g_variant_new_double (choices[i]));
-      g_menu_append_item (section, item);
-    }
-  g_menu_append_section (menu, _("Frame Budget (Red Marks, Ctrl+] and Ctrl+[)"), G_MENU_MODEL (section));
-}
-
 /* --- hooks --------------------------------------------------------------- */
 
 void
@@ -421,7 +343,6 @@ m6_session_frames_init (M6SessionWindow *window,
       g_signal_connect (f->settings, "changed", G_CALLBACK (settings_changed_cb), f);
     }
   apply_budget (f);
-  add_budget_menu (f);
   g_signal_connect (drift_graph, "frame-activated", G_CALLBACK (frame_activated_cb), window);
   g_signal_connect (drift_graph, "range-activated", G_CALLBACK (range_activated_cb), window);
 }
