@@ -8,6 +8,7 @@
  * fall out of the window's time or bytes. */
 #include "m6-frame-index-private.h"
 #include "m6-session-private.h"
+#include "m6-memory-private.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +39,11 @@ static M6EventBlock *
 block_new (guint   cap,
            guint64 first_pos)
 {
-  M6EventBlock *block = g_malloc (sizeof *block + (gsize) cap * sizeof (M6Event));
+  gsize bytes = sizeof (M6EventBlock) + (gsize) cap * sizeof (M6Event);
+  M6EventBlock *block = g_malloc (bytes);
+
+  /* Filled at once by the worker with the lock held: present now. */
+  m6_populate_write (block, bytes);
 
   block->ref_count = 1;
   block->n = 0;

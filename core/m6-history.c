@@ -2,6 +2,7 @@
  * session time: a fixed number of points whose interval doubles when they
  * are full, so memory stays flat for hours; and the leak rate fitted to it. */
 #include "m6-session-private.h"
+#include "m6-memory-private.h"
 #include "m6-reservoir.h"
 #include "m6-tree-private.h"
 
@@ -85,7 +86,11 @@ m6_history_sample (M6History *history,
       history->n_nodes = n_nodes;
       /* Not zeroed: a row is read only once written. */
       while (history->blocks->len * HISTORY_BLOCK_NODES < n_nodes)
-        g_ptr_array_add (history->blocks, g_malloc (sizeof (HistoryBlock)));
+        {
+          HistoryBlock *block = g_malloc (sizeof (HistoryBlock));
+          m6_populate_write (block, sizeof (HistoryBlock));
+          g_ptr_array_add (history->blocks, block);
+        }
     }
 
   for (guint id = 1; id < n_nodes; id++)
