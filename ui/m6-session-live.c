@@ -434,8 +434,9 @@ status_cb (gpointer user_data)
   self->n_status_ticks++;
   m6_session_window_update_status (self);
   /* Nothing new since the last turn: this one showed the rate fall to
-   * zero; the next "changed" starts the timer again. */
-  if (self->status_serial == self->data_serial)
+   * zero; the next "changed" starts the timer again. Not while "Catching
+   * Up" is held, or it would stay shown on an idle window. */
+  if (self->status_serial == self->data_serial && g_get_monotonic_time () >= self->catch_up_until_us)
     {
       self->status_id = 0;
       return G_SOURCE_REMOVE;
