@@ -77,11 +77,14 @@ m6_status_bar_update (M6StatusBar   *self,
     }
   set_label (self->state_label, state_text,
              (const char *[]) { "heading", state_class, NULL });
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->state_label),
-                               state == M6_STATUS_CATCHING_UP
-                               ? _("The program sends events faster than the viewer reads them: the views refresh less often "
-                                   "to leave the processor to reading, until it has kept up for a second")
-                               : NULL);
+  const char *state_tooltip = state == M6_STATUS_CATCHING_UP
+                              ? _("The program sends events faster than the viewer reads them: the views refresh less often "
+                                  "to leave the processor to reading, until it has kept up for a second")
+                              : NULL;
+  /* Set only when it changes: setting a tooltip queries it again. */
+  const char *shown_tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (self->state_label));
+  if (g_strcmp0 (shown_tooltip, state_tooltip) != 0)
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->state_label), state_tooltip);
 
   g_autofree char *elapsed = m6_format_elapsed (m6_session_get_duration (session));
   g_autofree char *elapsed_text = g_strdup_printf (_("Session %s"), elapsed);
