@@ -5,6 +5,7 @@
 #include <gio/gio.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -165,4 +166,34 @@ test_read_until (GIOStream  *tls,
       if (got == type)
         return TRUE;
     }
+}
+
+/* Remove @dir and everything under it. */
+static inline void
+rm_rf (const char *dir)
+{
+  g_autofree char *quoted = g_shell_quote (dir);
+  g_autofree char *cmd = g_strdup_printf ("rm -rf %s", quoted);
+  g_assert_cmpint (system (cmd), ==, 0);
+}
+
+/* The test process's own XDG_CONFIG_HOME (a fresh temporary folder, which
+ * the caller removes with test_client_config_remove), and LANGUAGE=C. */
+static inline char *
+test_client_config_setup (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *config = g_dir_make_tmp ("mach6-remote-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("LANGUAGE", "C", TRUE);
+  return config;
+}
+
+static inline void
+test_client_config_remove (const char *config)
+{
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", config);
+  (void) system (cmd);
 }
