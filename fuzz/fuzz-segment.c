@@ -1,5 +1,5 @@
 /* fuzz-segment.c — libFuzzer harness for the segment reader. A real
- * producer (tests/reader/reader-producer, path in $M6_FUZZ_PRODUCER)
+ * producer (tests/live/reader-producer, path in $M6_FUZZ_PRODUCER)
  * records a few frames on two threads into its segment and exits; that
  * segment, unread, is the template. Each input rewrites the segment from
  * the template, attaches to it (post-mortem) and then alternates byte
@@ -53,7 +53,7 @@ LLVMFuzzerInitialize (int    *argc,
   int in_fd;
 
   if (producer == NULL)
-    g_error ("fuzz-segment: set M6_FUZZ_PRODUCER to the built tests/reader/reader-producer");
+    g_error ("fuzz-segment: set M6_FUZZ_PRODUCER to the built tests/live/reader-producer");
   /* Small rings and few slots: the segment is rewritten for every input. */
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "MACH6_RING_EVENTS", "1024", TRUE);
   env = g_environ_setenv (env, "MACH6_MAX_THREADS", "4", TRUE);

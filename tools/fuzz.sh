@@ -30,12 +30,15 @@ if ! command -v "$CC" >/dev/null; then
   echo "fuzz: $CC is not installed (make deps installs clang)" >&2
   exit 77
 fi
+# Every floor of core/ (core/meson.build), each its own include folder.
+core_includes=()
+for d in "$src"/core/*/; do core_includes+=(-I"${d%/}"); done
 pkgs="glib-2.0 gobject-2.0 gio-2.0 gio-unix-2.0 json-glib-1.0 liblz4 libzstd gnutls"
 cflags=(-g -O1 -Wno-string-plus-int -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE '-DGETTEXT_PACKAGE="mach6"'
-        -I"$src/core" -I"$src/producer" $(pkg-config --cflags $pkgs))
+        "${core_includes[@]}" -I"$src/producer" $(pkg-config --cflags $pkgs))
 libs=($(pkg-config --libs $pkgs) -lm -lpthread)
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
-core_sources=("$src"/core/*.c)
+core_sources=("$src"/core/*/*.c)
 
 # Build only what is older than a source (the smoke test runs often).
 stale() {
@@ -78,7 +81,7 @@ for h in $harnesses; do
   fi
   log="$out/fuzz-$h.log"
   # The segment harness records a real producer of the main build first.
-  export M6_FUZZ_PRODUCER="$(cd "$build" && pwd)/tests/reader/reader-producer"
+  export M6_FUZZ_PRODUCER="$(cd "$build" && pwd)/tests/live/reader-producer"
   set +e
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$out/fuzz-$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=262144 \
