@@ -1,5 +1,5 @@
 /* m6-viewer.c — main() of mach6-viewer, the GTK4 viewer; everything else
- * lives in libmach6-ui (ui/m6-application.c). */
+ * lives in libmach6-ui (ui/application/m6-application.c). */
 #include <glib/gi18n.h>
 #include <locale.h>
 

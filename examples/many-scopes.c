@@ -1,7 +1,7 @@
 /* many-scopes.c — a frame loop with 2,000 leaf scopes (40 groups of 50),
  * each doing a few microseconds of arithmetic: a program with enough scopes
  * that a comparison must control its false discovery rate. Used by
- * tests/compare; `mach6 run -- many-scopes --frames 60` records it. */
+ * tests/diff/test-compare.c; `mach6 run -- many-scopes --frames 60` records it. */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>

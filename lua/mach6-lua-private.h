@@ -112,7 +112,7 @@ typedef struct
   lua_CFunction co_wrap;   /* Lua 5.4 hooks a coroutine they run */
 } State;
 
-/* The payload's stats keys (core/m6-payload.c), read straight from the
+/* The payload's stats keys (core/accounting/m6-payload.c), read straight from the
  * computed stats: formatting the numbers as JSON text and reading them back
  * costs twenty times as much. /lua/convert-matches-json checks that the
  * two lists agree. */

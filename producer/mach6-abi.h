@@ -1,5 +1,5 @@
 /* mach6-abi.h — the shared-memory segment between a producer (mach6.c)
- * and the reader (core/m6-reader*.c): its layout and the ordering contract
+ * and the reader (core/live/m6-reader*.c): its layout and the ordering contract
  * both sides keep. docs/segment.md is the whole protocol, written for a
  * third party's reader; the public API is mach6.h.
  *

@@ -1,5 +1,5 @@
 /* aa-rates.h — the frame rates of the demo game's side-by-side pairs, for
- * tests/compare and tests/ui/test-compare.c.
+ * tests/diff/test-compare.c and tests/ui/test-compare.c.
  *
  * B's rate differs a little from A's, so that their frames slide past
  * each other: on one CPU, the game whose frame starts right after the

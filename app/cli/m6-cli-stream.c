@@ -15,7 +15,7 @@
 #include "m6-cli-common.h"
 #include "m6-reader.h"
 #include "m6-recording.h"
-#include "m6-stream.h"
+#include "m6-payload-lines.h"
 
 #define TICK_MIN_MS 20u
 #define TICK_MAX_MS 250u
@@ -23,7 +23,7 @@
 typedef struct
 {
   M6Recording *recording;
-  M6Stream    *stream;
+  M6PayloadLines *stream;
   GMainLoop   *loop;
   GString     *lines;
   gboolean     write_failed;
@@ -38,7 +38,7 @@ emit_lines (Streaming *st,
 {
   g_string_truncate (st->lines, 0);
   m6_recording_lock (st->recording);
-  m6_stream_take_lines (st->stream, st->lines, all);
+  m6_payload_lines_take (st->stream, st->lines, all);
   m6_recording_unlock (st->recording);
 
   if (st->lines->len == 0 || st->write_failed)
@@ -128,7 +128,7 @@ m6_cli_stream (int    argc,
   signal (SIGPIPE, SIG_IGN);
 
   st.recording = m6_recording_new (g_steal_pointer (&reader));
-  st.stream = m6_stream_new (m6_recording_get_session (st.recording), interval);
+  st.stream = m6_payload_lines_new (m6_recording_get_session (st.recording), interval);
   st.loop = g_main_loop_new (NULL, FALSE);
   st.lines = g_string_new (NULL);
 
@@ -164,7 +164,7 @@ m6_cli_stream (int    argc,
       status = EXIT_FAILURE;
     }
 
-  m6_stream_free (st.stream);
+  m6_payload_lines_free (st.stream);
   g_string_free (st.lines, TRUE);
   g_main_loop_unref (st.loop);
   g_object_unref (st.recording);

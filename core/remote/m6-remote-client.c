@@ -9,7 +9,7 @@
 
 #include "m6-reader.h"
 #include "m6-remote-server.h"
-#include "m6-remote-stream.h"
+#include "m6-remote-receive.h"
 #include "m6-remote-trust.h"
 #include "m6-wire.h"
 

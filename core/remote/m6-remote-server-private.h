@@ -1,7 +1,7 @@
 /* m6-remote-server-private.h — what the server's three files share: the
  * door (m6-remote-server-accept.c: accepting, handshake, HELLO), the
  * server (m6-remote-server.c: an authenticated client's requests) and one
- * attached stream (m6-remote-serve-stream.c: drain, pack, queue, send). */
+ * attached stream (m6-remote-send.c: drain, pack, queue, send). */
 #pragma once
 
 #include "m6-remote-server.h"
@@ -71,11 +71,11 @@ void m6_remote_serve_log      (const char     *format,
  * ends or @cancel fires: drained here from @reader, or (@reader NULL) as
  * @recording's worker ingests it (a recording of serve's attacher, which
  * goes on after the stream). */
-void m6_remote_stream_process (M6RemoteServer *server,
-                               const char     *peer,
-                               GIOStream      *io,
-                               GCancellable   *cancel,
-                               M6Reader       *reader,
-                               M6Recording    *recording);
+void m6_remote_send_attached (M6RemoteServer *server,
+                              const char     *peer,
+                              GIOStream      *io,
+                              GCancellable   *cancel,
+                              M6Reader       *reader,
+                              M6Recording    *recording);
 
 G_END_DECLS

@@ -1,7 +1,7 @@
 /* m6-remote-server.c — `mach6 serve`'s TLS side (m6-remote-server.h):
  * listening, and an authenticated client's requests; the handshake and
  * HELLO before it are m6-remote-server-accept.c (the door), one attached
- * stream is m6-remote-serve-stream.c.
+ * stream is m6-remote-send.c.
  *
  * Threads of one authenticated connection: its own thread runs the
  * requests, then drains the attached process's rings with
@@ -103,7 +103,7 @@ stream_recording (M6RemoteServer *server,
       return FALSE;
     }
   m6_remote_serve_log (_("%s attached to process %d (recorded by serve)."), peer, pid);
-  m6_remote_stream_process (server, peer, io, cancel, NULL, recording);
+  m6_remote_send_attached (server, peer, io, cancel, NULL, recording);
   m6_remote_serve_log (_("%s: the stream of process %d is over."), peer, pid);
   g_mutex_lock (&server->lock);
   g_hash_table_remove (server->streamed, recording);
@@ -188,7 +188,7 @@ serve_requests (Client *client)
               continue;
             }
           m6_remote_serve_log (_("%s attached to process %d."), peer, pid);
-          m6_remote_stream_process (server, peer, tls, cancel, reader, NULL);
+          m6_remote_send_attached (server, peer, tls, cancel, reader, NULL);
           m6_remote_serve_log (_("%s: the stream of process %d is over."), peer, pid);
           break;
         }

@@ -1,4 +1,4 @@
-/* test-labels.c — label interning (core/m6-labels.c): one id per distinct
+/* test-labels.c — label interning (core/accounting/m6-labels.c): one id per distinct
  * label, stable, looked up without adding, and a label is its bytes up to
  * the first NUL or the given length. */
 #include <glib.h>

@@ -1,4 +1,4 @@
-/* test-capture.c — capture files (core/m6-capture*.c): a recorded session
+/* test-capture.c — capture files (core/capture/m6-capture*.c): a recorded session
  * written and loaded back equal; an aborted write leaving nothing; files
  * cut short, bit-flipped, of older versions, hostile packed records or not
  * captures at all, each giving a GError naming what is wrong or a correct

@@ -1,7 +1,7 @@
 /* test-diff.c — the comparison's statistics on known values, and its
  * behaviour on captures written here with known properties: frames that
  * are correlated, a shift that is real, a leak in one scope. The A/A and
- * --slow tests on real recordings are in tests/compare. */
+ * --slow tests on real recordings are in tests/diff/test-compare.c. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 #include "../big-trees.h"
 #include "m6-export.h"
 #include "m6-metrics.h"
-#include "m6-stream.h"
+#include "m6-payload-lines.h"
 #include "m6-session-private.h"
 
 /* Lines that start with @prefix (samples of the families it names). */
@@ -326,7 +326,7 @@ test_stream_equals_export (void)
   m6_session_set_recorder (saved, m6_event_log_record, log);
   M6Thread *lt = m6_session_add_thread (live, 7, "main");
   M6Thread *st = m6_session_add_thread (saved, 7, "main");
-  M6Stream *stream = m6_stream_new (live, 1.0);
+  M6PayloadLines *stream = m6_payload_lines_new (live, 1.0);
 
   for (int i = 0; i < 30; i++)   /* 3 s at 10 frames a second */
     {
@@ -335,14 +335,14 @@ test_stream_equals_export (void)
       if (i == 14)
         {
           /* At 1.4 s only window 0 is over (1 s + a quarter). */
-          g_assert_cmpuint (m6_stream_take_lines (stream, lines, FALSE), ==, 1);
+          g_assert_cmpuint (m6_payload_lines_take (stream, lines, FALSE), ==, 1);
           g_assert_true (g_str_has_prefix (lines->str, "{\"window\":0,"));
         }
     }
-  g_assert_cmpuint (m6_stream_take_lines (stream, lines, FALSE), ==, 1);
-  g_assert_cmpuint (m6_stream_take_lines (stream, lines, TRUE), ==, 1);
-  g_assert_cmpuint (m6_stream_take_lines (stream, lines, TRUE), ==, 0);
-  m6_stream_free (stream);
+  g_assert_cmpuint (m6_payload_lines_take (stream, lines, FALSE), ==, 1);
+  g_assert_cmpuint (m6_payload_lines_take (stream, lines, TRUE), ==, 1);
+  g_assert_cmpuint (m6_payload_lines_take (stream, lines, TRUE), ==, 0);
+  m6_payload_lines_free (stream);
 
   g_autoptr (GOutputStream) out = g_memory_output_stream_new_resizable ();
   M6ExportOptions options = { .interval_s = 1.0 };

@@ -4,7 +4,7 @@
  * random damage with a seed answered without a crash. The attach- and
  * drain-time faults are test-hostile-attach.c's and test-hostile-drain.c's.
  * Built twice, the second time under AddressSanitizer and UBSan. (Damaged
- * capture files are tests/core/test-capture.c's.) */
+ * capture files are tests/capture/test-capture.c's.) */
 #include <string.h>
 #include <unistd.h>
 

@@ -43,7 +43,7 @@ choose_recording_cpu (void)
 }
 
 /* In each recording's child, before it runs: side by side on one CPU as
- * batch jobs, as tests/compare records (see there why). Without
+ * batch jobs, as tests/diff/test-compare.c records (see there why). Without
  * SCHED_BATCH a waking game preempts the other in the middle of a frame,
  * and an A/A pair then differs by 30 % in "frame". The viewer itself is
  * not pinned: it runs wherever it can. */

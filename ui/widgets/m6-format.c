@@ -10,7 +10,7 @@ char *
 m6_format_duration (double seconds)
 {
   /* One formatter for every duration shown: ns, µs, ms or s, three
-   * significant digits, the locale's decimal mark (core/m6-duration.c). */
+   * significant digits, the locale's decimal mark (core/util/m6-duration.c). */
   return m6_duration_format ((gint64) llround (seconds * 1e9));
 }
 

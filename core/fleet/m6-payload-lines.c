@@ -1,4 +1,4 @@
-/* m6-stream.c — live ndjson windows.
+/* m6-payload-lines.c — live ndjson windows.
  *
  * As in the ndjson export, a top-level scope belongs whole to the window
  * its mark falls in: the session's recorder sees every event batch and
@@ -9,7 +9,7 @@
  * oldest window not written yet, and the events of a scope still open when
  * its window is written are left out (the line shows its closed children).
  * docs/payload.md says so under `mach6 stream`. */
-#include "m6-stream.h"
+#include "m6-payload-lines.h"
 
 #include "m6-export.h"
 #include "m6-session-private.h"
@@ -22,7 +22,7 @@ typedef struct
   M6Session *session;
 } Window;
 
-struct _M6Stream
+struct _M6PayloadLines
 {
   M6Session *session;
   double     interval_s;
@@ -44,8 +44,8 @@ window_free (gpointer data)
 
 /* The window @index, made if new (never one already written). */
 static Window *
-get_window (M6Stream *self,
-            gint64    index)
+get_window (M6PayloadLines *self,
+            gint64          index)
 {
   guint at = 0;
 
@@ -66,8 +66,8 @@ get_window (M6Stream *self,
 }
 
 static Window *
-find_window (M6Stream *self,
-             gint64    index)
+find_window (M6PayloadLines *self,
+             gint64          index)
 {
   for (guint i = 0; i < self->windows->len; i++)
     {
@@ -80,9 +80,9 @@ find_window (M6Stream *self,
 
 /* The window's copy of @thread (threads come later than the window). */
 static M6Thread *
-window_thread (M6Stream  *self,
-               Window    *w,
-               M6Thread  *thread)
+window_thread (M6PayloadLines *self,
+               Window         *w,
+               M6Thread       *thread)
 {
   while (m6_session_get_n_threads (w->session) <= thread->index)
     {
@@ -99,7 +99,7 @@ on_events (M6Session     *session,
            gsize          n_events,
            gpointer       user_data)
 {
-  M6Stream *self = user_data;
+  M6PayloadLines *self = user_data;
   gsize i = 0;
 
   if (self->open->len <= thread->index)
@@ -151,11 +151,11 @@ on_events (M6Session     *session,
     }
 }
 
-M6Stream *
-m6_stream_new (M6Session *session,
-               double     interval_s)
+M6PayloadLines *
+m6_payload_lines_new (M6Session *session,
+                      double     interval_s)
 {
-  M6Stream *self = g_new0 (M6Stream, 1);
+  M6PayloadLines *self = g_new0 (M6PayloadLines, 1);
 
   g_return_val_if_fail (M6_IS_SESSION (session), NULL);
 
@@ -170,7 +170,7 @@ m6_stream_new (M6Session *session,
 }
 
 void
-m6_stream_free (M6Stream *self)
+m6_payload_lines_free (M6PayloadLines *self)
 {
   if (self == NULL)
     return;
@@ -182,9 +182,9 @@ m6_stream_free (M6Stream *self)
 }
 
 guint
-m6_stream_take_lines (M6Stream *self,
-                      GString  *out,
-                      gboolean  all)
+m6_payload_lines_take (M6PayloadLines *self,
+                       GString        *out,
+                       gboolean        all)
 {
   gint64 now = m6_session_get_duration (self->session);
   guint n_lines = 0;

@@ -1,8 +1,8 @@
-/* m6-remote-stream.c — the client's parser of a stream after ATTACHED and
+/* m6-remote-receive.c — the client's parser of a stream after ATTACHED and
  * its effect on a session (docs/remote-protocol.md). Parsing runs on the
  * client's network thread (every frame is checked there, blocks decoded);
  * applying runs in the recording's drain, with the session locked. */
-#include "m6-remote-stream.h"
+#include "m6-remote-receive.h"
 
 #include <glib/gi18n.h>
 #include <string.h>

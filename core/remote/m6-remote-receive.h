@@ -1,4 +1,4 @@
-/* m6-remote-stream.h — the client's side of a stream after ATTACHED: a
+/* m6-remote-receive.h — the client's side of a stream after ATTACHED: a
  * parser that checks each frame and decodes its block (M6RemoteItem), and
  * an applier that feeds the items to a session. Split so the parsing runs
  * on the network thread and only the applying holds the session's lock. */

@@ -1,4 +1,4 @@
-/* m6-remote-serve-stream.c — one attached stream of `mach6 serve`: the
+/* m6-remote-send.c — one attached stream of `mach6 serve`: the
  * connection's thread drains the process's rings with m6_reader_drain()
  * (its session's recorder hands this file every event) and packs them into
  * frames; a writer thread sends them; a control thread reads DETACH. A
@@ -476,12 +476,12 @@ stream_from_recording (Stream *st)
 }
 
 void
-m6_remote_stream_process (M6RemoteServer *server,
-                          const char     *peer,
-                          GIOStream      *io,
-                          GCancellable   *cancel,
-                          M6Reader       *reader,
-                          M6Recording    *recording)
+m6_remote_send_attached (M6RemoteServer *server,
+                         const char     *peer,
+                         GIOStream      *io,
+                         GCancellable   *cancel,
+                         M6Reader       *reader,
+                         M6Recording    *recording)
 {
   Stream st = { .server = server, .peer = peer, .cancel = cancel, .reader = reader, .recording = recording };
 
