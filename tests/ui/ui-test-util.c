@@ -350,9 +350,11 @@ ui_input_available (void)
       xtest.tried = TRUE;
       if (lib != NULL)
         {
-          xtest.motion = (FakeMotionFunc) dlsym (lib, "XTestFakeMotionEvent");
-          xtest.button = (FakeButtonFunc) dlsym (lib, "XTestFakeButtonEvent");
-          xtest.key = (FakeKeyFunc) dlsym (lib, "XTestFakeKeyEvent");
+          /* POSIX's way to take a function from dlsym() (ISO C has no
+           * conversion from void * to a function pointer). */
+          *(void **) &xtest.motion = dlsym (lib, "XTestFakeMotionEvent");
+          *(void **) &xtest.button = dlsym (lib, "XTestFakeButtonEvent");
+          *(void **) &xtest.key = dlsym (lib, "XTestFakeKeyEvent");
         }
     }
   return xtest.motion != NULL && xtest.button != NULL && xtest.key != NULL
