@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "mach6.h"
+#include "m6-test-hooks.h"
 #include "m6-flame-graph.h"
 #include "m6-screenshot.h"
 #include "m6-session-window.h"
@@ -184,7 +185,7 @@ before_paint_cb (GdkFrameClock *clock,
 {
   f->paint_start = g_get_monotonic_time ();
   f->paint_start_cpu = thread_cpu_ns ();
-  f->refreshes = m6_session_window_get_n_refreshes (f->window);
+  f->refreshes = m6_test_get_count (f->window, "refresh");
   for (guint i = 0; i < N_PHASES; i++)
     f->phase_end[i] = 0;
 }
@@ -218,7 +219,7 @@ after_paint_cb (GdkFrameClock *clock,
   if (f->measuring)
     f->n_painted++;
   /* Only frames that redrew the data count. */
-  if (f->measuring && f->paint_start != 0 && m6_session_window_get_n_refreshes (f->window) != f->refreshes)
+  if (f->measuring && f->paint_start != 0 && m6_test_get_count (f->window, "refresh") != f->refreshes)
     {
       gint64 end = g_get_monotonic_time ();
       double ms = (end - f->paint_start) / 1e3;
@@ -287,6 +288,8 @@ main (int   argc,
   Frames f = { 0 };
   pthread_t thread;
 
+  /* It reads the session window's refresh counts (m6-test-hooks.h). */
+  m6_test_hooks_enable ();
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
   if (!gtk_init_check ())
@@ -374,8 +377,8 @@ main (int   argc,
   m6_recording_get_worker_times (recording, &busy0, &wait0);
   m6_recording_get_main_loop_stats (&polls0, &main_wait0);
   gint64 raster0 = threads_cpu_ns ("llvmpipe");
-  guint catch_up0 = m6_session_window_get_n_catch_up_refreshes (f.window);
-  guint refreshes0 = m6_session_window_get_n_refreshes (f.window);
+  guint catch_up0 = m6_test_get_count (f.window, "catch-up-refresh");
+  guint refreshes0 = m6_test_get_count (f.window, "refresh");
   gint64 main_cpu0 = thread_cpu_ns (), worker_cpu0 = m6_recording_get_worker_cpu_ns (recording);
   gint64 start = g_get_monotonic_time ();
   f.measuring = TRUE;
@@ -387,8 +390,8 @@ main (int   argc,
   m6_recording_get_worker_times (recording, &busy1, &wait1);
   m6_recording_get_main_loop_stats (&polls1, &main_wait1);
   gint64 raster1 = threads_cpu_ns ("llvmpipe");
-  guint catch_up1 = m6_session_window_get_n_catch_up_refreshes (f.window);
-  guint refreshes1 = m6_session_window_get_n_refreshes (f.window);
+  guint catch_up1 = m6_test_get_count (f.window, "catch-up-refresh");
+  guint refreshes1 = m6_test_get_count (f.window, "refresh");
   gint64 main_cpu1 = thread_cpu_ns (), worker_cpu1 = m6_recording_get_worker_cpu_ns (recording);
   double elapsed_s = (g_get_monotonic_time () - start) / 1e6;
   guint64 events = m6_thread_get_n_events (t) - events0, drops = m6_thread_get_drops (t) - drops0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "m6-capture.h"
+#include "m6-test-hooks.h"
 #include "m6-cli-common.h"
 #include "m6-reader.h"
 
@@ -236,11 +237,9 @@ print_load_progress (guint64  done,
   if (progress->started_us == 0)
     {
       /* Short loads stay silent: the line starts after half a second
-       * ($MACH6_PROGRESS_AFTER_MS). */
-      const char *after = g_getenv ("MACH6_PROGRESS_AFTER_MS");
+       * (a test sets it to 0). */
       progress->started_us = now;
-      progress->next_us = now + (after != NULL ? (gint64) g_ascii_strtoll (after, NULL, 10) * 1000
-                                               : G_USEC_PER_SEC / 2);
+      progress->next_us = now + m6_test_knob ("progress-after-ms", 500) * 1000;
     }
   if (now < progress->next_us || total == 0)
     return;

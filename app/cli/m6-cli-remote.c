@@ -1,6 +1,7 @@
 /* m6-cli-remote.c — `mach6 serve --listen`, `mach6 list --remote` and
  * `mach6 record HOST:PORT/PID` (docs/remote-protocol.md). */
 #include "m6-cli-remote.h"
+#include "m6-test-hooks.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -70,14 +71,14 @@ m6_cli_serve_remote (const char  *address,
   if (server == NULL)
     return NULL;
   /* How much a slow client may have queued before scopes are dropped
-   * (default 8 MiB), and the socket's send buffer (default: the kernel's);
-   * small in the tests, to make a stall show quickly. */
+   * (default 8 MiB, $MACH6_SERVE_QUEUE_BYTES); the socket's send buffer is
+   * the kernel's but in tests, where a small one makes a stall show quickly. */
   const char *queue = g_getenv ("MACH6_SERVE_QUEUE_BYTES");
   if (queue != NULL && g_ascii_strtoull (queue, NULL, 10) > 0)
     m6_remote_server_set_queue_limit (server, g_ascii_strtoull (queue, NULL, 10));
-  const char *sndbuf = g_getenv ("MACH6_SERVE_SNDBUF");
-  if (sndbuf != NULL && g_ascii_strtoull (sndbuf, NULL, 10) > 0)
-    m6_remote_server_set_send_buffer (server, (int) MIN (g_ascii_strtoull (sndbuf, NULL, 10), G_MAXINT / 2));
+  gint64 sndbuf = m6_test_knob ("serve-sndbuf", 0);
+  if (sndbuf > 0)
+    m6_remote_server_set_send_buffer (server, (int) MIN (sndbuf, G_MAXINT / 2));
   m6_remote_server_set_attacher (server, attacher);
   if (!m6_remote_server_listen (server, host, port, error))
     return NULL;

@@ -63,7 +63,7 @@ report_stderr (const char *path,
       int devnull = open ("/dev/null", O_WRONLY);
       dup2 (pipe_fds[0], STDERR_FILENO);
       dup2 (devnull, STDOUT_FILENO);
-      g_setenv ("MACH6_PROGRESS_AFTER_MS", "0", TRUE);
+      g_setenv ("MACH6_TEST", "progress-after-ms=0", TRUE);
       execl (test_cli_path (), "mach6", "report", path, (char *) NULL);
       _exit (127);
     }

@@ -284,7 +284,7 @@ test_stalled_client (void)
 {
   g_autofree char *dir = test_tmp_dir ();
   g_autofree char *server_config = g_build_filename (dir, "server", NULL);
-  const char *env[] = { "MACH6_SERVE_QUEUE_BYTES=65536", "MACH6_SERVE_SNDBUF=16384", NULL };
+  const char *env[] = { "MACH6_SERVE_QUEUE_BYTES=65536", "MACH6_TEST=serve-sndbuf=16384", NULL };
   g_autoptr (TestServe) serve = test_serve_start (server_config, env);
   const char *args[] = { "--mode", "flood", "--frames", "8000", "--sleep-us", "20", "--wait-attach", NULL };
   const char *producer_env[] = { "MACH6_RING_EVENTS=1048576", NULL };

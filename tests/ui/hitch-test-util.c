@@ -1,5 +1,6 @@
 /* hitch-test-util.c — see hitch-test-util.h. */
 #include "hitch-test-util.h"
+#include "m6-test-hooks.h"
 
 #include <signal.h>
 
@@ -128,6 +129,7 @@ hitch_test_init (int    *argc,
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   g_setenv ("XDG_DATA_HOME", data, TRUE);
   g_test_init (argc, argv, NULL);
+  m6_test_hooks_enable ();
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GTK_A11Y", "none", TRUE);
 

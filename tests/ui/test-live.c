@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "mach6.h"
+#include "m6-test-hooks.h"
 #include "m6-flame-graph.h"
 #include "m6-recording.h"
 #include "m6-status-bar.h"
@@ -98,8 +99,8 @@ typedef struct
 static void
 rates_mark (Rates *r)
 {
-  r->refreshes = m6_session_window_get_n_refreshes (r->window);
-  r->catch_ups = m6_session_window_get_n_catch_up_refreshes (r->window);
+  r->refreshes = m6_test_get_count (r->window, "refresh");
+  r->catch_ups = m6_test_get_count (r->window, "catch-up-refresh");
 }
 
 /* Since rates_mark(): a refresh made while caught up? */
@@ -107,8 +108,8 @@ static gboolean
 refreshed_caught_up (gpointer data)
 {
   Rates *r = data;
-  guint refreshes = m6_session_window_get_n_refreshes (r->window);
-  guint catch_ups = m6_session_window_get_n_catch_up_refreshes (r->window);
+  guint refreshes = m6_test_get_count (r->window, "refresh");
+  guint catch_ups = m6_test_get_count (r->window, "catch-up-refresh");
 
   if (refreshes > r->refreshes && catch_ups == r->catch_ups)
     return TRUE;
@@ -120,7 +121,7 @@ static gboolean
 caught_up_refresh (gpointer data)
 {
   Rates *r = data;
-  return m6_session_window_get_n_catch_up_refreshes (r->window) > r->catch_ups;
+  return m6_test_get_count (r->window, "catch-up-refresh") > r->catch_ups;
 }
 
 /* The status bar's first label: the state of the session. */
@@ -188,8 +189,8 @@ test_catch_up (void)
   gint64 t0 = g_get_monotonic_time ();
   ui_spin (1.0);
   double seconds = (g_get_monotonic_time () - t0) / 1e6;
-  guint catch_ups = m6_session_window_get_n_catch_up_refreshes (r.window) - r.catch_ups;
-  guint refreshes = m6_session_window_get_n_refreshes (r.window) - r.refreshes;
+  guint catch_ups = m6_test_get_count (r.window, "catch-up-refresh") - r.catch_ups;
+  guint refreshes = m6_test_get_count (r.window, "refresh") - r.refreshes;
   g_test_message ("flat out for %.2f s: %u refreshes, %u of them catching up; lag %" G_GINT64_FORMAT " µs",
                   seconds, refreshes, catch_ups, m6_recording_get_lag_us (recording));
   g_assert_cmpuint (catch_ups, <=, (guint) (20 * seconds) + 3);

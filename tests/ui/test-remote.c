@@ -109,7 +109,7 @@ session_fills (gpointer data)
 {
   Wait *w = data;
 
-  w->window = (M6SessionWindow *) m6_application_find_attached (app, w->host, w->game);
+  w->window = (M6SessionWindow *) m6_session_window_find_attached (GTK_APPLICATION (app), w->host, w->game);
   if (w->window == NULL)
     return FALSE;
   M6Node *frame = ui_node_at (w->window, "frame");
@@ -381,9 +381,9 @@ test_remote_pid_is_not_local (void)
 
   connect_to (remote, serve, game);
   M6SessionWindow *window = attach_remote (remote, serve, game);
-  g_assert_true (m6_application_find_attached (app, serve->address, game) == GTK_WINDOW (window));
-  g_assert_null (m6_application_find_attached (app, NULL, game));
-  g_assert_null (m6_application_find_attached (app, "127.0.0.1:1", game));
+  g_assert_true (m6_session_window_find_attached (GTK_APPLICATION (app), serve->address, game) == GTK_WINDOW (window));
+  g_assert_null (m6_session_window_find_attached (GTK_APPLICATION (app), NULL, game));
+  g_assert_null (m6_session_window_find_attached (GTK_APPLICATION (app), "127.0.0.1:1", game));
 
   /* The row again: the same window, no second stream. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (remote), "remote.attach", "(si)", serve->address, game));

@@ -2,6 +2,7 @@
  * capture against the live session, whose table follows the game. Real
  * windows (Xvfb without a display), the real demo game. */
 #include "m6-capture.h"
+#include "m6-test-hooks.h"
 #include "m6-compare-window.h"
 #include "sharing-util.h"
 #include "ui-test-util.h"
@@ -115,7 +116,7 @@ compare_followed (gpointer data)
   RefreshWait *w = data;
   M6CompareRow *row = m6_compare_window_find (w->compare, "frame/physics");
 
-  return m6_compare_window_get_n_refreshes (w->compare) >= w->refreshes
+  return m6_test_get_count (w->compare, "refresh") >= w->refreshes
          && row != NULL && m6_compare_row_get_diff (row)->b.count > w->count;
 }
 
@@ -139,17 +140,17 @@ test_compare_live (Fixture       *f,
    * rows are updated in place, so keep the values, not the row. */
   guint64 before = physics->b.count;
   guint64 baseline_count = physics->a.count;
-  guint start = m6_compare_window_get_n_refreshes (compare);
+  guint start = m6_test_get_count (compare, "refresh");
   gint64 t0 = g_get_monotonic_time ();
   RefreshWait w = { compare, start + 2, before };
   /* Bounded, and long enough for a busy machine. */
   if (!ui_wait_for (compare_followed, &w, 30))
     g_error ("the comparison did not follow the game within 30 s: %u refreshes, B's physics at %"
              G_GUINT64_FORMAT " calls (%" G_GUINT64_FORMAT " before)",
-             m6_compare_window_get_n_refreshes (compare) - start,
+             m6_test_get_count (compare, "refresh") - start,
              ui_compare_row (compare, "frame/physics")->b.count, before);
   double elapsed = (g_get_monotonic_time () - t0) / 1e6;
-  g_test_message ("%u refreshes in %.2f s", m6_compare_window_get_n_refreshes (compare) - start, elapsed);
+  g_test_message ("%u refreshes in %.2f s", m6_test_get_count (compare, "refresh") - start, elapsed);
   /* Not every frame: two refreshes take a second at least. */
   g_assert_cmpfloat (elapsed, >=, 0.9);
   g_assert_cmpuint (ui_compare_row (compare, "frame/physics")->a.count, ==, baseline_count);

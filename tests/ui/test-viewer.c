@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "m6-application.h"
+#include "m6-test-hooks.h"
 #include "m6-screenshot.h"
 #include "m6-picker-window.h"
 #include "m6-reader.h"
@@ -85,7 +86,7 @@ counts_grew (gpointer data)
   M6FlameGraph *flame = m6_session_window_get_flame_graph (g->f->window);
 
   return frame->count >= g->count + 30 && physics->count >= g->count + 30
-         && m6_flame_graph_get_n_builds (flame) > g->builds;
+         && m6_test_get_count (flame, "build") > g->builds;
 }
 
 static void
@@ -94,7 +95,7 @@ test_live_tree (Fixture       *f,
 {
   M6FlameGraph *flame = m6_session_window_get_flame_graph (f->window);
   M6Node *frame = ui_node_at (f->window, "frame");
-  Growth growth = { f, frame->count, m6_flame_graph_get_n_builds (flame) };
+  Growth growth = { f, frame->count, m6_test_get_count (flame, "build") };
   graphene_rect_t frame_rect, physics_rect;
 
   g_assert_true (m6_session_window_get_live (f->window));
@@ -485,7 +486,7 @@ static gboolean
 refreshed (gpointer data)
 {
   EventsWait *w = data;
-  return m6_session_window_get_n_refreshes (w->window) > w->events;
+  return m6_test_get_count (w->window, "refresh") > w->events;
 }
 
 static gboolean
@@ -526,16 +527,16 @@ test_pause (Fixture       *f,
   n_painted = 0;
 
   /* Paused: events keep arriving, the view holds still. */
-  guint refreshes = m6_session_window_get_n_refreshes (f->window);
-  guint ticks = m6_session_window_get_n_ticks (f->window);
+  guint refreshes = m6_test_get_count (f->window, "refresh");
+  guint ticks = m6_test_get_count (f->window, "tick");
   EventsWait w = { f->window, m6_session_get_n_events (session) };
   g_assert_true (ui_wait_for (events_grew, &w, 5));
   ui_spin (0.5);
   g_signal_handler_disconnect (clock, handler);
-  g_assert_cmpuint (m6_session_window_get_n_refreshes (f->window), ==, refreshes);
+  g_assert_cmpuint (m6_test_get_count (f->window, "refresh"), ==, refreshes);
   /* No frame-clock ticks either: the status line follows at 2 Hz, and it
    * is all that is painted (its new texts take GTK two frames). */
-  guint turns = m6_session_window_get_n_ticks (f->window) - ticks;
+  guint turns = m6_test_get_count (f->window, "tick") - ticks;
   g_assert_cmpuint (turns, <=, 3 + 2 * 5);
   g_assert_cmpuint (n_painted, <=, 2 * turns + 1);
 
@@ -561,14 +562,14 @@ test_idle_costs_nothing (Fixture       *f,
   g_assert_true (m6_session_window_get_idle (f->window));
 
   gulong handler = g_signal_connect (clock, "after-paint", G_CALLBACK (count_frame_cb), &n_painted);
-  guint ticks = m6_session_window_get_n_ticks (f->window);
-  guint refreshes = m6_session_window_get_n_refreshes (f->window);
+  guint ticks = m6_test_get_count (f->window, "tick");
+  guint refreshes = m6_test_get_count (f->window, "refresh");
   guint64 events = m6_session_get_n_events (m6_session_window_get_session (f->window));
   ui_spin (0.7);
   g_signal_handler_disconnect (clock, handler);
   g_assert_cmpuint (m6_session_get_n_events (m6_session_window_get_session (f->window)), ==, events);
-  g_assert_cmpuint (m6_session_window_get_n_refreshes (f->window), ==, refreshes);
-  g_assert_cmpuint (m6_session_window_get_n_ticks (f->window), ==, ticks);
+  g_assert_cmpuint (m6_test_get_count (f->window, "refresh"), ==, refreshes);
+  g_assert_cmpuint (m6_test_get_count (f->window, "tick"), ==, ticks);
   g_assert_cmpuint (n_painted, ==, 0);
 
   /* Woken, it draws again. */

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "m6-reader.h"
+#include "m6-test-hooks.h"
 #include "m6-ui.h"
 #include "../test-strict.h"
 
@@ -33,6 +34,7 @@ ui_test_init (int       *argc,
       g_setenv ("XDG_DATA_HOME", test_data_home, TRUE);
     }
   g_test_init (argc, argv, NULL);
+  m6_test_hooks_enable ();
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GTK_A11Y", "none", TRUE);
 

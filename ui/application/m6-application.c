@@ -6,10 +6,8 @@
  * quits, for scripts and headless runs; `--dark`/`--light` force a style. */
 #include "m6-application-private.h"
 
-#include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
-#include <signal.h>
 
 #include "m6-app-requests.h"
 #include "m6-capture.h"
@@ -47,38 +45,6 @@ static const GOptionEntry option_entries[] = {
 };
 
 /* --- windows ------------------------------------------------------------ */
-
-static gboolean
-pid_running (gint pid)
-{
-  return pid > 0 && (kill (pid, 0) == 0 || errno == EPERM);
-}
-
-/* The window already attached to @pid on @host (NULL: here): a live one,
- * or one that stayed open after the program ended (it holds everything
- * that was recorded, and its reader still holds the segment). A pid names
- * a process on its own machine only: a remote game's pid may be a local
- * one's too. */
-GtkWindow *
-m6_application_find_attached (M6Application *self,
-                              const char    *host,
-                              gint           pid)
-{
-  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
-    {
-      if (!M6_IS_SESSION_WINDOW (l->data)
-          || !m6_session_window_get_attached (l->data)
-          || m6_session_window_get_pid (l->data) != pid
-          || g_strcmp0 (m6_session_window_get_host (l->data), host) != 0)
-        continue;
-      /* An ended program's pid may be a new program's: here we can ask. */
-      gboolean ended = host == NULL ? !pid_running (pid)
-                                    : m6_session_get_ended (m6_session_window_get_session (l->data));
-      if (m6_session_window_get_live (l->data) || ended)
-        return l->data;
-    }
-  return NULL;
-}
 
 GtkWindow *
 m6_application_get_picker (M6Application *self)
@@ -205,7 +171,7 @@ attach (M6Application *self,
         gint           pid)
 {
   g_autoptr (GError) error = NULL;
-  GtkWindow *window = m6_application_find_attached (self, NULL, pid);
+  GtkWindow *window = m6_session_window_find_attached (GTK_APPLICATION (self), NULL, pid);
 
   if (window != NULL)
     {

@@ -24,12 +24,6 @@ M6ColorMode    m6_application_get_color_mode   (M6Application     *self);
 /* The windows, for the actions and tests. */
 GtkWindow     *m6_application_get_picker       (M6Application     *self);
 GtkWindow     *m6_application_show_picker      (M6Application     *self);
-/* The session window attached to @pid on @host ("HOST:PORT" of a `mach6
- * serve`; NULL: this machine), live or kept open after its program ended,
- * or NULL. A pid is only unique on its own machine. */
-GtkWindow     *m6_application_find_attached    (M6Application     *self,
-                                                const char        *host,
-                                                gint               pid);
 /* The host of a session window attached to a remote process (set by the
  * picker's "Other Machines"), or NULL for this machine. */
 /* Tell the user what went wrong: a dialog over the active window (the

@@ -71,7 +71,6 @@ struct _M6FlameGraph
 
   GskRenderNode *cached;         /* rectangles and labels */
   float          cached_width;
-  guint          n_builds;
 
   GPtrArray     *full_layouts;   /* label id -> LabelLayout* */
   GHashTable    *ellipsized;     /* (label << 11 | step) -> LabelLayout* */

@@ -12,6 +12,7 @@
  * export, m6-flame-graph-input.c the pointer, keys and tooltips,
  * m6-flame-graph-search.c what a search matches. */
 #include "m6-flame-graph-private.h"
+#include "m6-test-hooks.h"
 
 #include <math.h>
 #include <string.h>
@@ -272,7 +273,7 @@ build_node (M6FlameGraph *self)
   M6Painter painter;
 
   m6_flame_graph_update_style (self);
-  self->n_builds++;
+  m6_test_count (self, "build");
   m6_painter_init_for_snapshot (&painter, snapshot);
   m6_flame_graph_draw_graph (self, &painter, 0, ROW_HEIGHT);
   m6_painter_clear (&painter);
@@ -373,6 +374,7 @@ m6_flame_graph_finalize (GObject *object)
   g_free (self->search);
   g_free (self->search_text);
 
+  m6_test_forget (object);
   G_OBJECT_CLASS (m6_flame_graph_parent_class)->finalize (object);
 }
 
@@ -732,9 +734,4 @@ m6_flame_graph_get_n_rects (M6FlameGraph *self)
   return self->rects->len;
 }
 
-guint
-m6_flame_graph_get_n_builds (M6FlameGraph *self)
-{
-  return self->n_builds;
-}
 

@@ -79,7 +79,6 @@ M6ColorMode  m6_flame_graph_get_color_mode     (M6FlameGraph *self);
 
 /* What the last layout drew, for tests and the window. */
 guint        m6_flame_graph_get_n_rects        (M6FlameGraph *self);
-guint        m6_flame_graph_get_n_builds       (M6FlameGraph *self);
 guint        m6_flame_graph_get_node_at        (M6FlameGraph *self,
                                                 double        x,
                                                 double        y);

@@ -40,7 +40,6 @@ struct _M6CompareWindow
   GtkSorter          *sorters[M6_COMPARE_N_COLUMNS];
   guint               n_significant;
   guint               n_tested;
-  guint               n_refreshes;
   char               *selected_path;
   char               *last_error;
 };

@@ -7,6 +7,7 @@
  * once a second), so selection and scrolling survive. A positive shift
  * means B is slower. */
 #include "m6-compare-window-private.h"
+#include "m6-test-hooks.h"
 
 #include <glib/gi18n.h>
 
@@ -216,7 +217,7 @@ m6_compare_window_refresh (M6CompareWindow *self)
 {
   g_return_if_fail (M6_IS_COMPARE_WINDOW (self));
 
-  self->n_refreshes++;
+  m6_test_count (self, "refresh");
   if (!update_session_run (self))
     {
       clear_rows (self);
@@ -319,6 +320,7 @@ m6_compare_window_finalize (GObject *object)
   g_free (self->selected_path);
   g_free (self->last_error);
 
+  m6_test_forget (object);
   G_OBJECT_CLASS (m6_compare_window_parent_class)->finalize (object);
 }
 
@@ -513,11 +515,6 @@ m6_compare_window_set_thread (M6CompareWindow *self,
   m6_compare_window_refresh (self);
 }
 
-guint
-m6_compare_window_get_n_refreshes (M6CompareWindow *self)
-{
-  return self->n_refreshes;
-}
 
 M6Session *
 m6_compare_window_get_baseline (M6CompareWindow *self)

@@ -52,7 +52,6 @@ void             m6_compare_window_set_thread         (M6CompareWindow *self,
                                                        guint            thread_index);
 /* Compare again with the sessions' current data (a live B grows). */
 void             m6_compare_window_refresh            (M6CompareWindow *self);
-guint            m6_compare_window_get_n_refreshes    (M6CompareWindow *self);
 
 M6Session       *m6_compare_window_get_baseline       (M6CompareWindow *self);
 const char      *m6_compare_window_get_baseline_path  (M6CompareWindow *self);

@@ -1,7 +1,8 @@
 /* m6-frame-window.c — the frame view window (see m6-frame-window.h): the
  * slowest frames on the left, the timeline of the open frame, and under
- * it the histogram of the selected scope with its slowest calls. */
-#include "m6-frame-window-private.h"
+ * it the histogram of the selected scope with its slowest calls. Its
+ * widgets come from m6-frame-window.ui. */
+#include "m6-frame-window.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -10,7 +11,8 @@
 #include "m6-format.h"
 #include "m6-frame-lane.h"
 #include "m6-histogram.h"
-#include "m6-session-window.h"
+#include "m6-test-hooks.h"
+#include "m6-toast-overlay.h"
 
 #define N_WORST   20u
 #define N_SLOWEST 10u
@@ -20,7 +22,90 @@
 #define HISTOGRAM_REFRESH_US  (5 * G_USEC_PER_SEC)
 
 
+struct _M6FrameWindow
+{
+  AdwWindow         parent_instance;
+
+  M6FrameIndex     *index;
+  M6Session        *session;
+  guint             thread;
+  gint64            budget_ns;
+  gboolean          paused;
+
+  gboolean          have_frame;
+  M6FrameInfo       frame;
+  GArray           *worst;            /* M6FrameHeaviest */
+  M6ScopeHistogram *histogram;
+  guint32           histogram_node;
+  M6HistogramRun   *histogram_run;
+  gint64            histogram_at;      /* monotonic µs it was begun */
+  gint64            longest_slice_us;
+  char             *message;
+  guint             syncing;
+
+  M6Recording      *recording;         /* live, or NULL */
+  guint             refresh_source;
+
+  /* From the template. */
+  AdwWindowTitle   *title;
+  M6ToastOverlay   *toasts;
+  M6Timeline       *timeline;
+  GtkListBox       *worst_list;
+  M6Chart          *histogram_chart;
+  GtkListBox       *slowest_list;
+};
+
 G_DEFINE_FINAL_TYPE (M6FrameWindow, m6_frame_window, ADW_TYPE_WINDOW)
+
+enum
+{
+  PROP_0,
+  PROP_PAUSED,
+  N_PROPS
+};
+
+enum
+{
+  SCOPE_SELECTED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* A row of the slowest frames or calls: @title, @value on the right and
+ * a dim @subtitle (or NULL) under them. */
+static GtkWidget *
+make_row (const char *title,
+          const char *value,
+          const char *subtitle)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *label = gtk_label_new (title);
+  GtkWidget *number = gtk_label_new (value);
+
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (number, "numeric");
+  gtk_box_append (GTK_BOX (top), label);
+  gtk_box_append (GTK_BOX (top), number);
+  gtk_box_append (GTK_BOX (box), top);
+  if (subtitle != NULL)
+    {
+      GtkWidget *sub = gtk_label_new (subtitle);
+      gtk_label_set_xalign (GTK_LABEL (sub), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (sub), PANGO_ELLIPSIZE_MIDDLE);
+      gtk_widget_add_css_class (sub, "dim-label");
+      gtk_widget_add_css_class (sub, "caption");
+      gtk_box_append (GTK_BOX (box), sub);
+    }
+  gtk_widget_set_margin_start (box, 10);
+  gtk_widget_set_margin_end (box, 10);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  return box;
+}
 
 static void
 show_message (M6FrameWindow *self,
@@ -254,7 +339,7 @@ m6_frame_window_refresh_worst (M6FrameWindow *self)
       const char *leaf = path ? strrchr (path, '/') : NULL;
       g_autofree char *sub = g_strdup_printf (_("%s (%s)"), leaf ? leaf + 1 : path ? path : "?",
                                               m6_duration_format_buf (h->heaviest.self_ns, self_t));
-      GtkWidget *row = m6_frame_window_make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub);
+      GtkWidget *row = make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub);
       /* Translators: tooltip of a slowest frame: its heaviest scope's path */
       g_autofree char *tip = g_strdup_printf (_("Heaviest scope: %s"), path ? path : "?");
       gtk_widget_set_tooltip_text (row, tip);
@@ -291,7 +376,7 @@ fill_slowest (M6FrameWindow *self)
       char dt[M6_DURATION_BUF];
       g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, o->frame);
       g_autofree char *frame = g_strdup_printf (_("Frame %s"), number);
-      gtk_list_box_append (self->slowest_list, m6_frame_window_make_row (frame, m6_duration_format_buf (o->duration_ns, dt), NULL));
+      gtk_list_box_append (self->slowest_list, make_row (frame, m6_duration_format_buf (o->duration_ns, dt), NULL));
     }
 }
 
@@ -392,25 +477,24 @@ instance_selected_cb (M6Timeline    *timeline,
   if (thread != self->thread)
     return;
   m6_frame_window_show_scope (self, node);
-  /* The flame graph tells the stats tree, the drift graph and the ledger. */
+  /* The session window's flame graph, listening, tells the stats tree, the
+   * drift graph and the ledger. */
   self->syncing++;
-  if (self->flame_graph != NULL)
-    m6_flame_graph_set_selected_node (self->flame_graph, node);
+  g_signal_emit (self, signals[SCOPE_SELECTED], 0, thread, (guint) node);
   self->syncing--;
 }
 
-static void
-flame_selected_cb (M6FlameGraph  *flame_graph,
-                   GParamSpec    *pspec,
-                   M6FrameWindow *self)
+void
+m6_frame_window_select_scope (M6FrameWindow *self,
+                              guint          thread,
+                              guint32        node_id)
 {
-  guint node = m6_flame_graph_get_selected_node (flame_graph);
+  g_return_if_fail (M6_IS_FRAME_WINDOW (self));
 
-  if (self->syncing || self->session_window == NULL
-      || m6_session_window_get_thread (M6_SESSION_WINDOW (self->session_window)) != self->thread)
+  if (self->syncing || thread != self->thread)
     return;
-  m6_timeline_highlight_node (self->timeline, self->thread, node);
-  m6_frame_window_show_scope (self, node);
+  m6_timeline_highlight_node (self->timeline, self->thread, node_id);
+  m6_frame_window_show_scope (self, node_id);
 }
 
 /* --- live --------------------------------------------------------------- */
@@ -419,15 +503,12 @@ static gboolean
 refresh_tick (gpointer data)
 {
   M6FrameWindow *self = data;
-  g_autoptr (GVariant) paused = NULL;
 
   self->refresh_source = 0;
-  /* A paused session window holds its views still: this one too. */
-  if (self->session_window != NULL)
-    paused = g_action_group_get_action_state (G_ACTION_GROUP (self->session_window), "pause");
-  if (paused != NULL && g_variant_get_boolean (paused))
+  /* A paused session holds its views still: this one too. */
+  if (self->paused)
     return G_SOURCE_REMOVE;
-  self->n_refreshes++;
+  m6_test_count (self, "refresh");
   m6_frame_window_refresh_worst (self);
   if (self->histogram_node != 0 && self->histogram_run == NULL
       && g_get_monotonic_time () - self->histogram_at >= HISTOGRAM_REFRESH_US)
@@ -458,12 +539,6 @@ m6_frame_window_set_recording (M6FrameWindow *self,
   g_set_object (&self->recording, recording);
   if (recording != NULL)
     g_signal_connect (recording, "changed", G_CALLBACK (recording_changed_cb), self);
-}
-
-guint
-m6_frame_window_get_n_refreshes (M6FrameWindow *self)
-{
-  return self->n_refreshes;
 }
 
 /* --- export ------------------------------------------------------------- */
@@ -524,24 +599,53 @@ export_action (GSimpleAction *action,
 
 /* --- building ----------------------------------------------------------- */
 
-static void
-build (M6FrameWindow *self)
+void
+m6_frame_window_set_paused (M6FrameWindow *self,
+                            gboolean       paused)
 {
-  static const GActionEntry entries[] = {
-    { "previous", previous_action }, { "next", next_action },
-    { "previous-slow", previous_slow_action }, { "next-slow", next_slow_action },
-    { "export", export_action, "s" },
-  };
-  GSimpleActionGroup *group = g_simple_action_group_new ();
+  g_return_if_fail (M6_IS_FRAME_WINDOW (self));
 
-  g_action_map_add_action_entries (G_ACTION_MAP (group), entries, G_N_ELEMENTS (entries), self);
-  gtk_widget_insert_action_group (GTK_WIDGET (self), "frame", G_ACTION_GROUP (group));
-  g_object_unref (group);
+  paused = !!paused;
+  if (self->paused == paused)
+    return;
+  self->paused = paused;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PAUSED]);
+}
 
-  m6_frame_window_build_widgets (self);
-  g_signal_connect (self->worst_list, "row-activated", G_CALLBACK (worst_activated_cb), self);
-  g_signal_connect (self->timeline, "instance-selected", G_CALLBACK (instance_selected_cb), self);
-  g_signal_connect (self->slowest_list, "row-activated", G_CALLBACK (slowest_activated_cb), self);
+static void
+m6_frame_window_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  M6FrameWindow *self = M6_FRAME_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PAUSED:
+      g_value_set_boolean (value, self->paused);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+m6_frame_window_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  M6FrameWindow *self = M6_FRAME_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PAUSED:
+      m6_frame_window_set_paused (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -549,17 +653,6 @@ m6_frame_window_dispose (GObject *object)
 {
   M6FrameWindow *self = M6_FRAME_WINDOW (object);
 
-  if (self->flame_graph != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->flame_graph, self);
-      g_object_remove_weak_pointer (G_OBJECT (self->flame_graph), (gpointer *) &self->flame_graph);
-      self->flame_graph = NULL;
-    }
-  if (self->session_window != NULL)
-    {
-      g_object_remove_weak_pointer (G_OBJECT (self->session_window), (gpointer *) &self->session_window);
-      self->session_window = NULL;
-    }
   m6_frame_window_set_recording (self, NULL);
   g_clear_handle_id (&self->refresh_source, g_source_remove);
   g_clear_pointer (&self->histogram_run, m6_histogram_run_cancel);
@@ -567,6 +660,8 @@ m6_frame_window_dispose (GObject *object)
   g_clear_pointer (&self->histogram, m6_scope_histogram_free);
   g_clear_pointer (&self->message, g_free);
   g_clear_object (&self->session);
+  gtk_widget_dispose_template (GTK_WIDGET (object), M6_TYPE_FRAME_WINDOW);
+  m6_test_forget (object);
 
   G_OBJECT_CLASS (m6_frame_window_parent_class)->dispose (object);
 }
@@ -574,20 +669,57 @@ m6_frame_window_dispose (GObject *object)
 static void
 m6_frame_window_class_init (M6FrameWindowClass *klass)
 {
-  G_OBJECT_CLASS (klass)->dispose = m6_frame_window_dispose;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = m6_frame_window_dispose;
+  object_class->get_property = m6_frame_window_get_property;
+  object_class->set_property = m6_frame_window_set_property;
+
+  /* While TRUE (the session is paused) the slowest frames and the
+   * histogram hold still. */
+  properties[PROP_PAUSED] = g_param_spec_boolean ("paused", NULL, NULL, FALSE,
+                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The user selected a scope instance of @thread (a thread index) in the
+   * timeline: node @node of its tree. */
+  signals[SCOPE_SELECTED] = g_signal_new ("scope-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
+
+  g_type_ensure (M6_TYPE_CHART);
+  g_type_ensure (M6_TYPE_TIMELINE);
+  g_type_ensure (M6_TYPE_TOAST_OVERLAY);
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-frame-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, M6FrameWindow, title);
+  gtk_widget_class_bind_template_child (widget_class, M6FrameWindow, toasts);
+  gtk_widget_class_bind_template_child (widget_class, M6FrameWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, M6FrameWindow, worst_list);
+  gtk_widget_class_bind_template_child (widget_class, M6FrameWindow, histogram_chart);
+  gtk_widget_class_bind_template_child (widget_class, M6FrameWindow, slowest_list);
+  gtk_widget_class_bind_template_callback (widget_class, worst_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, instance_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, slowest_activated_cb);
 }
 
 static void
 m6_frame_window_init (M6FrameWindow *self)
 {
+  static const GActionEntry entries[] = {
+    { "previous", previous_action }, { "next", next_action },
+    { "previous-slow", previous_slow_action }, { "next-slow", next_slow_action },
+    { "export", export_action, "s" },
+  };
+  g_autoptr (GSimpleActionGroup) group = g_simple_action_group_new ();
+
   self->budget_ns = M6_DEFAULT_BUDGET_NS;
-  gtk_window_set_default_size (GTK_WINDOW (self), 1000, 620);
-  gtk_window_set_title (GTK_WINDOW (self), _("Frame View"));
-  build (self);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  g_action_map_add_action_entries (G_ACTION_MAP (group), entries, G_N_ELEMENTS (entries), self);
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "frame", G_ACTION_GROUP (group));
 }
 
 M6FrameWindow *
-m6_frame_window_new (GtkWindow    *session_window,
+m6_frame_window_new (GtkWindow    *parent,
                      M6FrameIndex *index,
                      guint         thread)
 {
@@ -596,26 +728,18 @@ m6_frame_window_new (GtkWindow    *session_window,
   self->index = index;
   self->session = g_object_ref (m6_frame_index_get_session (index));
   self->thread = thread;
-  self->session_window = session_window;
-  g_object_add_weak_pointer (G_OBJECT (session_window), (gpointer *) &self->session_window);
-  gtk_window_set_transient_for (GTK_WINDOW (self), session_window);
-  /* Most of the session window's size: fits a 1024 × 640 screen as well
-   * as it uses a 4K one. */
-  int w = gtk_widget_get_width (GTK_WIDGET (session_window)), h = gtk_widget_get_height (GTK_WIDGET (session_window));
-  if (w > 0 && h > 0)
-    gtk_window_set_default_size (GTK_WINDOW (self), MAX (w * 9 / 10, 640), MAX (h * 9 / 10, 480));
-  gtk_window_set_application (GTK_WINDOW (self), gtk_window_get_application (session_window));
-  if (M6_IS_SESSION_WINDOW (session_window))
+  if (parent != NULL)
     {
-      self->flame_graph = m6_session_window_get_flame_graph (M6_SESSION_WINDOW (session_window));
-      g_object_add_weak_pointer (G_OBJECT (self->flame_graph), (gpointer *) &self->flame_graph);
-      g_signal_connect (self->flame_graph, "notify::selected-node", G_CALLBACK (flame_selected_cb), self);
+      gtk_window_set_transient_for (GTK_WINDOW (self), parent);
+      /* Most of the parent's size: fits a 1024 × 640 screen as well as it
+       * uses a 4K one. */
+      int w = gtk_widget_get_width (GTK_WIDGET (parent)), h = gtk_widget_get_height (GTK_WIDGET (parent));
+      if (w > 0 && h > 0)
+        gtk_window_set_default_size (GTK_WINDOW (self), MAX (w * 9 / 10, 640), MAX (h * 9 / 10, 480));
+      gtk_window_set_application (GTK_WINDOW (self), gtk_window_get_application (parent));
     }
   m6_frame_window_refresh_worst (self);
   m6_frame_window_show_scope (self, 0);
-  /* The scope already selected in the session window, if any. */
-  if (self->flame_graph != NULL)
-    flame_selected_cb (self->flame_graph, NULL, self);
   return self;
 }
 

@@ -1,8 +1,9 @@
 /* m6-frame-window.h — hunting a hitch: one frame of a session as a
  * timeline (all threads), the slowest frames of the window or capture,
  * and "where does this scope's time go": the histogram of the selected
- * scope's durations with its slowest calls. Selection follows the
- * session window's flame graph and stats tree, both ways.
+ * scope's durations with its slowest calls. Its session window keeps the
+ * selection in step with its flame graph and stats tree, both ways
+ * (ui/session/m6-session-frames.c).
  *
  * Its actions ("frame." group; keys in brackets):
  *   frame.previous [, Alt+Left    frame.next ], Alt+Right
@@ -22,12 +23,22 @@ G_BEGIN_DECLS
 #define M6_TYPE_FRAME_WINDOW (m6_frame_window_get_type ())
 G_DECLARE_FINAL_TYPE (M6FrameWindow, m6_frame_window, M6, FRAME_WINDOW, AdwWindow)
 
-/* A frame view of @index's frames of thread @thread, beside @session_window
- * (an M6SessionWindow, whose flame graph it follows). The index must
- * outlive the window. */
-M6FrameWindow *m6_frame_window_new             (GtkWindow     *session_window,
+/* A frame view of @index's frames of thread @thread, over @parent (or
+ * NULL). The index must outlive the window. It tells of a scope selected
+ * in its timeline with "scope-selected" (thread, node), is told of one
+ * selected elsewhere with m6_frame_window_select_scope(), and holds still
+ * while "paused". */
+M6FrameWindow *m6_frame_window_new             (GtkWindow     *parent,
                                                 M6FrameIndex  *index,
                                                 guint          thread);
+/* A scope selected elsewhere: node @node_id of thread @thread's tree is
+ * outlined in the timeline and its histogram shown (if it is this
+ * window's thread). */
+void           m6_frame_window_select_scope    (M6FrameWindow *self,
+                                                guint          thread,
+                                                guint32        node_id);
+void           m6_frame_window_set_paused      (M6FrameWindow *self,
+                                                gboolean       paused);
 /* Show frame @number of the thread; FALSE (and a message) if it is gone. */
 gboolean       m6_frame_window_open_frame      (M6FrameWindow *self,
                                                 guint64        number);
@@ -42,7 +53,6 @@ void           m6_frame_window_refresh_worst   (M6FrameWindow *self);
  * window is paused) and the histogram every 5 s. NULL: a capture. */
 void           m6_frame_window_set_recording   (M6FrameWindow *self,
                                                 M6Recording   *recording);
-guint          m6_frame_window_get_n_refreshes (M6FrameWindow *self);
 /* The budget "next slow frame" looks for, ns. */
 void           m6_frame_window_set_budget      (M6FrameWindow *self,
                                                 gint64         budget_ns);

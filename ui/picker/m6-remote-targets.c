@@ -5,7 +5,6 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
-#include "m6-application.h"
 #include "m6-remote-client.h"
 #include "m6-remote-server.h"
 #include "m6-session-window.h"
@@ -317,8 +316,7 @@ attach_action (GtkWidget  *widget,
 
   /* Already open: that window (a second stream would be refused). */
   g_variant_get (parameter, "(&si)", &host_port, &pid);
-  GtkWindow *window = M6_IS_APPLICATION (app) ? m6_application_find_attached (M6_APPLICATION (app), host_port, pid)
-                                              : NULL;
+  GtkWindow *window = app != NULL ? m6_session_window_find_attached (app, host_port, pid) : NULL;
   if (window != NULL)
     {
       gtk_window_present (window);

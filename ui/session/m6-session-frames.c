@@ -20,6 +20,7 @@ typedef struct
   gboolean         want_open;      /* opened while it built: open when built */
   gint64           want_t0, want_t1; /* what (see m6_session_frames_open{,_range}) */
   M6FrameWindow   *frame_window;   /* weak */
+  guint            syncing;        /* a selection passed on, not the user's */
   M6HitchCatcher  *catcher;
   GSettings       *settings;
 } Frames;
@@ -94,6 +95,49 @@ ensure_index (Frames *f)
   return FALSE;
 }
 
+/* The selection, both ways: a scope selected in the flame graph (or the
+ * stats tree, which follows it) is outlined in the frame view, and one
+ * selected in the frame view's timeline is selected in the flame graph,
+ * which tells the stats tree, the drift graph and the ledger. */
+static void
+flame_selected_cb (M6FlameGraph    *flame_graph,
+                   GParamSpec      *pspec,
+                   M6SessionWindow *window)
+{
+  Frames *f = get (window);
+
+  if (f == NULL || f->frame_window == NULL || f->syncing)
+    return;
+  m6_frame_window_select_scope (f->frame_window, m6_session_window_get_thread (f->window),
+                                m6_flame_graph_get_selected_node (flame_graph));
+}
+
+static void
+frame_scope_selected_cb (M6FrameWindow *frame_window,
+                         guint          thread,
+                         guint          node,
+                         Frames        *f)
+{
+  if (thread != m6_session_window_get_thread (f->window))
+    return;
+  f->syncing++;
+  m6_flame_graph_set_selected_node (m6_session_window_get_flame_graph (f->window), node);
+  f->syncing--;
+}
+
+/* A paused session holds the frame view still too. */
+static void
+pause_changed_cb (GActionGroup    *group,
+                  const char      *name,
+                  GVariant        *state,
+                  M6SessionWindow *window)
+{
+  Frames *f = get (window);
+
+  if (f != NULL && f->frame_window != NULL)
+    m6_frame_window_set_paused (f->frame_window, g_variant_get_boolean (state));
+}
+
 static M6FrameWindow *
 ensure_window (Frames *f)
 {
@@ -101,6 +145,11 @@ ensure_window (Frames *f)
     return f->frame_window;
   f->frame_window = m6_frame_window_new (GTK_WINDOW (f->window), f->index, m6_session_window_get_thread (f->window));
   g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
+  g_signal_connect (f->frame_window, "scope-selected", G_CALLBACK (frame_scope_selected_cb), f);
+  g_autoptr (GVariant) paused = g_action_group_get_action_state (G_ACTION_GROUP (f->window), "pause");
+  m6_frame_window_set_paused (f->frame_window, paused != NULL && g_variant_get_boolean (paused));
+  /* The scope already selected in the session window, if any. */
+  flame_selected_cb (m6_session_window_get_flame_graph (f->window), NULL, f->window);
   m6_frame_window_set_budget (f->frame_window, budget_ns (f));
   /* Live: its slowest frames and histogram follow the window as it moves. */
   if (f->recording != NULL)
@@ -344,6 +393,9 @@ m6_session_frames_init (M6SessionWindow *window,
     }
   apply_budget (f);
   g_signal_connect (drift_graph, "frame-activated", G_CALLBACK (frame_activated_cb), window);
+  g_signal_connect_object (m6_session_window_get_flame_graph (window), "notify::selected-node",
+                           G_CALLBACK (flame_selected_cb), window, 0);
+  g_signal_connect (window, "action-state-changed::pause", G_CALLBACK (pause_changed_cb), window);
   g_signal_connect (drift_graph, "range-activated", G_CALLBACK (range_activated_cb), window);
 }
 

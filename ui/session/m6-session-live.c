@@ -2,6 +2,7 @@
  * runs only while the recording has new data (and the status line at 2 Hz),
  * the end of a session, and painting without the session's lock. */
 #include "m6-session-window-private.h"
+#include "m6-test-hooks.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -226,9 +227,9 @@ m6_session_window_refresh_views (M6SessionWindow *self,
     flame_due = FALSE;
   if (!flame_due && !stats_due && !drift_due)
     return;
-  self->n_refreshes++;
+  m6_test_count (self, "refresh");
   if (slow)
-    self->n_catch_up_refreshes++;
+    m6_test_count (self, "catch-up-refresh");
 
   if (flame_due)
     {
@@ -281,7 +282,7 @@ tick_cb (GtkWidget     *widget,
   M6SessionWindow *self = M6_SESSION_WINDOW (widget);
   gboolean compare_pending = self->compare_window != NULL && self->compare_serial != self->data_serial;
 
-  self->n_ticks++;
+  m6_test_count (self, "tick");
   /* Caught up, or paused: stop ticking until "changed" (or resume) adds
    * the callback again, so an idle or paused window costs no frames. */
   if (self->paused
@@ -431,7 +432,7 @@ status_cb (gpointer user_data)
 {
   M6SessionWindow *self = M6_SESSION_WINDOW (user_data);
 
-  self->n_status_ticks++;
+  m6_test_count (self, "tick");
   m6_session_window_update_status (self);
   /* Nothing new since the last turn: this one showed the rate fall to
    * zero; the next "changed" starts the timer again. Not while "Catching

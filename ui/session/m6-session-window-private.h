@@ -108,8 +108,6 @@ struct _M6SessionWindow
 
   guint                 status_id;
   guint                 tick_id;
-  guint                 n_ticks;
-  guint                 n_status_ticks;
   guint64               status_serial;
   guint64               data_serial;
   guint64               shown_serial;
@@ -119,8 +117,6 @@ struct _M6SessionWindow
   gint64                last_stats_us;
   gint64                last_drift_us;
   gint64                catch_up_until_us;
-  guint                 n_refreshes;
-  guint                 n_catch_up_refreshes;
 };
 
 /* m6-session-live.c */

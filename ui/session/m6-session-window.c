@@ -16,11 +16,13 @@
  * window asks the application for things through its actions
  * (m6-app-requests.h), never by calling it. */
 #include "m6-session-window-private.h"
+#include "m6-test-hooks.h"
 #include "m6-session-frames.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -173,6 +175,7 @@ m6_session_window_finalize (GObject *object)
   g_free (self->last_message);
 
   m6_session_window_clear_save_queue (self);
+  m6_test_forget (object);
   G_OBJECT_CLASS (m6_session_window_parent_class)->finalize (object);
 }
 
@@ -456,6 +459,38 @@ m6_session_window_set_host (M6SessionWindow *self,
     m6_session_window_update_status (self);
 }
 
+static gboolean
+pid_running (gint pid)
+{
+  return pid > 0 && (kill (pid, 0) == 0 || errno == EPERM);
+}
+
+/* The window already attached to @pid on @host (NULL: here): a live one,
+ * or one that stayed open after the program ended (it holds everything
+ * that was recorded, and its reader still holds the segment). A pid names
+ * a process on its own machine only: a remote game's pid may be a local
+ * one's too. */
+GtkWindow *
+m6_session_window_find_attached (GtkApplication *app,
+                                 const char     *host,
+                                 gint            pid)
+{
+  for (GList *l = gtk_application_get_windows (app); l; l = l->next)
+    {
+      if (!M6_IS_SESSION_WINDOW (l->data)
+          || !m6_session_window_get_attached (l->data)
+          || m6_session_window_get_pid (l->data) != pid
+          || g_strcmp0 (m6_session_window_get_host (l->data), host) != 0)
+        continue;
+      /* An ended program's pid may be a new program's: here we can ask. */
+      gboolean ended = host == NULL ? !pid_running (pid)
+                                    : m6_session_get_ended (m6_session_window_get_session (l->data));
+      if (m6_session_window_get_live (l->data) || ended)
+        return l->data;
+    }
+  return NULL;
+}
+
 const char *
 m6_session_window_get_host (M6SessionWindow *self)
 {
@@ -479,26 +514,6 @@ gboolean
 m6_session_window_get_ended_shown (M6SessionWindow *self)
 {
   return gtk_info_bar_get_revealed (self->ended_bar);
-}
-
-guint
-m6_session_window_get_n_refreshes (M6SessionWindow *self)
-{
-  return self->n_refreshes;
-}
-
-guint
-m6_session_window_get_n_catch_up_refreshes (M6SessionWindow *self)
-{
-  g_return_val_if_fail (M6_IS_SESSION_WINDOW (self), 0);
-
-  return self->n_catch_up_refreshes;
-}
-
-guint
-m6_session_window_get_n_ticks (M6SessionWindow *self)
-{
-  return self->n_ticks + self->n_status_ticks;
 }
 
 gboolean

@@ -59,6 +59,12 @@ gboolean         m6_session_window_get_live          (M6SessionWindow *self);
 void             m6_session_window_set_host          (M6SessionWindow *self,
                                                       const char      *host);
 const char      *m6_session_window_get_host          (M6SessionWindow *self);
+/* The session window of @app attached to @pid on @host ("HOST:PORT" of a
+ * `mach6 serve`; NULL: this machine), live or kept open after its program
+ * ended, or NULL. A pid is only unique on its own machine. */
+GtkWindow       *m6_session_window_find_attached     (GtkApplication  *app,
+                                                      const char      *host,
+                                                      gint             pid);
 /* Was this window attached to a process (live or ended since), not a file? */
 gboolean         m6_session_window_get_attached      (M6SessionWindow *self);
 gboolean         m6_session_window_get_paused        (M6SessionWindow *self);
@@ -68,14 +74,11 @@ gboolean         m6_session_window_get_ended_shown   (M6SessionWindow *self);
 gboolean         m6_session_window_get_comparing     (M6SessionWindow *self);
 /* A save or export is running or waiting for its turn. */
 gboolean         m6_session_window_get_saving        (M6SessionWindow *self);
-/* Redraws of the live view so far (pausing stops them). */
-guint            m6_session_window_get_n_refreshes   (M6SessionWindow *self);
-/* Of those, the ones made while catching up: the recording was behind
- * the game, and the views followed at 10 Hz to leave it the CPU. */
-guint            m6_session_window_get_n_catch_up_refreshes (M6SessionWindow *self);
-/* Frame-clock ticks and status-timer turns so far: they stop while the
- * view is paused or caught up with an idle program. */
-guint            m6_session_window_get_n_ticks       (M6SessionWindow *self);
+/* What tests count (m6-test-hooks.h): "refresh", a redraw of the live view
+ * (pausing stops them); "catch-up-refresh", one of those made while catching
+ * up (the recording was behind the game, and the views followed at 10 Hz to
+ * leave it the CPU); "tick", a frame-clock tick or status-timer turn (they
+ * stop while the view is paused or caught up with an idle program). */
 /* Nothing scheduled to redraw: no tick callback and no status-timer turn
  * (a live view caught up with an idle program, or paused and quiet). */
 gboolean         m6_session_window_get_idle          (M6SessionWindow *self);
