@@ -20,7 +20,7 @@ m6_lua_sample_new (lua_State *L)
   return 1;
 }
 
-/* Algorithm R as DESIGN §2 and m6_reservoir_add(): the k-th value goes to
+/* Algorithm R as docs/accounting.md#reservoirs and m6_reservoir_add(): the k-th value goes to
  * slot k-1 while k <= 128, then to a uniform j in [0, k-1] if j < 128. */
 int
 m6_lua_sample_add (lua_State *L)

@@ -66,7 +66,7 @@ m6_lua_done (lua_State *L)
     }
   if (ci == G_MAXUINT)
     {
-      st->unbalanced++;   /* nothing open: ignored and counted (DESIGN §2) */
+      st->unbalanced++;   /* nothing open: ignored and counted (docs/accounting.md#unbalanced-dones) */
       return 0;
     }
   i--;

@@ -297,7 +297,7 @@ mach6_mark (const char *label)
 }
 
 /* A done with nothing open: ignored, and counted while this thread records
- * (DESIGN §2: ignored *and* counted; it never reaches the ring). */
+ * (docs/accounting.md#unbalanced-dones: ignored *and* counted; it never reaches the ring). */
 static COLD void
 thread_stray_done (ThreadState *t)
 {

@@ -60,7 +60,7 @@ append_row (GString      *out,
       g_string_append_c (out, ' ');
       m6_cli_append_right (out, m6_duration_format_buf ((gint64) llround (times[i] * 1e9), cell), 9);
     }
-  /* The attributable figures (DESIGN §2, the ledger); drift only where it
+  /* The attributable figures (docs/accounting.md#self-and-the-ledger); drift only where it
    * is one: a child's mem.net includes its gaps. */
   if (!memory)
     g_string_append_printf (out, " %10s %11s %10s %11s\n", "-", "-", "-", "-");
@@ -155,7 +155,8 @@ print_table (M6Session *session,
                           (unsigned long long) m6_session_get_n_events (session),
                           (unsigned long long) m6_session_get_drops (session));
   g_string_append_printf (out, _("Heap readings: %s\n"), heap_source_text (m6_session_get_heap_source (session)));
-  /* What the producer refused, when there is any (DESIGN §3: each reason by name). */
+  /* What the producer refused, when there is any (each reason by name:
+   * docs/accounting.md#what-the-producer-refused-or-lost). */
   if (m6_session_get_threads_unslotted (session) > 0 || m6_session_get_depth_refused (session) > 0
       || m6_session_get_label_full (session) > 0)
     g_string_append_printf (out, _("Refused by the program: %llu threads without a slot, %llu marks deeper than 4096, %llu marks with the label table full\n"),

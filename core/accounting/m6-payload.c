@@ -1,4 +1,4 @@
-/* m6-payload.c — the payload of a node (DESIGN §2): the original's seven
+/* m6-payload.c — the payload of a node (docs/accounting.md#the-payload): the original's seven
  * keys in seconds and KB, plus the namespaced extras, children in
  * first-seen order. */
 #include "m6-payload.h"
@@ -51,11 +51,11 @@ m6_node_stats_compute (M6Tree       *tree,
     .inverse_mem_avg = node->inverse_count
       ? (double) node->inverse_sum / (double) node->inverse_count / M6_BYTES_PER_KB : 0.0,
     .mem_net = (double) net / M6_BYTES_PER_KB,
-    /* Per frame of its thread (DESIGN §2), for every scope, not per call. */
+    /* Per frame of its thread (docs/accounting.md#the-payload), for every scope, not per call. */
     .mem_rate = frames > 0 ? (double) net / frames / M6_BYTES_PER_KB : 0.0,
     .mem_first = node->opens ? (double) node->h_first / M6_BYTES_PER_KB : 0.0,
     .mem_last = node->opens ? (double) node->h_last / M6_BYTES_PER_KB : 0.0,
-    /* The ledger's attributable figures (DESIGN §2 "The ledger"). */
+    /* The ledger's attributable figures (docs/accounting.md#self-and-the-ledger). */
     .mem_delta_rate = frames > 0 ? (double) node->mem_sum / frames / M6_BYTES_PER_KB : 0.0,
     .mem_self_rate = frames > 0 ? (double) node->self_sum / frames / M6_BYTES_PER_KB : 0.0,
     .mem_self_total = (double) node->self_sum / M6_BYTES_PER_KB,

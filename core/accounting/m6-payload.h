@@ -1,4 +1,4 @@
-/* m6-payload.h — convert(node): the payload of DESIGN §2 as JSON. */
+/* m6-payload.h — convert(node): the payload of docs/accounting.md as JSON. */
 #pragma once
 
 #include <json-glib/json-glib.h>

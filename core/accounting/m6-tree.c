@@ -1,4 +1,4 @@
-/* m6-tree.c — the scope tree and its mark/done accounting (DESIGN §2).
+/* m6-tree.c — the scope tree and its mark/done accounting (docs/accounting.md#mark-and-done).
  *
  * The hot path is m6_tree_mark()/m6_tree_done(), inline in
  * m6-tree-private.h for the session's ingest loop: in the steady state they

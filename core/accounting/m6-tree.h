@@ -1,5 +1,5 @@
 /* m6-tree.h — the per-thread scope tree: mark/done accounting of time and
- * heap drift (DESIGN §2), with bounded reservoirs for the quantiles. */
+ * heap drift (docs/accounting.md), with bounded reservoirs for the quantiles. */
 #pragma once
 
 #include <glib.h>

@@ -52,8 +52,9 @@
  * adjusted p is below the FDR level and its interval lies wholly beyond
  * the threshold.
  *
- * Memory. Only what can be attributed is compared (DESIGN §2, the
- * ledger): ΣD per frame (Alloc/frame) and its self part, and for top-level
+ * Memory. Only what can be attributed is compared
+ * (docs/accounting.md#self-and-the-ledger): ΣD per frame (Alloc/frame)
+ * and its self part, and for top-level
  * scopes the drift per frame (mem.net per frame). A change of top-level
  * drift is located by descending along the child whose ΣD carries it,
  * until a scope's self part does: that scope alone is marked. */
@@ -445,7 +446,7 @@ child_rows (GPtrArray       *rows,
 }
 
 /* Walk from a top-level row whose drift changed down to the scope whose
- * self part carries the change (DESIGN §2, the ledger). */
+ * self part carries the change (docs/accounting.md#self-and-the-ledger). */
 static gboolean
 locate_leak (GPtrArray *rows,
              M6DiffRow *top)

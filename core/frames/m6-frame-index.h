@@ -1,6 +1,6 @@
 /* m6-frame-index.h — every frame of every thread, and the raw events behind
  * them: what "why did frame 1,234 take 40 ms?" needs. A frame is a
- * top-level scope (a depth-0 mark and its done), as in DESIGN §2.
+ * top-level scope (a depth-0 mark and its done), as in docs/accounting.md#the-scope-tree.
  *
  * Two backings, one query API:
  *  - live: m6_frame_index_new_live() taps a session (fed by the recording's

@@ -160,7 +160,8 @@ test_leak_rate (Fixture       *fx,
 /* Every point of every node's history is its mem.net at that point's
  * time, exactly: 70 children (three storage blocks of 32) that appear one
  * after another over 4,000 frames, through three coarsenings of the grid.
- * Child j keeps j + 1 bytes a call. mem.net telescopes (DESIGN §2): the
+ * Child j keeps j + 1 bytes a call. mem.net telescopes
+ * (docs/accounting.md#the-telescoping-identity): the
  * heap at the node's latest done minus the heap at its first mark, gaps
  * included; a sample taken at an event's time sees every event before
  * it. */

@@ -241,7 +241,7 @@ test_assert_payload_equal_but_time (JsonNode   *got,
     test_assert_payload_equal_but_time (json_array_get_element (gc, i), json_array_get_element (wc, i), here);
 }
 
-/* The telescoping identity (DESIGN §2) on every node of @tree. */
+/* The telescoping identity (docs/accounting.md#the-telescoping-identity) on every node of @tree. */
 static inline void
 test_assert_telescoping (M6Tree *tree)
 {

@@ -1,5 +1,5 @@
 /* test-counting.c — every recording reports exactly what it lost, and no
- * neighbour, dead viewer or reused pid can get in the way (DESIGN §3):
+ * neighbour, dead viewer or reused pid can get in the way (docs/accounting.md#counting-rules):
  * real producer processes, real recorders, real segments in /dev/shm.
  */
 #include <pwd.h>

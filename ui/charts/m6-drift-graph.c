@@ -68,7 +68,7 @@ top_level_of (const M6Node *node)
 /* Drift/frame of a top-level node (mem.net over the thread's frames, as
  * the payload's mem.rate) and per minute at the session's frame rate.
  * FALSE for a child: its mem.net includes its gaps and is not a rate of
- * anything (DESIGN §2, the ledger). */
+ * anything (docs/accounting.md#a-childs-memnet-includes-its-gaps). */
 static gboolean
 drift_rate (M6Thread     *thread,
             const M6Node *node,

@@ -31,7 +31,8 @@ column_value (M6StatsRow *row,
     case COL_SELF_RATE: return s->mem_self_rate;
     case COL_DRIFT_RATE:
       {
-        /* A leak rate only where it is one (DESIGN §2, the ledger): a
+        /* A leak rate only where it is one
+         * (docs/accounting.md#a-childs-memnet-includes-its-gaps): a
          * child's mem.net includes everything between its calls. */
         return m6_stats_row_get_node (row)->depth == 1 ? s->mem_rate : 0.0;
       }
