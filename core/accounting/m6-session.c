@@ -720,12 +720,6 @@ m6_thread_get_n_frames (M6Thread *thread)
   return thread->n_frames;
 }
 
-guint32
-m6_thread_get_frame_stride (M6Thread *thread)
-{
-  return thread->frame_stride;
-}
-
 gint64
 m6_thread_get_first_frame_t_ns (M6Thread *thread)
 {

@@ -95,7 +95,6 @@ guint64        m6_thread_get_stray_dones (M6Thread *thread);   /* done() with no
 guint64        m6_thread_get_depth_refused (M6Thread *thread);   /* marks refused at the depth limit (4096) */
 guint64        m6_thread_get_label_full (M6Thread *thread);   /* marks refused: the label table was full */
 guint64        m6_thread_get_n_frames (M6Thread *thread);   /* top-level closes, all of them */
-guint32        m6_thread_get_frame_stride (M6Thread *thread);   /* frames per sample of the series now */
 gint64         m6_thread_get_first_frame_t_ns (M6Thread *thread);
 gint64         m6_thread_get_last_frame_t_ns (M6Thread *thread);
 gint64         m6_thread_get_last_t_ns (M6Thread *thread);   /* the time of its last event */

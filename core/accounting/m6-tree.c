@@ -118,22 +118,10 @@ m6_tree_get_depth (M6Tree *self)
   return self->depth;
 }
 
-M6Node *
-m6_tree_get_current (M6Tree *self)
-{
-  return self->depth ? self->stack[self->depth - 1].node : m6_tree_get_root (self);
-}
-
 guint64
 m6_tree_get_unbalanced (M6Tree *self)
 {
   return self->unbalanced;
-}
-
-guint64
-m6_tree_get_n_events (M6Tree *self)
-{
-  return self->n_events;
 }
 
 guint64

@@ -65,9 +65,7 @@ guint         m6_tree_get_n_nodes      (M6Tree       *self);
 M6Node       *m6_tree_get_node         (M6Tree       *self,
                                         guint32       id);
 guint         m6_tree_get_depth        (M6Tree       *self);
-M6Node       *m6_tree_get_current      (M6Tree       *self);
 guint64       m6_tree_get_unbalanced   (M6Tree       *self);
-guint64       m6_tree_get_n_events     (M6Tree       *self);
 /* Top-level marks so far: the thread's frames, what `.rate` keys divide by. */
 guint64       m6_tree_get_n_frames     (M6Tree       *self);
 gsize         m6_tree_get_memory_size  (M6Tree       *self);

@@ -555,26 +555,8 @@ m6_capture_writer_free (M6CaptureWriter *self)
   g_free (self);
 }
 
-const char *
-m6_capture_writer_get_path (M6CaptureWriter *self)
-{
-  return self->path;
-}
-
 guint64
 m6_capture_writer_get_size (M6CaptureWriter *self)
 {
   return __atomic_load_n (&self->flushed, __ATOMIC_RELAXED) + self->buf->len;
-}
-
-guint64
-m6_capture_writer_get_n_events (M6CaptureWriter *self)
-{
-  return self->n_events;
-}
-
-const GError *
-m6_capture_writer_get_error (M6CaptureWriter *self)
-{
-  return self->error;
 }

@@ -138,11 +138,7 @@ void              m6_capture_writer_abort      (M6CaptureWriter  *self);
 /* Aborts if neither finished nor aborted. */
 void              m6_capture_writer_free       (M6CaptureWriter  *self);
 
-const char       *m6_capture_writer_get_path   (M6CaptureWriter  *self);
 guint64           m6_capture_writer_get_size   (M6CaptureWriter  *self);
-guint64           m6_capture_writer_get_n_events (M6CaptureWriter *self);
-/* The first write error, if any (recording stops at it). */
-const GError     *m6_capture_writer_get_error  (M6CaptureWriter  *self);
 
 /* Replay @path into a new session (marked ended). A capture without END
  * loads what is complete; see m6_capture_load_full() to learn that. */

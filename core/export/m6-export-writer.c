@@ -50,14 +50,6 @@ m6_event_log_record (M6Session     *session,
   g_array_append_vals (log_thread (log, thread->index), events, n_events);
 }
 
-gsize
-m6_event_log_get_n_events (M6EventLog *self,
-                           guint       thread_index)
-{
-  return thread_index < self->threads->len
-    ? ((GArray *) g_ptr_array_index (self->threads, thread_index))->len : 0;
-}
-
 /* --- atomic output ------------------------------------------------------ */
 
 gboolean

@@ -48,8 +48,6 @@ void        m6_event_log_record          (M6Session      *session,
                                           const M6Event  *events,
                                           gsize           n_events,
                                           gpointer        log);
-gsize       m6_event_log_get_n_events    (M6EventLog     *self,
-                                          guint           thread_index);
 
 typedef struct
 {

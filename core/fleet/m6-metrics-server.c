@@ -440,12 +440,6 @@ m6_metrics_server_stop (M6MetricsServer *self)
     g_cancellable_cancel (((Client *) g_ptr_array_index (self->clients, i))->cancellable);
 }
 
-guint64
-m6_metrics_server_get_n_responses (M6MetricsServer *self)
-{
-  return self->n_responses;
-}
-
 /* --- GObject ------------------------------------------------------------ */
 
 static void

@@ -48,7 +48,5 @@ char            *m6_metrics_server_dup_url  (M6MetricsServer        *self);
 /* Close the listener and every connection. */
 void             m6_metrics_server_stop     (M6MetricsServer        *self);
 
-/* Responses given so far (any status), for tests. */
-guint64          m6_metrics_server_get_n_responses (M6MetricsServer *self);
 
 G_END_DECLS

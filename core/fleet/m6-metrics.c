@@ -523,9 +523,3 @@ m6_metrics_get_n_series (M6Metrics *self)
 {
   return self->n_series;
 }
-
-guint64
-m6_metrics_get_n_omitted (M6Metrics *self)
-{
-  return self->n_omitted;
-}

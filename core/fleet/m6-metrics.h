@@ -65,7 +65,6 @@ void            m6_metrics_write_format       (M6Metrics              *self,
 
 /* Samples written, and scopes left out by the bounds, over all added. */
 guint           m6_metrics_get_n_series       (M6Metrics              *self);
-guint64         m6_metrics_get_n_omitted      (M6Metrics              *self);
 
 /* Append @value as a label value: backslash, double quote and line feed
  * escaped, invalid UTF-8 replaced. */

@@ -313,13 +313,6 @@ m6_hitch_catcher_set_threshold (M6HitchCatcher *self,
   self->threshold_ns = threshold_ns;
 }
 
-gint64
-m6_hitch_catcher_get_threshold (M6HitchCatcher *self)
-{
-  g_return_val_if_fail (M6_IS_HITCH_CATCHER (self), 0);
-  return self->threshold_ns;
-}
-
 void
 m6_hitch_catcher_set_enabled (M6HitchCatcher *self,
                               gboolean        enabled)

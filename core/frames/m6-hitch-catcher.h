@@ -48,7 +48,6 @@ gint64          m6_hitch_catcher_get_window_needed (M6HitchCatcher *self);
  * recording's lock held, like every setter here. */
 void            m6_hitch_catcher_set_threshold (M6HitchCatcher *self,
                                                 gint64          threshold_ns);
-gint64          m6_hitch_catcher_get_threshold (M6HitchCatcher *self);
 /* Stop catching (nothing new is caught); pending captures still get
  * written by m6_hitch_catcher_flush(). */
 void            m6_hitch_catcher_set_enabled  (M6HitchCatcher *self,

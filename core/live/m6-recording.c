@@ -663,12 +663,6 @@ m6_recording_is_behind (M6Recording *self)
   return (double) lag * (double) rate / G_USEC_PER_SEC >= M6_RECORDING_BEHIND_EVENTS;
 }
 
-guint64
-m6_recording_get_n_notifies (M6Recording *self)
-{
-  return self->n_notifies;
-}
-
 gboolean
 m6_recording_save_temp_copy (M6Recording   *self,
                              GCancellable  *cancellable,

@@ -129,8 +129,6 @@ gint64        m6_recording_get_lag_us         (M6Recording   *self);
  * the last batch saw)? At 20 M events/s that is a lag of 6.5 ms; at 1 M
  * events/s, 131 ms. Any thread. */
 gboolean      m6_recording_is_behind          (M6Recording   *self);
-/* How many times "changed" was emitted. */
-guint64       m6_recording_get_n_notifies     (M6Recording   *self);
 
 /* Save what is recorded so far to @dest, with its own END record; the
  * recording goes on. Takes the lock only to flush and to fix the END

@@ -241,12 +241,6 @@ m6_remote_client_set_stream_timeout (M6RemoteClient *self,
 }
 
 const char *
-m6_remote_client_get_peer (M6RemoteClient *self)
-{
-  return self->peer;
-}
-
-const char *
 m6_remote_client_get_server_name (M6RemoteClient *self)
 {
   return self->server_name;

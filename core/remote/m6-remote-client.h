@@ -30,8 +30,6 @@ M6RemoteClient *m6_remote_client_connect   (const char      *host_port,
  * short. */
 void            m6_remote_client_set_stream_timeout (M6RemoteClient *self,
                                                      guint           seconds);
-/* "HOST:PORT" as pinned, and the server's host name from WELCOME. */
-const char     *m6_remote_client_get_peer  (M6RemoteClient  *self);
 const char     *m6_remote_client_get_server_name (M6RemoteClient *self);
 const char     *m6_remote_client_get_fingerprint (M6RemoteClient *self);
 

@@ -330,21 +330,9 @@ m6_remote_server_get_port (M6RemoteServer *self)
 }
 
 const char *
-m6_remote_server_get_token (M6RemoteServer *self)
-{
-  return self->token;
-}
-
-const char *
 m6_remote_server_get_fingerprint (M6RemoteServer *self)
 {
   return self->fingerprint;
-}
-
-guint64
-m6_remote_server_get_drops (M6RemoteServer *self)
-{
-  return __atomic_load_n (&self->drops, __ATOMIC_RELAXED);
 }
 
 void

@@ -27,10 +27,7 @@ gboolean        m6_remote_server_listen       (M6RemoteServer  *self,
                                                guint16          port,
                                                GError         **error);
 guint16         m6_remote_server_get_port     (M6RemoteServer  *self);
-const char     *m6_remote_server_get_token    (M6RemoteServer  *self);
 const char     *m6_remote_server_get_fingerprint (M6RemoteServer *self);
-/* Scopes dropped for slow clients, over all connections so far. */
-guint64         m6_remote_server_get_drops    (M6RemoteServer  *self);
 /* Stop listening and end every connection. */
 void            m6_remote_server_free         (M6RemoteServer  *self);
 

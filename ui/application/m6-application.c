@@ -649,18 +649,6 @@ m6_application_get_settings (M6Application *self)
   return self->settings;
 }
 
-guint
-m6_application_get_refresh_rate (M6Application *self)
-{
-  return m6_settings_get_refresh_rate ();
-}
-
-M6ColorMode
-m6_application_get_color_mode (M6Application *self)
-{
-  return self->color_mode;
-}
-
 int
 m6_application_get_exit_status (M6Application *self)
 {

@@ -17,9 +17,6 @@ M6Application *m6_application_new              (GApplicationFlags  extra_flags);
 /* The viewer's settings, or NULL when the schema is not installed (the
  * app then runs on defaults and remembers nothing). */
 GSettings     *m6_application_get_settings     (M6Application     *self);
-/* Live view redraws per second (setting refresh-rate, default 60). */
-guint          m6_application_get_refresh_rate (M6Application     *self);
-M6ColorMode    m6_application_get_color_mode   (M6Application     *self);
 
 /* The windows, for the actions and tests. */
 GtkWindow     *m6_application_get_picker       (M6Application     *self);

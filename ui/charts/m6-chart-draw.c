@@ -315,14 +315,12 @@ draw_bars (M6Chart       *self,
   for (guint i = 0; i < layer->x->len; i++)
     {
       double v = g_array_index (layer->y, double, i);
-      double b = layer->base ? g_array_index (layer->base, double, i) : NAN;
       double cx = plot_x (p, g_array_index (layer->x, double, i));
-      double top, low;
+      double top, low = bottom;
 
       if (!isfinite (v) || (p->log && v <= 0))
         continue;
       top = MAX (plot_y (p, v), p->y);
-      low = isfinite (b) && (!p->log || b > 0) ? MIN (plot_y (p, b), bottom) : bottom;
       if (low - top < 1)
         top = low - 1;
       graphene_rect_t rect = GRAPHENE_RECT_INIT ((float) (cx - px_w / 2), (float) top, (float) px_w, (float) (low - top));
@@ -506,7 +504,6 @@ m6_chart_paint (M6Chart   *self,
       text_size (self, label, TRUE, FALSE, &lw, &lh);
       left = MAX (left, lw + 12);
     }
-  left = MAX (left, self->min_left);
   p.x = x + left;
   p.y = y + used + sh / 2.0 + 2;
   p.w = w - left - 4;

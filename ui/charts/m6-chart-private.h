@@ -12,7 +12,6 @@ typedef struct
   M6ChartColor color;
   GArray      *x;      /* double */
   GArray      *y;      /* double */
-  GArray      *base;   /* double, or NULL */
   double       width_s;
   char        *label;  /* guides */
   graphene_rect_t label_rect;
@@ -56,7 +55,6 @@ struct _M6Chart
   gpointer           format_data;
   M6ChartTooltipFunc tooltip;
   gpointer           tooltip_data;
-  double             min_left;
 
   GskRenderNode     *cached;
   int                cached_width;

@@ -19,7 +19,6 @@ layer_free (gpointer data)
 
   g_clear_pointer (&layer->x, g_array_unref);
   g_clear_pointer (&layer->y, g_array_unref);
-  g_clear_pointer (&layer->base, g_array_unref);
   g_free (layer->label);
   g_free (layer);
 }
@@ -475,24 +474,6 @@ m6_chart_add_layer (M6Chart      *self,
 }
 
 void
-m6_chart_layer_set_bases (M6Chart      *self,
-                          guint         index,
-                          const double *base)
-{
-  Layer *layer;
-
-  g_return_if_fail (M6_IS_CHART (self) && index < self->layers->len);
-  layer = g_ptr_array_index (self->layers, index);
-  g_clear_pointer (&layer->base, g_array_unref);
-  if (base != NULL)
-    {
-      layer->base = g_array_sized_new (FALSE, FALSE, sizeof (double), layer->x->len);
-      g_array_append_vals (layer->base, base, layer->x->len);
-    }
-  m6_chart_invalidate (self);
-}
-
-void
 m6_chart_layer_set_width (M6Chart *self,
                           guint    index,
                           double   width_s)
@@ -575,24 +556,10 @@ m6_chart_set_tooltip_func (M6Chart            *self,
 }
 
 void
-m6_chart_set_min_left (M6Chart *self,
-                       double   left)
-{
-  self->min_left = left;
-  m6_chart_invalidate (self);
-}
-
-void
 m6_chart_invalidate (M6Chart *self)
 {
   g_clear_pointer (&self->cached, gsk_render_node_unref);
   gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-double
-m6_chart_get_plot_left (M6Chart *self)
-{
-  return self->plot_left;
 }
 
 double

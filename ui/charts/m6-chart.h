@@ -89,11 +89,6 @@ guint      m6_chart_add_layer         (M6Chart           *self,
                                        const double      *x,
                                        const double      *y,
                                        gsize              n);
-/* Bars: where each starts (NULL: the baseline) and each one's width in
- * seconds (0: one pixel). */
-void       m6_chart_layer_set_bases   (M6Chart           *self,
-                                       guint              layer,
-                                       const double      *base);
 void       m6_chart_layer_set_width   (M6Chart           *self,
                                        guint              layer,
                                        double             width_s);
@@ -124,9 +119,6 @@ void       m6_chart_set_y_format      (M6Chart           *self,
 void       m6_chart_set_tooltip_func  (M6Chart           *self,
                                        M6ChartTooltipFunc func,
                                        gpointer           user_data);
-/* The plot's left edge at least this far in, to line up with another. */
-void       m6_chart_set_min_left      (M6Chart           *self,
-                                       double             left);
 
 /* The data changed: draw again. */
 void       m6_chart_invalidate        (M6Chart           *self);
@@ -140,8 +132,6 @@ void       m6_chart_paint             (M6Chart           *self,
                                        double             width,
                                        double             height);
 
-/* What the last drawing did (tests, and lining charts up). */
-double     m6_chart_get_plot_left     (M6Chart           *self);
 double     m6_chart_get_time_step     (M6Chart           *self);
 gboolean   m6_chart_get_title_wrapped (M6Chart           *self);
 guint      m6_chart_get_n_marks       (M6Chart           *self);

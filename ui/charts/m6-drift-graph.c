@@ -453,12 +453,6 @@ m6_drift_graph_set_node (M6DriftGraph *self,
 }
 
 guint
-m6_drift_graph_get_node (M6DriftGraph *self)
-{
-  return self->node_id;
-}
-
-guint
 m6_drift_graph_get_shown_node (M6DriftGraph *self)
 {
   const M6Node *node = shown_node (self);
@@ -600,12 +594,6 @@ M6Chart *
 m6_drift_graph_get_frame_chart (M6DriftGraph *self)
 {
   return self->frames;
-}
-
-M6Chart *
-m6_drift_graph_get_memory_chart (M6DriftGraph *self)
-{
-  return self->memory;
 }
 
 const M6LaneFrame *

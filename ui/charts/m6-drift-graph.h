@@ -20,7 +20,6 @@ void       m6_drift_graph_set_thread     (M6DriftGraph *self,
 /* The node whose mem.net is drawn; 0 follows the first top-level scope. */
 void       m6_drift_graph_set_node       (M6DriftGraph *self,
                                           guint         node_id);
-guint      m6_drift_graph_get_node       (M6DriftGraph *self);
 /* The node actually drawn (resolves 0 to the first top-level scope). */
 guint      m6_drift_graph_get_shown_node (M6DriftGraph *self);
 void       m6_drift_graph_invalidate     (M6DriftGraph *self);
@@ -53,7 +52,6 @@ GBytes    *m6_drift_graph_render         (M6DriftGraph *self,
 
 /* The three charts' frame-time lane (its marks are frames) and drift lane. */
 M6Chart   *m6_drift_graph_get_frame_chart  (M6DriftGraph *self);
-M6Chart   *m6_drift_graph_get_memory_chart (M6DriftGraph *self);
 /* The frame behind mark (@layer, @index) of the frame chart, or NULL. */
 const M6LaneFrame *m6_drift_graph_get_lane_frame (M6DriftGraph *self,
                                                   guint         layer,

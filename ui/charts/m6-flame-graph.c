@@ -520,12 +520,6 @@ m6_flame_graph_set_thread (M6FlameGraph *self,
   gtk_widget_queue_resize (GTK_WIDGET (self));
 }
 
-M6Session *
-m6_flame_graph_get_session (M6FlameGraph *self)
-{
-  return self->session;
-}
-
 M6Tree *
 m6_flame_graph_get_tree (M6FlameGraph *self)
 {

@@ -41,7 +41,6 @@ GtkWidget   *m6_flame_graph_new                (void);
 void         m6_flame_graph_set_thread         (M6FlameGraph *self,
                                                 M6Session    *session,
                                                 guint         thread_index);
-M6Session   *m6_flame_graph_get_session        (M6FlameGraph *self);
 M6Tree      *m6_flame_graph_get_tree           (M6FlameGraph *self);
 
 /* The tree changed: lay out and draw again (the cached render node is

@@ -316,12 +316,6 @@ m6_painter_clear (M6Painter *self)
   self->klass = NULL;
 }
 
-gboolean
-m6_painter_is_vector (M6Painter *self)
-{
-  return self->cr != NULL;
-}
-
 void
 m6_painter_fill_rect (M6Painter             *self,
                       const graphene_rect_t *rect,
@@ -353,16 +347,6 @@ m6_painter_stroke_line (M6Painter     *self,
   const graphene_point_t points[2] = { { x0, y0 }, { x1, y1 } };
 
   self->klass->stroke_path (self, points, 2, FALSE, FALSE, width, color, dashes, dashes ? n_dashes : 0);
-}
-
-void
-m6_painter_stroke_polyline (M6Painter              *self,
-                            const graphene_point_t *points,
-                            gsize                   n_points,
-                            float                   width,
-                            const GdkRGBA          *color)
-{
-  self->klass->stroke_path (self, points, n_points, FALSE, FALSE, width, color, NULL, 0);
 }
 
 static gint

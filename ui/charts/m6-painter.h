@@ -36,8 +36,6 @@ void      m6_painter_init_for_cairo    (M6Painter              *self,
                                         cairo_t                *cr);
 /* Pops what is still pushed; the snapshot or cairo context stays the caller's. */
 void      m6_painter_clear             (M6Painter              *self);
-/* TRUE for a file or image, FALSE for the screen. */
-gboolean  m6_painter_is_vector         (M6Painter              *self);
 
 void      m6_painter_fill_rect         (M6Painter              *self,
                                         const graphene_rect_t  *rect,
@@ -65,11 +63,6 @@ void      m6_painter_stroke_line       (M6Painter              *self,
                                         const GdkRGBA          *color,
                                         const double           *dashes,
                                         guint                   n_dashes);
-void      m6_painter_stroke_polyline   (M6Painter              *self,
-                                        const graphene_point_t *points,
-                                        gsize                   n_points,
-                                        float                   width,
-                                        const GdkRGBA          *color);
 /* The same with @dashes (NULL for solid). */
 void      m6_painter_stroke_polyline_dashed (M6Painter         *self,
                                         const graphene_point_t *points,

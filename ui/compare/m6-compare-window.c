@@ -488,21 +488,6 @@ m6_compare_window_set_session_run (M6CompareWindow *self,
 }
 
 void
-m6_compare_window_set_session_file (M6CompareWindow *self,
-                                    const char      *path)
-{
-  g_return_if_fail (M6_IS_COMPARE_WINDOW (self));
-
-  /* No file (a copy failed): keep comparing what was read last. */
-  if (path == NULL || g_strcmp0 (self->session_file, path) == 0)
-    return;
-  g_free (self->session_file);
-  self->session_file = g_strdup (path);
-  self->session_run_us = 0;
-  g_clear_pointer (&self->session_run, m6_diff_run_free);
-}
-
-void
 m6_compare_window_set_thread (M6CompareWindow *self,
                               guint            thread_index)
 {
@@ -515,18 +500,6 @@ m6_compare_window_set_thread (M6CompareWindow *self,
   m6_compare_window_refresh (self);
 }
 
-
-M6Session *
-m6_compare_window_get_baseline (M6CompareWindow *self)
-{
-  return m6_diff_run_get_session (g_ptr_array_index (self->runs_a, 0));
-}
-
-const char *
-m6_compare_window_get_baseline_path (M6CompareWindow *self)
-{
-  return m6_diff_run_get_path (g_ptr_array_index (self->runs_a, 0));
-}
 
 guint
 m6_compare_window_get_n_runs (M6CompareWindow *self,

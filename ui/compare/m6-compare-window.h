@@ -31,8 +31,6 @@ M6CompareWindow *m6_compare_window_new                (GtkApplication  *app,
 void             m6_compare_window_set_session_run    (M6CompareWindow *self,
                                                        M6DiffRun       *run,
                                                        gint64           cost_us);
-void             m6_compare_window_set_session_file   (M6CompareWindow *self,
-                                                       const char      *path);
 /* Whether the session's events are due to be read again (a live
  * session's copy costs time: it is made only when due). */
 gboolean         m6_compare_window_get_session_due    (M6CompareWindow *self);
@@ -53,8 +51,6 @@ void             m6_compare_window_set_thread         (M6CompareWindow *self,
 /* Compare again with the sessions' current data (a live B grows). */
 void             m6_compare_window_refresh            (M6CompareWindow *self);
 
-M6Session       *m6_compare_window_get_baseline       (M6CompareWindow *self);
-const char      *m6_compare_window_get_baseline_path  (M6CompareWindow *self);
 /* Every row (M6CompareRow) in tree order, before sorting and filtering. */
 GListModel      *m6_compare_window_get_model          (M6CompareWindow *self);
 /* The rows as shown: filtered and sorted by the table's columns. */

@@ -40,7 +40,6 @@ struct _M6FrameWindow
   M6HistogramRun   *histogram_run;
   gint64            histogram_at;      /* monotonic µs it was begun */
   gint64            longest_slice_us;
-  char             *message;
   guint             syncing;
 
   M6Recording      *recording;         /* live, or NULL */
@@ -111,8 +110,6 @@ static void
 show_message (M6FrameWindow *self,
               const char    *message)
 {
-  g_free (self->message);
-  self->message = g_strdup (message);
   m6_toast_overlay_show (self->toasts, message, NULL, NULL, NULL, 5);
 }
 
@@ -658,7 +655,6 @@ m6_frame_window_dispose (GObject *object)
   g_clear_pointer (&self->histogram_run, m6_histogram_run_cancel);
   g_clear_pointer (&self->worst, g_array_unref);
   g_clear_pointer (&self->histogram, m6_scope_histogram_free);
-  g_clear_pointer (&self->message, g_free);
   g_clear_object (&self->session);
   gtk_widget_dispose_template (GTK_WIDGET (object), M6_TYPE_FRAME_WINDOW);
   m6_test_forget (object);
@@ -795,10 +791,4 @@ GtkListBox *
 m6_frame_window_get_slowest_list (M6FrameWindow *self)
 {
   return self->slowest_list;
-}
-
-const char *
-m6_frame_window_get_message (M6FrameWindow *self)
-{
-  return self->message;
 }

@@ -75,7 +75,5 @@ GtkListBox    *m6_frame_window_get_slowest_list (M6FrameWindow *self);
  * slice so far, µs. */
 gboolean       m6_frame_window_get_histogram_reading (M6FrameWindow *self);
 gint64         m6_frame_window_get_longest_slice_us  (M6FrameWindow *self);
-/* The text of the last message shown in the window. */
-const char    *m6_frame_window_get_message     (M6FrameWindow *self);
 
 G_END_DECLS

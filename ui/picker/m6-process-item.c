@@ -307,18 +307,6 @@ m6_process_item_get_ended (M6ProcessItem *self)
   return self->ended;
 }
 
-gint
-m6_process_item_get_attached_pid (M6ProcessItem *self)
-{
-  return self->attached_pid;
-}
-
-guint
-m6_process_item_get_n_threads (M6ProcessItem *self)
-{
-  return self->n_threads;
-}
-
 const char *
 m6_process_item_get_command (M6ProcessItem *self)
 {

@@ -19,8 +19,6 @@ gint           m6_process_item_get_pid          (M6ProcessItem       *self);
 const char    *m6_process_item_get_name         (M6ProcessItem       *self);
 gboolean       m6_process_item_get_alive        (M6ProcessItem       *self);
 gboolean       m6_process_item_get_ended        (M6ProcessItem       *self);
-gint           m6_process_item_get_attached_pid (M6ProcessItem       *self);
-guint          m6_process_item_get_n_threads    (M6ProcessItem       *self);
 
 /* The command line it runs ("" once it is gone), and the line under its
  * name: pid, threads, user and uptime. */

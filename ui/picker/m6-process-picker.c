@@ -136,12 +136,6 @@ m6_process_picker_init (M6ProcessPicker *self)
   self->refresh_id = g_timeout_add (REFRESH_INTERVAL_MS, refresh_cb, self);
 }
 
-GtkWidget *
-m6_process_picker_new (void)
-{
-  return g_object_new (M6_TYPE_PROCESS_PICKER, NULL);
-}
-
 static gint
 info_pid (gconstpointer info)
 {

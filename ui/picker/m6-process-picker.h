@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 #define M6_TYPE_PROCESS_PICKER (m6_process_picker_get_type ())
 G_DECLARE_FINAL_TYPE (M6ProcessPicker, m6_process_picker, M6, PROCESS_PICKER, GtkWidget)
 
-GtkWidget     *m6_process_picker_new        (void);
 /* List the processes now (also done every second). */
 void           m6_process_picker_refresh    (M6ProcessPicker *self);
 /* The list: M6ProcessItem, sorted by pid. */

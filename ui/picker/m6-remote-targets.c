@@ -586,12 +586,6 @@ m6_remote_targets_init (M6RemoteTargets *self)
   self->refresh_id = g_timeout_add (REFRESH_INTERVAL_MS, refresh_cb, self);
 }
 
-GtkWidget *
-m6_remote_targets_new (void)
-{
-  return g_object_new (M6_TYPE_REMOTE_TARGETS, NULL);
-}
-
 GtkListBox *
 m6_remote_targets_get_list (M6RemoteTargets *self)
 {

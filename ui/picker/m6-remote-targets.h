@@ -17,7 +17,6 @@ G_BEGIN_DECLS
 #define M6_TYPE_REMOTE_TARGETS (m6_remote_targets_get_type ())
 G_DECLARE_FINAL_TYPE (M6RemoteTargets, m6_remote_targets, M6, REMOTE_TARGETS, GtkWidget)
 
-GtkWidget  *m6_remote_targets_new          (void);
 /* Rows listed now (tests): one per remote process. */
 GtkListBox *m6_remote_targets_get_list     (M6RemoteTargets *self);
 /* The open "Connect to…" dialog, or NULL; its host, port and token

@@ -426,13 +426,6 @@ m6_session_window_get_thread (M6SessionWindow *self)
   return self->thread_index;
 }
 
-void
-m6_session_window_set_thread (M6SessionWindow *self,
-                              guint            thread_index)
-{
-  g_action_group_activate_action (G_ACTION_GROUP (self), "thread", g_variant_new_uint32 (thread_index));
-}
-
 gint
 m6_session_window_get_pid (M6SessionWindow *self)
 {
@@ -520,12 +513,6 @@ gboolean
 m6_session_window_get_idle (M6SessionWindow *self)
 {
   return self->tick_id == 0 && self->status_id == 0;
-}
-
-const char *
-m6_session_window_get_recording_path (M6SessionWindow *self)
-{
-  return self->recording ? m6_recording_get_capture_path (self->recording) : NULL;
 }
 
 const char *

@@ -52,8 +52,6 @@ M6StatsView     *m6_session_window_get_stats_view    (M6SessionWindow *self);
 M6DriftGraph    *m6_session_window_get_drift_graph   (M6SessionWindow *self);
 M6LedgerView    *m6_session_window_get_ledger_view   (M6SessionWindow *self);
 guint            m6_session_window_get_thread        (M6SessionWindow *self);
-void             m6_session_window_set_thread        (M6SessionWindow *self,
-                                                      guint            thread_index);
 gint             m6_session_window_get_pid           (M6SessionWindow *self);
 gboolean         m6_session_window_get_live          (M6SessionWindow *self);
 void             m6_session_window_set_host          (M6SessionWindow *self,
@@ -82,8 +80,6 @@ gboolean         m6_session_window_get_saving        (M6SessionWindow *self);
 /* Nothing scheduled to redraw: no tick callback and no status-timer turn
  * (a live view caught up with an idle program, or paused and quiet). */
 gboolean         m6_session_window_get_idle          (M6SessionWindow *self);
-/* The temporary recording of a live session, or NULL. */
-const char      *m6_session_window_get_recording_path (M6SessionWindow *self);
 /* The file the last screenshot, export or save wrote, or NULL. */
 const char      *m6_session_window_get_last_written  (M6SessionWindow *self);
 /* The text of the most recent toast (tests read what the user read). */

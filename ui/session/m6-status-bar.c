@@ -192,9 +192,3 @@ m6_status_bar_init (M6StatusBar *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 }
-
-double
-m6_status_bar_get_events_per_second (M6StatusBar *self)
-{
-  return self->events_per_second;
-}

@@ -25,6 +25,5 @@ G_DECLARE_FINAL_TYPE (M6StatusBar, m6_status_bar, M6, STATUS_BAR, GtkBox)
 void    m6_status_bar_update                (M6StatusBar   *self,
                                              M6Session     *session,
                                              M6StatusState  state);
-double  m6_status_bar_get_events_per_second (M6StatusBar   *self);
 
 G_END_DECLS

@@ -204,13 +204,6 @@ m6_toast_overlay_set_child (M6ToastOverlay *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHILD]);
 }
 
-GtkWidget *
-m6_toast_overlay_get_child (M6ToastOverlay *self)
-{
-  g_return_val_if_fail (M6_IS_TOAST_OVERLAY (self), NULL);
-  return self->child;
-}
-
 void
 m6_toast_overlay_show (M6ToastOverlay *self,
                        const char     *text,

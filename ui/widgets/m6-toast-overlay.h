@@ -21,7 +21,6 @@ G_DECLARE_FINAL_TYPE (M6ToastOverlay, m6_toast_overlay, M6, TOAST_OVERLAY, GtkWi
 GtkWidget  *m6_toast_overlay_new       (void);
 void        m6_toast_overlay_set_child (M6ToastOverlay *self,
                                         GtkWidget      *child);
-GtkWidget  *m6_toast_overlay_get_child (M6ToastOverlay *self);
 
 /* Show @text for @timeout_s seconds (0: until closed). With
  * @button_label (a mnemonic), a button activates @action_name with
