@@ -29,7 +29,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "mach6: installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 $(BUILD)/build.ninja:
