@@ -51,9 +51,15 @@ stale() {
 if stale "$out/libcore-fuzz.a"; then
   echo "fuzz: building core with $CC and sanitizers"
   rm -rf "$out/obj" && mkdir -p "$out/obj"
+  # One compiler a core at a time, as ninja would.
+  jobs=0 failed=0
   for f in "${core_sources[@]}"; do
-    "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -c "$f" -o "$out/obj/$(basename "$f" .c).o"
+    "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -c "$f" -o "$out/obj/$(basename "$f" .c).o" &
+    jobs=$((jobs + 1))
+    if [ "$jobs" -ge "$(nproc)" ]; then wait -n || failed=1; jobs=$((jobs - 1)); fi
   done
+  while [ "$jobs" -gt 0 ]; do wait -n || failed=1; jobs=$((jobs - 1)); done
+  [ "$failed" = 0 ] || { echo "fuzz: building core failed" >&2; exit 1; }
   rm -f "$out/libcore-fuzz.a"
   ar rcs "$out/libcore-fuzz.a" "$out"/obj/*.o
 fi
