@@ -72,6 +72,13 @@ add_thread (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) thread->depth_refused);
   json_builder_set_member_name (builder, "label_full");
   json_builder_add_int_value (builder, (gint64) thread->label_full);
+  /* What the session itself set aside (docs/accounting.md, "Validating
+   * the stream"): events that failed validation, and events before the
+   * thread's first top-level mark or its next one after a bad event. */
+  json_builder_set_member_name (builder, "rejected");
+  json_builder_add_int_value (builder, (gint64) thread->rejected);
+  json_builder_set_member_name (builder, "skipped");
+  json_builder_add_int_value (builder, (gint64) thread->skipped);
   json_builder_set_member_name (builder, "payload");
   if (with_payload)
     json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));
