@@ -118,8 +118,12 @@ main (int argc, char **argv)
     }
   lua_setglobal (L, "arg");
 
-  /* The script runs in a thread of its own, as engines run scripts. */
+  /* As engines (and Roblox) run scripts: the libraries read-only, which
+   * lets Luau call builtins such as os.clock and gcinfo directly, and the
+   * script in a thread of its own whose globals are its own. */
+  luaL_sandbox (L);
   lua_State *T = lua_newthread (L);
+  luaL_sandboxthread (T);
   if (!load_chunk (T, path, source))
     {
       fprintf (stderr, "luau-game: %s\n", lua_tostring (T, -1));
