@@ -141,6 +141,9 @@ typedef struct
   uint32_t refresh_generation;      /* the attach that refreshed last */
 } ClockState;
 
+/* mach6-process.c: the name mach6_process_name() gave, or NULL. */
+MACH6_INTERNAL const char *mach6__process_name (void);
+
 extern MACH6_INTERNAL ClockState mach6__clock;
 
 MACH6_INTERNAL void mach6__clock_init (void);

@@ -6,6 +6,7 @@
 #include "mach6-private.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 uint32_t mach6__generation_uninit = 1;
 uint32_t mach6__generation_off = 0;
@@ -112,5 +113,32 @@ mach6_shutdown (void)
       store_release (&init_state, 1);
     }
   mach6__segment_release ();
+  pthread_mutex_unlock (&init_lock);
+}
+
+/* The name mach6_process_name() gave, under init_lock; "" = /proc/self/comm. */
+static char process_name[MACH6_NAME_MAX];
+
+const char *
+mach6__process_name (void)
+{
+  return process_name[0] != '\0' ? process_name : NULL;
+}
+
+void
+mach6_process_name (const char *name)
+{
+  if (name == NULL)
+    return;
+  size_t n = strnlen (name, MACH6_NAME_MAX - 1);
+  /* Cut on a character boundary: the reader wants UTF-8. */
+  while (n > 0 && n < strlen (name) && ((unsigned char) name[n] & 0xc0) == 0x80)
+    n--;
+  pthread_mutex_lock (&init_lock);
+  memset (process_name, 0, sizeof process_name);
+  memcpy (process_name, name, n);
+  Mach6Control *c = load_relaxed (&mach6__segment.control);
+  if (c != NULL)
+    memcpy (c->process_name, process_name, sizeof process_name);
   pthread_mutex_unlock (&init_lock);
 }

@@ -184,7 +184,9 @@ mach6__segment_create (void)
   ssize_t n = mach6__read_small_file ("/proc/self/comm", comm, sizeof comm);
   if (n > 0 && comm[n - 1] == '\n')
     comm[n - 1] = '\0';
-  if (n > 0)
+  if (mach6__process_name () != NULL)
+    memcpy (c->process_name, mach6__process_name (), MACH6_NAME_MAX);
+  else if (n > 0)
     memcpy (c->process_name, comm, strlen (comm) + 1);
   c->start_ns = mach6__monotonic_ns ();
   c->clock.seq = 0;

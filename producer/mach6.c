@@ -141,10 +141,10 @@ thread_skip_scope (ThreadState *t, uint64_t *reason)
 }
 
 static inline uint64_t
-thread_write (ThreadState *t, uint32_t label, uint32_t depth, int64_t heap)
+thread_write (ThreadState *t, uint32_t label, uint32_t depth, int64_t heap, const uint64_t *at)
 {
   Mach6Event *e = &t->ring[t->write_pos & t->mask];
-  uint64_t tick = mach6__clock_ticks ();
+  uint64_t tick = at ? *at : mach6__clock_ticks ();
   e->tick = tick;
   e->heap = heap;
   e->label = label;
@@ -155,7 +155,7 @@ thread_write (ThreadState *t, uint32_t label, uint32_t depth, int64_t heap)
 
 /* Out of line, like thread_record_done. */
 static __attribute__((noinline)) void
-thread_record_mark (ThreadState *t, uint32_t label_id, const int64_t *heap)
+thread_record_mark (ThreadState *t, uint32_t label_id, const int64_t *heap, const uint64_t *at)
 {
   /* Room for this mark and for the done of every open recorded scope,
    * this one included: whatever follows, the stream can be closed. An id
@@ -195,7 +195,7 @@ thread_record_mark (ThreadState *t, uint32_t label_id, const int64_t *heap)
     }
 
   uint64_t tick = thread_write (t, label_id, t->rec_depth,
-                                heap ? *heap : mach6__heap_read ());
+                                heap ? *heap : mach6__heap_read (), at);
   /* A top-level mark refreshes the calibration every ~0.5 s and looks at
    * the holder's heartbeat every ~0.1 s, reusing the event's tick so the
    * checks cost no clock read. */
@@ -214,7 +214,7 @@ thread_record_mark (ThreadState *t, uint32_t label_id, const int64_t *heap)
 /* Out of line so that mach6_done, unattached, stays a few instructions with
  * no stack frame; the call costs little next to writing an event. */
 static __attribute__((noinline)) void
-thread_record_done (ThreadState *t, const int64_t *heap)
+thread_record_done (ThreadState *t, const int64_t *heap, const uint64_t *at)
 {
   if (UNLIKELY (t->skip_depth != 0))
     {
@@ -224,7 +224,7 @@ thread_record_done (ThreadState *t, const int64_t *heap)
   if (UNLIKELY (t->rec_depth == 0))
     return;
   t->rec_depth--;
-  thread_write (t, 0, t->rec_depth, heap ? *heap : mach6__heap_read ());
+  thread_write (t, 0, t->rec_depth, heap ? *heap : mach6__heap_read (), at);
 }
 
 /* ---------------------------------------------------------------------------
@@ -279,7 +279,7 @@ mach6_mark_id (uint32_t label_id)
       return;
     }
   if (thread_mark_slow (t))
-    thread_record_mark (t, label_id, NULL);
+    thread_record_mark (t, label_id, NULL, NULL);
 }
 
 void
@@ -293,7 +293,7 @@ mach6_mark (const char *label)
     }
   /* Only a recorded mark interns: unattached, the table is never touched. */
   if (thread_mark_slow (t))
-    thread_record_mark (t, mach6__label_intern (label), NULL);
+    thread_record_mark (t, mach6__label_intern (label), NULL, NULL);
 }
 
 /* A done with nothing open: ignored, and counted while this thread records
@@ -318,7 +318,7 @@ mach6_done (void)
   mach6__fast.depth = depth - 1;
   if (LIKELY (mach6__fast.generation == 0))
     return;
-  thread_record_done (t, NULL);
+  thread_record_done (t, NULL, NULL);
 }
 
 /* The same three with the heap reading given by the caller (a Lua state's
@@ -337,7 +337,7 @@ mach6_mark_heap (const char *label, int64_t heap)
   if (thread_mark_slow (t))
     {
       heap = mach6__heap_bound (heap);
-      thread_record_mark (t, mach6__label_intern (label), &heap);
+      thread_record_mark (t, mach6__label_intern (label), &heap, NULL);
     }
 }
 
@@ -355,7 +355,7 @@ mach6_mark_id_heap (uint32_t label_id, int64_t heap)
   if (thread_mark_slow (t))
     {
       heap = mach6__heap_bound (heap);
-      thread_record_mark (t, label_id, &heap);
+      thread_record_mark (t, label_id, &heap, NULL);
     }
 }
 
@@ -373,5 +373,55 @@ mach6_done_heap (int64_t heap)
   if (LIKELY (mach6__fast.generation == 0))
     return;
   heap = mach6__heap_bound (heap);
-  thread_record_done (t, &heap);
+  thread_record_done (t, &heap, NULL);
+}
+
+/* The same at a time the caller gives (a relay of another program's
+ * events, `mach6 bridge`): CLOCK_MONOTONIC ns, turned into this process's
+ * ticks. Not a hot path. */
+static uint64_t
+ticks_at (uint64_t monotonic_ns)
+{
+  if (!mach6__clock.tsc)
+    return monotonic_ns;
+  double per_ns = (double) (mach6__clock.tick1 - mach6__clock.tick0)
+                  / (double) (mach6__clock.ns1 - mach6__clock.ns0);
+  return mach6__clock.tick0 + (uint64_t) ((double) (int64_t) (monotonic_ns - mach6__clock.ns0) * per_ns);
+}
+
+void
+mach6_mark_id_heap_at (uint32_t label_id, int64_t heap, uint64_t monotonic_ns)
+{
+  ThreadState *t = &mach6__thread;
+  if (UNLIKELY (!load_relaxed (&mach6__heap.given_used)))
+    mach6__heap_given_first_use ();
+  if (MARK_UNRECORDED (t))
+    {
+      mach6__fast.depth++;
+      return;
+    }
+  if (thread_mark_slow (t))
+    {
+      uint64_t at = ticks_at (monotonic_ns);
+      heap = mach6__heap_bound (heap);
+      thread_record_mark (t, label_id, &heap, &at);
+    }
+}
+
+void
+mach6_done_heap_at (int64_t heap, uint64_t monotonic_ns)
+{
+  ThreadState *t = &mach6__thread;
+  uint32_t depth = mach6__fast.depth;
+  if (UNLIKELY (depth == 0))
+    {
+      thread_stray_done (t);
+      return;
+    }
+  mach6__fast.depth = depth - 1;
+  if (LIKELY (mach6__fast.generation == 0))
+    return;
+  uint64_t at = ticks_at (monotonic_ns);
+  heap = mach6__heap_bound (heap);
+  thread_record_done (t, &heap, &at);
 }

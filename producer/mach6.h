@@ -56,6 +56,19 @@ MACH6_API void mach6_mark_heap (const char *label, int64_t heap);
 MACH6_API void mach6_mark_id_heap (uint32_t label_id, int64_t heap);
 MACH6_API void mach6_done_heap (int64_t heap);
 
+/* mark_id_heap and done_heap for events that happened at @monotonic_ns
+ * (CLOCK_MONOTONIC), not now: for a process that relays another program's
+ * events (`mach6 bridge` does, for Roblox Studio). Times of a thread must
+ * not go backwards. Exact with MACH6_CLOCK=monotonic in the environment,
+ * which makes the producer keep CLOCK_MONOTONIC ns; with the TSC clock they
+ * are converted through its calibration. */
+MACH6_API void mach6_mark_id_heap_at (uint32_t label_id, int64_t heap, uint64_t monotonic_ns);
+MACH6_API void mach6_done_heap_at (int64_t heap, uint64_t monotonic_ns);
+
+/* Name the process as `mach6 list` and the viewer show it (up to 63 bytes;
+ * by default its command name, /proc/self/comm). */
+MACH6_API void mach6_process_name (const char *name);
+
 /* Room for a thread's name, with its NUL (the ABI's too, mach6-abi.h). */
 #ifndef MACH6_THREAD_NAME_MAX
 # define MACH6_THREAD_NAME_MAX 32u
