@@ -15,4 +15,5 @@ M6_CLI_COMMAND ("export", m6_cli_export, N_("Export a capture as json, ndjson, c
 M6_CLI_COMMAND ("diff",   m6_cli_diff,   N_("Compare two captures scope by scope"))
 M6_CLI_COMMAND ("serve",  m6_cli_serve,  N_("Record the processes of this machine and serve their metrics to Prometheus"))
 M6_CLI_COMMAND ("stream", m6_cli_stream, N_("Print a running process's payload as one JSON line per interval"))
+M6_CLI_COMMAND ("bridge", m6_cli_bridge, N_("Take the Roblox Studio module's batches; each session shows as a process"))
 M6_CLI_COMMAND ("clean",  m6_cli_clean,  N_("Remove the segments of processes that are gone"))
