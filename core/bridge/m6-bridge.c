@@ -44,6 +44,24 @@ m6_bridge_address_is_loopback (const char *address)
 
 /* --- responses ----------------------------------------------------------- */
 
+/* @s as a JSON string's contents: UTF-8 kept, quotes, backslashes and
+ * control characters escaped. */
+static char *
+json_escape (const char *s)
+{
+  GString *out = g_string_new (NULL);
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_printf (out, "\\%c", *p);
+      else if (*p < 0x20 || *p == 0x7f)
+        g_string_append_printf (out, "\\u%04x", *p);
+      else
+        g_string_append_c (out, (char) *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static gboolean
 respond (GOutputStream *out, guint code, const char *reason, const char *json, gboolean close_after)
 {
@@ -59,7 +77,7 @@ static void
 respond_error (GOutputStream *out, guint code, const char *reason, const char *message, gint extra_labels)
 {
   g_autoptr (GString) json = g_string_new ("{\"mach6\":1,\"error\":");
-  g_autofree char *quoted = g_strescape (message, NULL);
+  g_autofree char *quoted = json_escape (message);
   g_string_append_printf (json, "\"%s\"", quoted);
   if (extra_labels >= 0)
     g_string_append_printf (json, ",\"labels\":%d", extra_labels);
@@ -176,8 +194,8 @@ status_json (M6Bridge *self)
   while (g_hash_table_iter_next (&it, NULL, &value))
     {
       M6BridgeSession *s = value;
-      g_autofree char *name = g_strescape (m6_bridge_session_get_name (s), NULL);
-      g_autofree char *id = g_strescape (m6_bridge_session_get_id (s), NULL);
+      g_autofree char *name = json_escape (m6_bridge_session_get_name (s));
+      g_autofree char *id = json_escape (m6_bridge_session_get_id (s));
       g_string_append_printf (json, "%s{\"session\":\"%s\",\"name\":\"%s\",\"pid\":%d}",
                               first ? "" : ",", id, name, m6_bridge_session_get_pid (s));
       first = FALSE;

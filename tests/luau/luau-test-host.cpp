@@ -36,6 +36,15 @@ static std::string script_dir;
 static bool failed;
 static bool use_binding;
 static bool collect;
+static bool stop_asked;
+
+/* stopHost(): the test host's own (Roblox has none): no frames after this one. */
+static int
+l_stop_host (lua_State *)
+{
+  stop_asked = true;
+  return 0;
+}
 
 static bool
 read_file (const std::string &path, std::string &out)
@@ -339,6 +348,8 @@ main (int argc, char **argv)
   lua_setglobal (L, "require");
   lua_pushcfunction (L, l_sleep, "sleep");
   lua_setglobal (L, "sleep");
+  lua_pushcfunction (L, l_stop_host, "stopHost");
+  lua_setglobal (L, "stopHost");
   lua_createtable (L, argc - i - 1, 0);
   for (int k = i + 1; k < argc; k++)
     {
@@ -389,7 +400,7 @@ main (int argc, char **argv)
 
   struct timespec start;
   clock_gettime (CLOCK_MONOTONIC, &start);
-  for (int f = 0; f < frames && !failed; f++)
+  for (int f = 0; f < frames && !failed && !stop_asked; f++)
     {
       if (collect)
         lua_gc (L, LUA_GCCOLLECT, 0);   /* Luau scripts cannot ask for one */

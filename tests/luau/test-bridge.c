@@ -1,0 +1,429 @@
+/* test-bridge.c — the Roblox Studio module against the real `mach6 bridge`
+ * over real HTTP: a Studio-style game (studio.luau in luau-test-host)
+ * streamed, recorded by `mach6 record NAME`, compared with the module's own
+ * payload; the endpoint gone mid-run; hostile requests; the request rate. */
+#include <gio/gio.h>
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct
+{
+  GPid  pid;
+  int   out_fd;
+  guint port;
+} Bridge;
+
+static void
+bridge_start (Bridge *b, const char *extra)
+{
+  g_autofree char *cmd = g_strdup_printf ("%s bridge --listen 127.0.0.1:0 %s", MACH6_CLI, extra ? extra : "");
+  g_auto (GStrv) argv = NULL;
+  g_assert_true (g_shell_parse_argv (cmd, NULL, &argv, NULL));
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_async_with_pipes (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                           &b->pid, NULL, &b->out_fd, NULL, &error));
+  g_assert_no_error (error);
+  char line[256];
+  gsize len = 0;
+  while (len < sizeof line - 1 && read (b->out_fd, line + len, 1) == 1 && line[len] != '\n')
+    len++;
+  line[len] = '\0';
+  const char *at = strstr (line, "127.0.0.1:");
+  g_assert_nonnull (at);
+  b->port = (guint) g_ascii_strtoull (at + 10, NULL, 10);
+  g_assert_cmpuint (b->port, >, 0);
+}
+
+static void
+bridge_stop (Bridge *b)
+{
+  if (b->pid > 0)
+    {
+      kill (b->pid, SIGTERM);
+      waitpid (b->pid, NULL, 0);
+      g_spawn_close_pid (b->pid);
+      b->pid = 0;
+    }
+  if (b->out_fd >= 0)
+    close (b->out_fd);
+  b->out_fd = -1;
+}
+
+static char *
+bridge_url (Bridge *b)
+{
+  return g_strdup_printf ("http://127.0.0.1:%u/v1/batch", b->port);
+}
+
+/* Start the game; it prints its result on stdout. */
+static GPid
+game_start (const char *url, const char *name, int frames, int scopes, int fps, const char *mode,
+            int *out_fd, int *err_fd)
+{
+  g_autofree char *f = g_strdup_printf ("%d", frames), *s = g_strdup_printf ("%d", scopes);
+  g_autofree char *rate = g_strdup_printf ("%d", fps);
+  const char *argv[] = { LUAU_TEST_HOST, "--frames", "100000", "--fps", rate, STUDIO,
+                         url, name, f, s, mode, NULL };
+  GPid pid;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                           NULL, NULL, &pid, NULL, out_fd, err_fd, &error));
+  g_assert_no_error (error);
+  return pid;
+}
+
+static char *
+read_all_fd (int fd)
+{
+  GString *s = g_string_new (NULL);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    g_string_append_len (s, buf, n);
+  close (fd);
+  return g_string_free (s, FALSE);
+}
+
+static int
+wait_exit (GPid pid)
+{
+  int status = 0;
+  waitpid (pid, &status, 0);
+  g_spawn_close_pid (pid);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static gboolean
+listed (const char *name)
+{
+  const char *argv[] = { MACH6_CLI, "list", NULL };
+  g_autofree char *out = NULL;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, NULL, NULL);
+  g_autofree char *pattern = g_strdup_printf (" %s ", name);
+  return out != NULL && strstr (out, pattern) != NULL;
+}
+
+static JsonObject *
+parse_object (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  JsonNode *root = json_from_string (text, &error);
+  if (root == NULL)
+    g_error ("not JSON (%s): %.300s", error ? error->message : "empty", text);
+  JsonObject *o = json_object_ref (json_node_get_object (root));
+  json_node_unref (root);
+  return o;
+}
+
+/* The recorded thread's node labelled @label from `mach6 report --json`. */
+static JsonObject *
+recorded_node (const char *capture, const char *label)
+{
+  const char *argv[] = { MACH6_CLI, "report", capture, "--json", NULL };
+  g_autofree char *out = NULL;
+  int status;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, NULL));
+  g_autoptr (JsonNode) root = json_from_string (out, NULL);
+  g_assert_nonnull (root);
+  /* {threads: [{..., payload: {children: [...]}}]} or a list of them. */
+  JsonArray *threads = JSON_NODE_HOLDS_ARRAY (root) ? json_node_get_array (root)
+    : json_object_get_array_member (json_node_get_object (root), "threads");
+  JsonObject *t = json_array_get_object_element (threads, 0);
+  JsonObject *payload = json_object_has_member (t, "payload") ? json_object_get_object_member (t, "payload") : t;
+  JsonArray *tops = json_object_get_array_member (payload, "children");
+  for (guint i = 0; i < json_array_get_length (tops); i++)
+    {
+      JsonObject *n = json_array_get_object_element (tops, i);
+      if (g_strcmp0 (json_object_get_string_member (n, "label"), label) == 0)
+        return json_object_ref (n);
+    }
+  g_error ("no top-level %s in %s", label, capture);
+}
+
+static double
+stat_of (JsonObject *node, const char *key)
+{
+  return json_node_get_double (json_object_get_member (json_object_get_object_member (node, "stats"), key));
+}
+
+/* Same tree and counts; with @exact, every original key agrees (times to
+ * the ns the wire carries, memory exactly). */
+static void
+assert_agree (JsonObject *module, JsonObject *recorded, gboolean exact)
+{
+  g_assert_cmpstr (json_object_get_string_member (module, "label"), ==, json_object_get_string_member (recorded, "label"));
+  g_assert_cmpfloat (stat_of (module, "count"), ==, stat_of (recorded, "count"));
+  if (exact)
+    {
+      static const char *const times[] = { "time.avg", "time.max", "time.p50", "time.p90" };
+      for (guint i = 0; i < G_N_ELEMENTS (times); i++)
+        {
+          double a = stat_of (module, times[i]), b = stat_of (recorded, times[i]);
+          if (fabs (a - b) > 2e-9 + 1e-9 * fabs (a))
+            g_error ("%s %s: module %.12g, recorded %.12g", json_object_get_string_member (module, "label"), times[i], a, b);
+        }
+      g_assert_cmpfloat (stat_of (module, "mem_delta.avg"), ==, stat_of (recorded, "mem_delta.avg"));
+      g_assert_cmpfloat (stat_of (module, "mem.net"), ==, stat_of (recorded, "mem.net"));
+    }
+  JsonArray *a = json_object_get_array_member (module, "children");
+  JsonArray *b = json_object_get_array_member (recorded, "children");
+  g_assert_cmpuint (json_array_get_length (a), ==, json_array_get_length (b));
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    assert_agree (json_array_get_object_element (a, i), json_array_get_object_element (b, i), exact);
+}
+
+/* Stream @frames frames, record them with `mach6 record NAME`, compare. */
+static void
+stream_and_record (int frames, gboolean exact)
+{
+  Bridge b = { 0 };
+  bridge_start (&b, NULL);
+  g_autofree char *url = bridge_url (&b);
+  g_autofree char *name = g_strdup_printf ("studio%d", (int) getpid () % 100000);
+  g_autofree char *dir = g_dir_make_tmp ("mach6-bridge-XXXXXX", NULL);
+  g_autofree char *capture = g_build_filename (dir, "studio.mach6", NULL);
+  int out_fd, err_fd;
+  GPid game = game_start (url, name, frames, 3, 120, "wait", &out_fd, &err_fd);
+
+  for (int i = 0; i < 100 && !listed (name); i++)
+    g_usleep (50000);
+  g_assert_true (listed (name));
+  const char *argv[] = { MACH6_CLI, "record", name, "-o", capture, NULL };
+  int status;
+  g_autofree char *rec_out = NULL, *rec_err = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &rec_out, &rec_err, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autofree char *out = read_all_fd (out_fd);
+  g_autofree char *err = read_all_fd (err_fd);
+  g_assert_cmpint (wait_exit (game), ==, 0);
+  g_assert_cmpstr (err, ==, "");
+
+  g_autoptr (JsonObject) result = parse_object (out);
+  JsonObject *module = json_object_get_object_member (result, "payload");
+  g_autoptr (JsonObject) recorded = recorded_node (capture, "frame");
+  g_assert_cmpfloat (stat_of (module, "count"), ==, frames - 1);
+  assert_agree (module, recorded, exact);
+  bridge_stop (&b);
+  g_unlink (capture);
+  g_rmdir (dir);
+}
+
+static void
+test_convert_agrees (void)
+{
+  /* 100 frames: every node has at most 128 calls, so the quantiles come
+   * from the same values on both sides. */
+  stream_and_record (100, TRUE);
+}
+
+static void
+test_600_frames (void)
+{
+  stream_and_record (600, FALSE);
+}
+
+/* The bridge goes away mid-run: the game runs on, warned once. */
+static void
+test_endpoint_gone (void)
+{
+  Bridge b = { 0 };
+  bridge_start (&b, NULL);
+  g_autofree char *url = bridge_url (&b);
+  int out_fd, err_fd;
+  GPid game = game_start (url, "gone", 240, 3, 120, "nowait", &out_fd, &err_fd);
+  for (int i = 0; i < 100 && !listed ("gone"); i++)
+    g_usleep (50000);
+  g_assert_true (listed ("gone"));
+  bridge_stop (&b);
+  g_autofree char *out = read_all_fd (out_fd);
+  g_autofree char *err = read_all_fd (err_fd);
+  g_assert_cmpint (wait_exit (game), ==, 0);
+  g_autoptr (JsonObject) result = parse_object (out);
+  g_assert_cmpfloat (json_object_get_int_member (result, "frames"), ==, 240);
+  guint warnings = 0;
+  for (const char *p = err; (p = strstr (p, "warn: mach6:")) != NULL; p++)
+    warnings++;
+  g_test_message ("stderr: %s", err);
+  g_assert_cmpuint (warnings, ==, 1);
+}
+
+/* Send @request raw; return the whole answer up to the server's close. */
+static char *
+raw_request (guint port, const char *request, gsize len)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_socket_client_set_timeout (client, 15);
+  g_autofree char *host = g_strdup_printf ("127.0.0.1:%u", port);
+  g_autoptr (GSocketConnection) c = g_socket_client_connect_to_host (client, host, 0, NULL, NULL);
+  g_assert_nonnull (c);
+  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (c));
+  g_output_stream_write_all (out, request, len, NULL, NULL, NULL);
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (c));
+  GString *s = g_string_new (NULL);
+  char buf[4096];
+  gssize n;
+  while ((n = g_input_stream_read (in, buf, sizeof buf, NULL, NULL)) > 0)
+    g_string_append_len (s, buf, n);
+  return g_string_free (s, FALSE);
+}
+
+static char *
+post (guint port, const char *body)
+{
+  g_autofree char *r = g_strdup_printf ("POST /v1/batch HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+                                        strlen (body), body);
+  return raw_request (port, r, strlen (r));
+}
+
+static void
+test_hostile (void)
+{
+  Bridge b = { 0 };
+  bridge_start (&b, NULL);
+  g_autofree char *url = bridge_url (&b);
+  int out_fd, err_fd;
+  GPid game = game_start (url, "steady", 360, 3, 120, "nowait", &out_fd, &err_fd);
+
+  g_autoptr (GString) deep = g_string_new ("{\"mach6\":1,\"x\":");
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  const char *head = "{\"mach6\":1,\"session\":\"h1\",\"name\":\"hostile\",\"seq\":1,\"label_base\":0,"
+                     "\"labels\":[\"a\"],\"t\":0,\"h\":0,\"dropped\":0,\"unbalanced\":0,\"end\":false,";
+  struct { const char *body; const char *says; } cases[] = {
+    { "not json", "not JSON" },
+    { deep->str, "nests" },
+    { "{\"mach6\":2}", "version 2" },
+    { "[1,2]", "not a JSON object" },
+    { "{\"mach6\":1,\"session\":\"\",\"name\":\"x\"}", "“session”" },
+    { NULL, "event 2: a done with no scope open" },
+    { NULL, "label 7 is not one of" },
+    { NULL, "leaves 1 scopes open" },
+    { NULL, "time step -5 ns" },
+    { NULL, "“events” holds 4 numbers" },
+  };
+  g_autofree char *unbalanced = g_strconcat (head, "\"events\":[1,0,0,0,1,0,0,1,0]}", NULL);
+  g_autofree char *unknown = g_strconcat (head, "\"events\":[7,0,0,0,1,0]}", NULL);
+  g_autofree char *open_ = g_strconcat (head, "\"events\":[1,0,0]}", NULL);
+  g_autofree char *back = g_strconcat (head, "\"events\":[1,10,0,0,-5,0]}", NULL);
+  g_autofree char *ragged = g_strconcat (head, "\"events\":[1,0,0,0]}", NULL);
+  cases[5].body = unbalanced;
+  cases[6].body = unknown;
+  cases[7].body = open_;
+  cases[8].body = back;
+  cases[9].body = ragged;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *answer = post (b.port, cases[i].body);
+      if (!g_str_has_prefix (answer, "HTTP/1.1 400") || strstr (answer, cases[i].says) == NULL
+          || strstr (answer, "Connection: close") == NULL)
+        g_error ("case %u: expected 400 saying “%s”, got: %.400s", i, cases[i].says, answer);
+    }
+  /* Beyond the batch: the front door. */
+  struct { const char *request; const char *status; } doors[] = {
+    { "GARBAGE\r\n\r\n", "HTTP/1.1 400" },
+    { "POST /v1/batch HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n", "HTTP/1.1 413" },
+    { "POST /v1/batch HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "HTTP/1.1 411" },
+    { "GET /etc/passwd HTTP/1.1\r\n\r\n", "HTTP/1.1 404" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (doors); i++)
+    {
+      g_autofree char *answer = raw_request (b.port, doors[i].request, strlen (doors[i].request));
+      if (!g_str_has_prefix (answer, doors[i].status))
+        g_error ("door %u: expected %s, got: %.300s", i, doors[i].status, answer);
+    }
+  /* Nothing else was affected: a good batch is taken, the game ran on. */
+  g_autofree char *good = g_strconcat (head, "\"events\":[1,0,0,0,5,0]}", NULL);
+  g_autofree char *answer = post (b.port, good);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+  g_autofree char *out = read_all_fd (out_fd);
+  g_autofree char *err = read_all_fd (err_fd);
+  g_assert_cmpint (wait_exit (game), ==, 0);
+  g_assert_cmpstr (err, ==, "");
+  g_autoptr (JsonObject) result = parse_object (out);
+  g_assert_cmpint (json_object_get_int_member (result, "frames"), ==, 360);
+  bridge_stop (&b);
+}
+
+/* 60 frames a second of 200 scopes: how many requests, and nothing lost. */
+static void
+test_rate (void)
+{
+  Bridge b = { 0 };
+  bridge_start (&b, NULL);
+  g_autofree char *url = bridge_url (&b);
+  g_autofree char *dir = g_dir_make_tmp ("mach6-bridge-XXXXXX", NULL);
+  g_autofree char *capture = g_build_filename (dir, "rate.mach6", NULL);
+  int out_fd, err_fd;
+  const int frames = 300;
+  GPid game = game_start (url, "rate", frames, 200, 60, "wait", &out_fd, &err_fd);
+  for (int i = 0; i < 100 && !listed ("rate"); i++)
+    g_usleep (50000);
+  const char *argv[] = { MACH6_CLI, "record", "rate", "-o", capture, NULL };
+  int status;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, NULL, NULL, &status, NULL));
+  g_autofree char *out = read_all_fd (out_fd);
+  g_autofree char *err = read_all_fd (err_fd);
+  g_assert_cmpint (wait_exit (game), ==, 0);
+  g_autoptr (JsonObject) result = parse_object (out);
+  double rate = json_object_get_int_member (result, "requests") / json_object_get_double_member (result, "elapsed");
+  g_test_message ("{\"bench\": \"luau\", \"metric\": \"studio_requests_per_s_60fps_200_scopes\", \"value\": %.3g, \"unit\": \"requests/s\"}", rate);
+  g_assert_cmpfloat (rate, <=, 4.0);
+  g_autoptr (JsonObject) recorded = recorded_node (capture, "frame");
+  JsonObject *module = json_object_get_object_member (result, "payload");
+  assert_agree (module, recorded, FALSE);
+  g_assert_cmpstr (err, ==, "");
+  bridge_stop (&b);
+  g_unlink (capture);
+  g_rmdir (dir);
+}
+
+/* Beyond loopback only with a token; without it a request is refused. */
+static void
+test_token (void)
+{
+  const char *argv[] = { MACH6_CLI, "bridge", "--listen", "0.0.0.0:0", "--token-file", "/nonexistent/token", NULL };
+  int status;
+  g_autofree char *err = NULL;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err, "/nonexistent/token"));
+
+  Bridge b = { 0 };
+  g_autofree char *dir = g_dir_make_tmp ("mach6-bridge-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename (dir, "token", NULL);
+  g_assert_true (g_file_set_contents (file, "0123456789abcdef0123\n", -1, NULL));
+  g_chmod (file, 0600);
+  g_autofree char *extra = g_strdup_printf ("--token-file %s", file);
+  bridge_start (&b, extra);
+  const char *bad = "GET /v1/status HTTP/1.1\r\n\r\n";
+  g_autofree char *answer = raw_request (b.port, bad, strlen (bad));
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 401"));
+  const char *good = "GET /v1/status HTTP/1.1\r\nAuthorization: Bearer 0123456789abcdef0123\r\nConnection: close\r\n\r\n";
+  g_autofree char *answer2 = raw_request (b.port, good, strlen (good));
+  g_assert_true (g_str_has_prefix (answer2, "HTTP/1.1 200"));
+  bridge_stop (&b);
+  g_unlink (file);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  signal (SIGPIPE, SIG_IGN);
+  g_test_add_func ("/luau/bridge/convert-agrees", test_convert_agrees);
+  g_test_add_func ("/luau/bridge/600-frames-recorded", test_600_frames);
+  g_test_add_func ("/luau/bridge/endpoint-gone", test_endpoint_gone);
+  g_test_add_func ("/luau/bridge/hostile", test_hostile);
+  g_test_add_func ("/luau/bridge/rate-60fps-200-scopes", test_rate);
+  g_test_add_func ("/luau/bridge/token", test_token);
+  return g_test_run ();
+}
