@@ -46,6 +46,16 @@ local unattached = best (mark_pairs, N)
 emit ("pair_unattached", unattached, "ns")
 emit ("pair_unattached_ratio", unattached / base, "x")
 
+-- LuaJIT's ring-only mode (require "mach6.ring"): mark/done through the
+-- FFI, the accounting left to the viewer.
+local ring_pairs
+if jit then
+  local ring = require ("mach6.ring").profiler
+  local rmark, rdone = ring.mark, ring.done
+  ring_pairs = function (n) for _ = 1, n do rmark ("x") rdone () end end
+  emit ("ring_pair_unattached", best (ring_pairs, N), "ns")
+end
+
 -- Attached: a real `mach6 record` of this process drains the ring.
 if cli then
   local f = assert (io.open ("/proc/self/stat"))
@@ -69,12 +79,25 @@ if cli then
     os.execute ("sleep 0.02")
   end
   local attached = total * 1e9 / pairs
+  local ring_attached
+  if ring_pairs then
+    total, pairs = 0, 0
+    for _ = 1, 25 do
+      local t1 = os.clock ()
+      ring_pairs (burst)
+      total = total + (os.clock () - t1)
+      pairs = pairs + burst
+      os.execute ("sleep 0.02")
+    end
+    ring_attached = total * 1e9 / pairs
+  end
   os.execute ("kill -INT " .. rec .. "; sleep 0.5")
   local report = io.popen (string.format ("%q report %q.mach6 2>&1", cli, out)):read ("*a")
   os.remove (out) os.remove (out .. ".mach6")
   local drops = report:match ("(%d+) drops") or "?"
   emit ("pair_attached", attached, "ns")
   emit ("pair_attached_ratio", attached / base, "x")
+  if ring_attached then emit ("ring_pair_attached", ring_attached, "ns") end
   print (string.format ("# %s attached: %s drops while recording", rt, drops))
 end
 

@@ -21,15 +21,59 @@ guint
 m6_lua_func_hash (gconstpointer p)
 {
   const FuncInfo *f = p;
-  return g_direct_hash (f->source) ^ (guint) f->line * 2654435761u ^ (guint) (guintptr) f->cfn;   /* a function pointer is no gpointer in ISO C */
+  return g_direct_hash (f->source) ^ (guint) f->line * 2654435761u ^ (guint) (guintptr) f->cfn   /* a function pointer is no gpointer in ISO C */
+         ^ g_direct_hash (f->proto);
 }
 
 gboolean
 m6_lua_func_equal (gconstpointer a, gconstpointer b)
 {
   const FuncInfo *x = a, *y = b;
-  return x->source == y->source && x->line == y->line && x->cfn == y->cfn
+  return x->source == y->source && x->line == y->line && x->cfn == y->cfn && x->proto == y->proto
          && strcmp (x->short_src, y->short_src) == 0;
+}
+
+/* Two functions defined on one line share source and line; only their
+ * prototypes tell them apart, and neither runtime's API hands those out.
+ * The word of a Lua closure that holds it (Lua 5.4: LClosure.p; LuaJIT:
+ * GCfuncL.pc, into the prototype) is found once, by looking at closures
+ * of one prototype and of two, and used only if exactly one word tells
+ * them apart as a prototype would: else functions are told apart by
+ * source and line, as before. */
+static int proto_word = -2;   /* -2: not looked for yet; -1: none */
+
+static void
+find_proto_word (lua_State *L)
+{
+  static const char probe[] =
+    "local function make () return function () return 1 end end\n"
+    "return make (), make (), function () return 2 end\n";
+  proto_word = -1;
+  if (luaL_loadstring (L, probe) != 0 || lua_pcall (L, 0, 3, 0) != 0)
+    {
+      lua_pop (L, 1);
+      return;
+    }
+  const void *const *a = lua_topointer (L, -3), *const *b = lua_topointer (L, -2), *const *c = lua_topointer (L, -1);
+  int found = -1, n = 0;
+  for (int w = 1; w < 6; w++)
+    if (a[w] != NULL && a[w] == b[w] && a[w] != c[w] && a[w] != (const void *) a && a[w] != (const void *) b)
+      {
+        found = w;
+        n++;
+      }
+  lua_pop (L, 3);
+  if (n == 1)
+    proto_word = found;
+}
+
+/* The prototype of the Lua function @fn points to, or NULL. */
+static const void *
+func_proto (const void *fn, gboolean is_c)
+{
+  if (is_c || fn == NULL || proto_word < 0)
+    return NULL;
+  return ((const void *const *) fn)[proto_word];
 }
 
 /* The filter, run once per function: is it shown, and is it a frame? */
@@ -58,9 +102,9 @@ func_filter_keeps (lua_State *L, const char *label, const char *short_src, gbool
 }
 
 static FuncInfo *
-func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn, gboolean tail)
+func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn, const void *proto, gboolean tail)
 {
-  FuncInfo key = { .source = ar->source, .line = ar->linedefined, .cfn = cfn };
+  FuncInfo key = { .source = ar->source, .line = ar->linedefined, .cfn = cfn, .proto = proto };
   g_strlcpy (key.short_src, ar->short_src, sizeof key.short_src);
   FuncInfo *f = g_hash_table_lookup (st->funcs, &key);
   if (f != NULL)
@@ -82,7 +126,17 @@ func_info (lua_State *L, State *st, lua_Debug *ar, lua_CFunction cfn, gboolean t
   else if (strcmp (ar->what, "main") == 0)
     label = g_strdup_printf ("main chunk (%s)", ar->short_src);
   else
-    label = g_strdup_printf ("%s (%s:%d)", name ? name : "function", ar->short_src, ar->linedefined);
+    {
+      /* The second function labelled at one line gets " #2", and so on:
+       * the same label would nest one in the other like recursion. */
+      g_autofree char *where = g_strdup_printf ("%s:%d %s", ar->short_src, ar->linedefined, name ? name : "function");
+      guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (st->same_line, where)) + 1;
+      g_hash_table_insert (st->same_line, g_strdup (where), GUINT_TO_POINTER (seen));
+      if (seen == 1)
+        label = g_strdup_printf ("%s (%s:%d)", name ? name : "function", ar->short_src, ar->linedefined);
+      else
+        label = g_strdup_printf ("%s (%s:%d #%u)", name ? name : "function", ar->short_src, ar->linedefined, seen);
+    }
   gboolean frame = FALSE;
   gboolean keep = !st->have_filter || func_filter_keeps (L, label, ar->short_src, &frame);
   f->frame = keep && frame;
@@ -133,6 +187,8 @@ m6_lua_hook (lua_State *L, lua_Debug *ar)
   lua_getinfo (L, "Sf", ar);
   lua_CFunction cfn = lua_iscfunction (L, -1) ? lua_tocfunction (L, -1) : NULL;
   const void *fn = lua_topointer (L, -1);
+  gboolean is_c = cfn != NULL || (ar->what != NULL && strcmp (ar->what, "C") == 0);
+  const void *proto = func_proto (fn, is_c);
 #if LUA_VERSION_NUM >= 502
   if (cfn != NULL && ar->event == LUA_HOOKCALL && (cfn == st->co_resume || cfn == st->co_wrap))
     hook_coroutine (L, ar, cfn == st->co_wrap);
@@ -148,7 +204,26 @@ m6_lua_hook (lua_State *L, lua_Debug *ar)
 
 #if LUA_VERSION_NUM < 502
   guint32 level = m6_lua_frame_slot (ar);
-  gboolean tail = m6_lua_pop_from_level (st, s, level, t, h);
+  /* A Lua function that tail-called a C function is kept open, with the C
+   * function on top at its level, as long as what runs is called from
+   * that C function; once the caller's caller runs again (its frame is
+   * below them), both are done, whatever slot the next call takes. */
+  guint above = s->n_entries;
+  while (above > 0 && s->entries[above - 1].level > level)
+    above--;
+  m6_lua_stack_pop_to (st, s, above, t, h);
+  if (s->n_entries >= 2)
+    {
+      Entry *top = &s->entries[s->n_entries - 1], *below = &s->entries[s->n_entries - 2];
+      if ((top->flags & ENTRY_CFUNC) && !(below->flags & (ENTRY_MANUAL | ENTRY_CFUNC))
+          && top->level == below->level && level > top->level)
+        {
+          lua_Debug up;
+          if (!lua_getstack (L, 1, &up) || m6_lua_frame_slot (&up) < top->level)
+            m6_lua_pop_from_level (st, s, top->level, FALSE, t, h);
+        }
+    }
+  gboolean tail = m6_lua_pop_from_level (st, s, level, ar->event == LUA_HOOKCALL && is_c, t, h);
   if (ar->event != LUA_HOOKCALL)
     return;
 #else
@@ -180,11 +255,11 @@ m6_lua_hook (lua_State *L, lua_Debug *ar)
 #endif
 #endif
 
-  FuncInfo *f = func_info (L, st, ar, cfn, tail);
+  FuncInfo *f = func_info (L, st, ar, cfn, proto, tail);
   /* A function goes to the ring only inside a manual scope (a frame):
    * the ring records from a top-level mark on, and the outermost function
    * of a program (its main loop) never returns. */
-  guint32 flags = f->silent ? ENTRY_SILENT : 0;
+  guint32 flags = (f->silent ? ENTRY_SILENT : 0) | (is_c ? ENTRY_CFUNC : 0);
   if (f->frame)
     flags |= ENTRY_FRAME;
   else if (!m6_lua_chain_has_root_below (st, NULL))
@@ -231,6 +306,9 @@ m6_lua_auto (lua_State *L)
       st->auto_on = FALSE;
     }
   g_hash_table_remove_all (st->funcs);
+  g_hash_table_remove_all (st->same_line);
+  if (proto_word == -2)
+    find_proto_word (L);
   st->have_filter = FALSE;
   st->auto_c = FALSE;
   lua_pushlightuserdata (L, m6_lua_key (M6_LUA_KEY_FILTER));

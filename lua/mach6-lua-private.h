@@ -45,6 +45,7 @@ enum {
   ENTRY_MANUAL = 1 << 1,   /* a profiler.mark() */
   ENTRY_LOCAL  = 1 << 2,   /* in the in-process tree only, not in the ring */
   ENTRY_FRAME  = 1 << 3,   /* a function auto(true, {frame = ...}) names a frame */
+  ENTRY_CFUNC  = 1 << 4,   /* a C function */
 };
 #define ENTRY_RING_ROOT (ENTRY_MANUAL | ENTRY_FRAME)
 
@@ -73,9 +74,10 @@ typedef struct
 /* What a function looks like in the tree, looked up by where it is defined. */
 typedef struct
 {
-  const char *source;      /* pointer from lua_Debug, the key with line and cfn */
+  const char *source;      /* pointer from lua_Debug, the key with line, cfn and proto */
   int         line;
   lua_CFunction cfn;
+  const void *proto;       /* the function's prototype, where it can be read (m6_lua_proto) */
   char        short_src[LUA_IDSIZE];
   guint32     tree_label;
   guint32     ring_label;
@@ -108,6 +110,7 @@ typedef struct
   gboolean    have_filter;
   GHashTable *funcs;       /* FuncInfo by (source, line, cfn) */
   guint64     auto_events;
+  GHashTable *same_line;   /* "short_src:line" -> functions labelled there */
   lua_CFunction co_resume; /* coroutine.resume and wrap's function: */
   lua_CFunction co_wrap;   /* Lua 5.4 hooks a coroutine they run */
 } State;
@@ -151,7 +154,7 @@ void m6_lua_threads_forget (lua_State *L, State *st);
 void m6_lua_auto_stop (lua_State *L, State *st);
 guint32 m6_lua_frame_slot (const lua_Debug *ar);
 guint32 m6_lua_caller_slot (lua_State *L);
-gboolean m6_lua_pop_from_level (State *st, Stack *s, guint32 level, gint64 t, gint64 h);
+gboolean m6_lua_pop_from_level (State *st, Stack *s, guint32 level, gboolean callee_c, gint64 t, gint64 h);
 const char *m6_lua_check_label (lua_State *L, int arg, size_t *len);
 
 /* mach6-lua-tree.c */
@@ -162,6 +165,9 @@ int m6_lua_node_tostring (lua_State *L);
 int m6_lua_children_index (lua_State *L);
 int m6_lua_children_len (lua_State *L);
 int m6_lua_children_pairs (lua_State *L);
+int m6_lua_children_next (lua_State *L);
+int m6_lua_children_inext (lua_State *L);
+int m6_lua_is_children (lua_State *L);
 int m6_lua_convert (lua_State *L);
 int m6_lua_json (lua_State *L);
 int m6_lua_unbalanced (lua_State *L);

@@ -8,13 +8,23 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+/* Without a seed, every reservoir draws its own: a process-wide counter
+ * mixed with the clock (m6_rng_seed runs it through splitmix64). */
+static guint64
+fresh_seed (void)
+{
+  static guint64 counter;
+  guint64 n = __atomic_add_fetch (&counter, 1, __ATOMIC_RELAXED);
+  return (guint64) m6_clock_monotonic_ns (NULL) ^ (n * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15));
+}
+
 int
 m6_lua_sample_new (lua_State *L)
 {
-  lua_Integer seed = luaL_optinteger (L, 1, 0x6d616368);
+  guint64 seed = lua_isnoneornil (L, 1) ? fresh_seed () : (guint64) luaL_checkinteger (L, 1);
   Sample *r = lua_newuserdata (L, sizeof (Sample));
   memset (r, 0, sizeof *r);
-  m6_rng_seed (&r->rng, (guint64) seed);
+  m6_rng_seed (&r->rng, seed);
   luaL_getmetatable (L, SAMPLE_MT);
   lua_setmetatable (L, -2);
   return 1;

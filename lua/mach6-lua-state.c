@@ -61,6 +61,7 @@ m6_lua_state_gc (lua_State *L)
     mach6_done_heap (st->last_heap);
   g_clear_pointer (&st->tree, m6_tree_free);
   g_clear_pointer (&st->funcs, g_hash_table_unref);
+  g_clear_pointer (&st->same_line, g_hash_table_unref);
   g_clear_pointer (&st->chain, g_ptr_array_unref);
   return 0;
 }
@@ -340,12 +341,23 @@ m6_lua_caller_slot (lua_State *L)
 }
 
 /* Returns whether a function entry of exactly @level was left: at a call,
- * that frame was replaced, so this is a tail call. */
+ * that frame was replaced, so this is a tail call. A C function that a Lua
+ * function tail-calls runs inside it instead (@callee_c): Lua 5.4 keeps the
+ * caller's frame for it and reports a plain call, so both runtimes build
+ * one tree (caller > C function), and the caller ends with it. */
 gboolean
-m6_lua_pop_from_level (State *st, Stack *s, guint32 level, gint64 t, gint64 h)
+m6_lua_pop_from_level (State *st, Stack *s, guint32 level, gboolean callee_c, gint64 t, gint64 h)
 {
   gboolean replaced = FALSE;
   guint keep = s->n_entries;
+  while (keep > 0 && s->entries[keep - 1].level > level)
+    keep--;
+  if (callee_c && keep > 0 && s->entries[keep - 1].level == level
+      && !(s->entries[keep - 1].flags & (ENTRY_MANUAL | ENTRY_CFUNC)))
+    {
+      m6_lua_stack_pop_to (st, s, keep, t, h);
+      return FALSE;
+    }
   while (keep > 0 && s->entries[keep - 1].level >= level)
     {
       keep--;

@@ -161,14 +161,33 @@ child_by_label (State *st, M6Node *node, const char *s, size_t len)
   return NULL;
 }
 
+/* The @i-th child (1-based) in first-seen order, as in convert()'s array. */
+static M6Node *
+child_by_index (M6Node *node, lua_Number i)
+{
+  if (i < 1 || i > node->n_children || i != (lua_Number) (guint) i)
+    return NULL;
+  M6Node *c = node->first_child;
+  for (guint k = 1; c != NULL && k < (guint) i; k++)
+    c = c->next_sibling;
+  return c;
+}
+
+/* children[label] is the child so labelled; children[i] the i-th one, so
+ * ipairs walks them in first-seen order (a label is always a string). */
 int
 m6_lua_children_index (lua_State *L)
 {
   M6Node *node = *(M6Node **) luaL_checkudata (L, 1, CHILDREN_MT);
   size_t len;
-  const char *s = lua_tolstring (L, 2, &len);
-  M6Node *c = s != NULL && lua_type (L, 2) == LUA_TSTRING
-    ? child_by_label (m6_lua_state_get (L), node, s, len) : NULL;
+  M6Node *c = NULL;
+  if (lua_type (L, 2) == LUA_TSTRING)
+    {
+      const char *s = lua_tolstring (L, 2, &len);
+      c = child_by_label (m6_lua_state_get (L), node, s, len);
+    }
+  else if (lua_type (L, 2) == LUA_TNUMBER)
+    c = child_by_index (node, lua_tonumber (L, 2));
 
   if (c != NULL)
     push_proxy (L, c, m6_lua_key (M6_LUA_KEY_NODES), NODE_MT);
@@ -186,8 +205,8 @@ m6_lua_children_len (lua_State *L)
 }
 
 /* next() over children in first-seen order: the key is the label. */
-static int
-children_next (lua_State *L)
+int
+m6_lua_children_next (lua_State *L)
 {
   M6Node *node = *(M6Node **) luaL_checkudata (L, 1, CHILDREN_MT);
   State *st = m6_lua_state_get (L);
@@ -213,7 +232,7 @@ int
 m6_lua_children_pairs (lua_State *L)
 {
   luaL_checkudata (L, 1, CHILDREN_MT);
-  lua_pushcfunction (L, children_next);
+  lua_pushcfunction (L, m6_lua_children_next);
   lua_pushvalue (L, 1);
   lua_pushnil (L);
   return 3;
@@ -371,4 +390,27 @@ m6_lua_profiler_index (lua_State *L)
       return 1;
     }
   return 0;
+}
+
+/* ipairs() over children on LuaJIT (Lua 5.4's ipairs reads __index). */
+int
+m6_lua_children_inext (lua_State *L)
+{
+  M6Node *node = *(M6Node **) luaL_checkudata (L, 1, CHILDREN_MT);
+  lua_Number i = luaL_checknumber (L, 2) + 1;
+  M6Node *c = child_by_index (node, i);
+  if (c == NULL)
+    return 0;
+  lua_pushnumber (L, i);
+  push_proxy (L, c, m6_lua_key (M6_LUA_KEY_NODES), NODE_MT);
+  return 2;
+}
+
+/* Is argument 1 a children proxy? For the LuaJIT wrappers of pairs,
+ * ipairs and next (mach6-lua.c). */
+int
+m6_lua_is_children (lua_State *L)
+{
+  lua_pushboolean (L, luaL_testudata (L, 1, CHILDREN_MT) != NULL);
+  return 1;
 }

@@ -8,6 +8,7 @@
 #include "mach6-lua-private.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <lua.h>
@@ -57,6 +58,47 @@ new_metatable (lua_State *L, const char *name, const luaL_Reg *fns)
   lua_pop (L, 1);
 }
 
+/* LuaJIT's pairs, ipairs and next take only tables, and it has no __pairs;
+ * Lua 5.4's next takes only tables too: walking node.children (the
+ * original's way to read the tree) needs them to know our proxies. Wrapped
+ * in Lua, so a loop over a table still compiles with the builtin next; done
+ * once per state (with its profiler). Lua 5.4 keeps its pairs and ipairs,
+ * which read __pairs and __index. */
+static const char iterators_source[] =
+  "local is_children, cnext, cinext, rawpairs, rawipairs, rawnext, only_next = ...\n"
+  "next = function (t, k)\n"
+  "  if type (t) == 'userdata' and is_children (t) then return cnext (t, k) end\n"
+  "  return rawnext (t, k)\n"
+  "end\n"
+  "if only_next then return end\n"
+  "pairs = function (t, ...)\n"
+  "  if type (t) == 'userdata' and is_children (t) then return cnext, t, nil end\n"
+  "  return rawpairs (t, ...)\n"
+  "end\n"
+  "ipairs = function (t, ...)\n"
+  "  if type (t) == 'userdata' and is_children (t) then return cinext, t, 0 end\n"
+  "  return rawipairs (t, ...)\n"
+  "end\n";
+
+static void
+wrap_iterators (lua_State *L)
+{
+  if (luaL_loadstring (L, iterators_source) != 0)
+    {
+      lua_pop (L, 1);
+      return;
+    }
+  lua_pushcfunction (L, m6_lua_is_children);
+  lua_pushcfunction (L, m6_lua_children_next);
+  lua_pushcfunction (L, m6_lua_children_inext);
+  lua_getglobal (L, "pairs");
+  lua_getglobal (L, "ipairs");
+  lua_getglobal (L, "next");
+  lua_pushboolean (L, LUA_VERSION_NUM >= 502);
+  if (lua_pcall (L, 7, 0, 0) != 0)
+    lua_pop (L, 1);
+}
+
 __attribute__((visibility ("default"))) int luaopen_mach6 (lua_State *L);
 
 int
@@ -71,6 +113,7 @@ luaopen_mach6 (lua_State *L)
       st->tree = m6_tree_new (NULL);
       st->funcs = g_hash_table_new_full (m6_lua_func_hash, m6_lua_func_equal, NULL, g_free);
       st->chain = g_ptr_array_new ();
+      st->same_line = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       lua_newtable (L);
       lua_pushcfunction (L, m6_lua_state_gc);
       lua_setfield (L, -2, "__gc");
@@ -109,6 +152,7 @@ luaopen_mach6 (lua_State *L)
       lua_setfield (L, -2, "__index");
       lua_pop (L, 1);
       m6_lua_threads_forget (L, st);
+      wrap_iterators (L);
     }
 
   static const luaL_Reg profiler_fns[] = {
@@ -178,6 +222,12 @@ luaopen_mach6_auto (lua_State *L)
   };
 
   luaopen_mach6 (L);
+  const char *frame = getenv ("MACH6_AUTO_FRAME");
+  if (frame == NULL || *frame == '\0')
+    /* Without a frame the ring never sees a top-level scope: say so once. */
+    fprintf (stderr, "mach6.auto: MACH6_AUTO_FRAME is not set, so no function is a frame and the viewer "
+                     "and `mach6 record` see nothing (the tree is in-process only); set it to a pattern "
+                     "of the function that runs once a frame, e.g. MACH6_AUTO_FRAME='^tick '\n");
   lua_getfield (L, -1, "auto");
   lua_pushboolean (L, 1);
   lua_newtable (L);
@@ -189,4 +239,100 @@ luaopen_mach6_auto (lua_State *L)
   lua_setfield (L, -2, "c");
   lua_call (L, 2, 0);
   return 1;
+}
+
+/* require "mach6.ring" (LuaJIT): mark and done straight into the ring
+ * through the FFI, with no tree in the game — the viewer or `mach6 record`
+ * does the accounting. A pair costs what an FFI call pair costs (a few ns
+ * unattached), not the C module's Lua C API calls. profiler.root, convert
+ * and json switch this state to the full module from then on (its tree
+ * counts from that moment). The heap reading is the Lua state's, taken by
+ * the producer through a heap source when it writes an event. */
+#if LUA_VERSION_NUM < 502
+#include <dlfcn.h>
+
+static __thread lua_State *ring_state;
+
+static int64_t
+ring_heap (void *user_data)
+{
+  lua_State *L = ring_state;
+  if (L == NULL)
+    return 0;
+  gint64 h = m6_lua_heap_count (L);
+  return h < 0 ? 0 : h;
+}
+
+static const char ring_source[] =
+  "local path, full_loader = ...\n"
+  "local ffi = require 'ffi'\n"
+  "pcall (ffi.cdef, [[uint32_t mach6_label_id (const char *label);\n"
+  "  void mach6_mark_id (uint32_t label_id); void mach6_done (void); int mach6_attached (void);]])\n"
+  "local lib = ffi.load (path)\n"
+  "local ids, depth, full, before = {}, 0, nil, 0\n"
+  "local ring, profiler = {}, {}\n"
+  "local function intern (label)\n"
+  "  if type (label) ~= 'string' then\n"
+  "    error (string.format (\"bad argument #1 to 'mark' (string expected, got %s)\", type (label)), 3)\n"
+  "  end\n"
+  "  local id = lib.mach6_label_id (label) ids[label] = id return id\n"
+  "end\n"
+  "function profiler.mark (label)\n"
+  "  lib.mach6_mark_id (ids[label] or intern (label)) depth = depth + 1\n"
+  "end\n"
+  "function profiler.done ()\n"
+  "  if depth > 0 then depth = depth - 1 end lib.mach6_done ()\n"
+  "end\n"
+  "function profiler.depth () return depth end\n"
+  "-- The full module, from the first question about the tree on.\n"
+  "local function switch ()\n"
+  "  if full then return full end\n"
+  "  full = full_loader ().profiler\n"
+  "  before = depth\n"
+  "  local fmark, fdone, fdepth = full.mark, full.done, full.depth\n"
+  "  profiler.mark = function (label) fmark (label) end\n"
+  "  profiler.done = function ()\n"
+  "    if fdepth () == 0 and before > 0 then before = before - 1 lib.mach6_done () else fdone () end\n"
+  "  end\n"
+  "  profiler.depth = function () return before + fdepth () end\n"
+  "  profiler.unbalanced = full.unbalanced\n"
+  "  return full\n"
+  "end\n"
+  "function profiler.convert (...) return switch ().convert (...) end\n"
+  "function profiler.json (...) return switch ().json (...) end\n"
+  "function profiler.unbalanced () return switch ().unbalanced () end\n"
+  "setmetatable (profiler, { __index = function (_, k) if k == 'root' then return switch ().root end end })\n"
+  "ring.profiler = profiler\n"
+  "ring.attached = function () return lib.mach6_attached () ~= 0 end\n"
+  "ring.full = function () return switch () ~= nil end\n"
+  "return ring\n";
+
+static int
+ring_full_loader (lua_State *L)
+{
+  return luaopen_mach6 (L);
+}
+#endif
+
+__attribute__((visibility ("default"))) int luaopen_mach6_ring (lua_State *L);
+
+int
+luaopen_mach6_ring (lua_State *L)
+{
+#if LUA_VERSION_NUM < 502
+  Dl_info info;
+  if (dladdr ((void *) luaopen_mach6_ring, &info) == 0 || info.dli_fname == NULL)
+    return luaL_error (L, "mach6.ring: cannot tell where mach6.so is");
+  ring_state = L;
+  mach6_set_heap_source (ring_heap, NULL);
+  if (luaL_loadstring (L, ring_source) != 0)
+    return lua_error (L);
+  lua_pushstring (L, info.dli_fname);
+  lua_pushcfunction (L, ring_full_loader);
+  lua_call (L, 2, 1);
+  return 1;
+#else
+  return luaL_error (L, "mach6.ring is LuaJIT's (it calls the producer through the FFI); "
+                        "on Lua 5.4 use require \"mach6\"");
+#endif
 }

@@ -22,6 +22,10 @@ if [ -x "$build/bench/bench-record" ]; then
       "$build/bench/bench-record" | grep -E '"e2e_record_(scopes_flat|keep_pct_flat|drop_pct_10m)' || status=1
   done
 fi
+# Luau: the binding and the Roblox Studio module, in real Luau.
+if [ -x "$build/bench/bench-luau" ]; then
+  MACH6_CLI="$PWD/$build/app/mach6" "$build/bench/bench-luau" || status=1
+fi
 # The Lua module, from the interpreters themselves.
 bash bench/bench-lua.sh "$build" || status=1
 exit $status

@@ -24,6 +24,7 @@ seconds=${FUZZ_SECONDS:-60}
 harnesses=${FUZZ_HARNESSES:-"capture ingest"}
 [ -f fuzz/fuzz-segment.c ] && [ -z "${FUZZ_HARNESSES:-}" ] && harnesses="$harnesses segment"
 [ -f fuzz/fuzz-remote.c ] && [ -z "${FUZZ_HARNESSES:-}" ] && harnesses="$harnesses remote"
+[ -f fuzz/fuzz-bridge.c ] && [ -z "${FUZZ_HARNESSES:-}" ] && harnesses="$harnesses bridge"
 
 CC=${FUZZ_CC:-clang}
 if ! command -v "$CC" >/dev/null; then
@@ -76,6 +77,12 @@ fi
 seeds="$out/seeds"
 rm -rf "$seeds"
 "$out/fuzz-seeds" "$seeds/capture" "$seeds/ingest" "$seeds/segment" "$seeds/remote"
+# The bridge's batches (docs/bridge-protocol.md): two bytes of what the
+# bridge knows, then the body.
+mkdir -p "$seeds/bridge"
+printf '\003\000{"mach6":1,"session":"s1","name":"MyPlace","seq":2,"label_base":3,"labels":["ai"],"t":5000,"h":512,"events":[1,100,0,4,20,1,0,300,-1,0,5,0],"dropped":0,"unbalanced":0,"end":false}' >"$seeds/bridge/batch"
+printf '\000\000{"mach6":1,"session":"new","name":"x","seq":1,"label_base":0,"labels":["frame","physics"],"t":0,"h":0,"events":[1,0,0,2,1e+3,0,0,10,2,0,1,0,1,5,0],"dropped":1,"unbalanced":0,"end":true}' >"$seeds/bridge/end"
+printf '\000\000{"mach6":1,"session":"new","name":"x","seq":1,"label_base":0,"labels":[],"t":0,"h":0,"events":[],"dropped":0,"unbalanced":0,"end":false}' >"$seeds/bridge/empty"
 
 status=0
 for h in $harnesses; do

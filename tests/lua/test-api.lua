@@ -79,7 +79,6 @@ t.test ("/lua/convert-matches-json", function ()
 end)
 
 t.test ("/lua/pairs-first-seen-order", function ()
-  if _VERSION ~= "Lua 5.4" then print ("# no __pairs before Lua 5.2") return end
   profiler.mark ("order")
   for _, l in ipairs { "c", "a", "b", "a" } do profiler.mark (l) profiler.done () end
   profiler.done ()
@@ -187,7 +186,8 @@ t.test ("/lua/bad-input", function ()
   fails (profiler.convert, "mach6 node expected, got userdata", profiler.root.children)
   fails (mach6.sample.new, "number expected", "x")
   fails (mach6.thread_name, "string expected", nil)
-  t.eq (profiler.root.children[5], nil, "a number is no label")
+  t.eq (profiler.root.children[100000], nil, "children[i] beyond the last child")
+  t.eq (profiler.root.children[1.5], nil, "children[1.5]")
   fails (mach6.sample.summarize, "value 2 is string, not a number", { 1, "x" })
   fails (mach6.sample.summarize, "table expected", 5)
   fails (mach6.sample.new ().add, "number expected", mach6.sample.new (), "x")
@@ -286,6 +286,62 @@ t.test ("/lua/sample", function ()
   t.eq (#small:values (), 5, "fewer than 128")
   near (small:summarize ().p50, 6, "summarize of a reservoir")
   near (s.summarize (small).avg, 6, "sample.summarize(reservoir)")
+end)
+
+-- The original reads the tree by walking .children: pairs, next and
+-- ipairs work on both runtimes (LuaJIT's take only tables; the module
+-- wraps them), ipairs and children[i] in first-seen order.
+t.test ("/lua/children-walk", function ()
+  profiler.mark ("walk")
+  for _, l in ipairs { "b", "a", "c" } do profiler.mark (l) profiler.done () end
+  profiler.done ()
+  local children = profiler.root.children.walk.children
+  local seen = {}
+  for label, node in pairs (children) do seen[#seen + 1] = label t.eq (node.label, label, "pairs") end
+  t.eq (table.concat (seen, ","), "b,a,c", "pairs in first-seen order")
+  local k, v = next (children)
+  t.eq (k, "b", "next") t.eq (v, children.b, "next's node")
+  t.eq (next (children, "c"), nil, "next after the last")
+  seen = {}
+  for i, node in ipairs (children) do seen[i] = node.label end
+  t.eq (table.concat (seen, ","), "b,a,c", "ipairs")
+  t.eq (children[2], children.a, "children[i]")
+  t.eq (#children, 3, "#children")
+  -- Tables are untouched by the wrappers.
+  local n = 0
+  for _ in pairs { x = 1, y = 2 } do n = n + 1 end
+  t.eq (n, 2, "pairs of a table")
+  t.eq (next ({}), nil, "next of a table")
+end)
+
+-- LuaJIT's ring-only mode: the FFI straight to the ring; the tree only
+-- once asked for, from then on. Lua 5.4 says to use the module.
+t.test ("/lua/ring-only", function ()
+  if not jit then
+    local ok, err = pcall (require, "mach6.ring")
+    t.ok (not ok and err:find ("LuaJIT's", 1, true) ~= nil, "5.4 refuses: " .. tostring (err))
+    return
+  end
+  local ring = require ("mach6.ring").profiler
+  for _ = 1, 3 do ring.mark ("rframe") ring.mark ("rx") ring.done () ring.done () end
+  t.eq (ring.depth (), 0, "balanced")
+  local ok, err = pcall (ring.mark, 5)
+  t.ok (not ok and err:find ("string expected", 1, true) ~= nil, "a number is no label: " .. tostring (err))
+  ring.mark ("rspan")                      -- open across the switch
+  local root = ring.root                   -- the full module from here on
+  ring.mark ("rframe") ring.done ()
+  ring.done ()                             -- closes rspan, in the ring
+  t.eq (ring.depth (), 0, "balanced after the switch")
+  t.eq (root.children.rframe.count, 1, "the tree counts from the switch")
+end)
+
+-- Unseeded reservoirs draw independently; seeded ones repeat.
+t.test ("/lua/sample/independent", function ()
+  local a, b = mach6.sample.new (), mach6.sample.new ()
+  for i = 1, 10000 do a:add (i) b:add (i) end
+  local va, vb, same = a:values (), b:values (), 0
+  for i = 1, 128 do if va[i] == vb[i] then same = same + 1 end end
+  t.ok (same < 20, "two unseeded reservoirs kept " .. same .. " of 128 slots alike")
 end)
 
 t.run ()

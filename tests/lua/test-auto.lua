@@ -85,6 +85,50 @@ t.test ("/lua/auto/tail-calls", function ()
   t.eq (find (p, tail_caller).stats.count, 3, "tail_caller closed at its tail call")
 end)
 
+-- Two functions on one line are two scopes, not one nested in itself.
+local inner, outer_fn = function () return 1 end, nil
+outer_fn = function () return inner () + 1 end
+
+t.test ("/lua/auto/same-line", function ()
+  local p = auto_run ("sameline", function () outer_fn () outer_fn () end)
+  local labels = {}
+  local function walk (n, depth)
+    for _, c in ipairs (n.children) do
+      labels[#labels + 1] = string.rep (" ", depth) .. c.label
+      t.ok (c.label ~= n.label, "no scope nested in one of its own label: " .. c.label)
+      walk (c, depth + 1)
+    end
+  end
+  walk (p, 0)
+  t.eq (#labels, 2, "two functions, one inside the other: " .. table.concat (labels, " | "))
+  t.ok (labels[1] ~= labels[2]:sub (2), "labelled apart: " .. table.concat (labels, " | "))
+end)
+
+-- A tail call into C runs inside its caller on both runtimes.
+local function clock_tail () return os.clock () end
+
+t.test ("/lua/auto/tail-call-into-c", function ()
+  local p = auto_run ("tailc", function () clock_tail () clock_tail () end, { c = true })
+  local c = find (p, clock_tail)
+  t.ok (c ~= nil, "clock_tail under fn")
+  t.eq (c.stats.count, 2, "clock_tail twice")
+  t.eq (#c.children, 1, "os.clock inside clock_tail")
+  t.ok (c.children[1].label:find ("%[C%]$") ~= nil, "a C function: " .. tostring (c.children[1] and c.children[1].label))
+  for _, x in ipairs (p.children) do
+    t.ok (not x.label:find ("%[C%]$"), "no C function beside clock_tail: " .. x.label)
+  end
+end)
+
+-- lua -l mach6.auto without a frame pattern says why nothing is recorded.
+t.test ("/lua/auto/launcher-without-frame", function ()
+  local interp = arg and arg[-1]
+  if not interp then print ("# no interpreter path") return end
+  local f = io.popen ("MACH6_AUTO_FRAME= " .. interp .. " -l mach6.auto -e 'local x = 1' 2>&1")
+  local out = f:read ("*a")
+  f:close ()
+  t.ok (out:find ("MACH6_AUTO_FRAME is not set", 1, true) ~= nil, "said: " .. out)
+end)
+
 local function boom () error ("boom") end
 local function deep (n) if n == 0 then boom () end deep (n - 1) end
 local function guarded () return pcall (deep, 4) end

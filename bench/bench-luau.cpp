@@ -1,0 +1,174 @@
+/* bench-luau.cpp — what mach6 costs a Luau game, measured in real Luau: the
+ * binding's mark/done pair unattached and with `mach6 record` attached, the
+ * Roblox Studio module's pair (with its accounting, amortized, and without),
+ * beside an empty Luau call pair and the module's clock and gcinfo() reads
+ * in the same run. One JSON line per figure; thread CPU time, best of 5. */
+#include "mach6.h"
+#include "mach6-luau.h"
+
+#include "lua.h"
+#include "lualib.h"
+#include "luacode.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char bench_source[] = R"LUAU(
+local Mach6, binding = ...
+local mark, done = binding.profiler.mark, binding.profiler.done
+local mmark, mdone = Mach6.profiler.mark, Mach6.profiler.done
+local function e() end
+local b = {}
+function b.empty(n) for _ = 1, n do e("x") e() end end
+function b.reads(n) for _ = 1, n do local t1 = os.clock() local h1 = gcinfo() local t2 = os.clock() local h2 = gcinfo() end end
+function b.binding(n) for _ = 1, n do mark("x") done() end end
+function b.module(n) for _ = 1, n do mmark("x") mdone() end local _ = Mach6.profiler.root end
+function b.module_hot(n) for _ = 1, n do mmark("x") mdone() end end
+function b.module_account(n) local _ = Mach6.profiler.root end
+return b
+)LUAU";
+
+static double
+cpu_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
+}
+
+static lua_State *L;
+static int bench_ref;
+
+/* Best of 5 of b[name](n), per iteration. */
+static double
+best (const char *name, int n)
+{
+  double b = 1e300;
+  for (int r = 0; r < 5; r++)
+    {
+      lua_getref (L, bench_ref);
+      lua_getfield (L, -1, name);
+      lua_pushinteger (L, n);
+      double t0 = cpu_ns ();
+      if (lua_pcall (L, 1, 0, 0) != 0)
+        {
+          fprintf (stderr, "bench-luau: %s\n", lua_tostring (L, -1));
+          exit (1);
+        }
+      double dt = cpu_ns () - t0;
+      lua_pop (L, 1);
+      if (dt < b)
+        b = dt;
+    }
+  return b / n;
+}
+
+static void
+emit (const char *metric, double value, const char *unit)
+{
+  printf ("{\"bench\": \"luau\", \"metric\": \"%s\", \"value\": %.4g, \"unit\": \"%s\"}\n", metric, value, unit);
+  fflush (stdout);
+}
+
+static bool
+load (lua_State *S, const char *name, const std::string &source)
+{
+  size_t size = 0;
+  char *bc = luau_compile (source.data (), source.size (), NULL, &size);
+  int st = luau_load (S, name, bc, size, 0);
+  free (bc);
+  return st == 0;
+}
+
+int
+main (void)
+{
+  L = luaL_newstate ();
+  luaL_openlibs (L);
+  mach6_luau_open (L, 0);
+  lua_setglobal (L, "mach6");
+  luaL_sandbox (L);
+
+  std::string module;
+  FILE *f = fopen (ROBLOX_MODULE, "rb");
+  char buf[65536];
+  size_t n;
+  while (f != NULL && (n = fread (buf, 1, sizeof buf, f)) > 0)
+    module.append (buf, n);
+  if (f != NULL)
+    fclose (f);
+  if (!load (L, "@Mach6", module) || lua_pcall (L, 0, 1, 0) != 0)
+    {
+      fprintf (stderr, "bench-luau: %s\n", lua_tostring (L, -1));
+      return 1;
+    }
+  lua_getglobal (L, "mach6");
+  if (!load (L, "=bench", bench_source))
+    return 1;
+  lua_insert (L, -3);
+  if (lua_pcall (L, 2, 1, 0) != 0)
+    {
+      fprintf (stderr, "bench-luau: %s\n", lua_tostring (L, -1));
+      return 1;
+    }
+  bench_ref = lua_ref (L, -1);
+  lua_pop (L, 1);
+
+  const int N = 1000000;
+  double empty = best ("empty", N);
+  double reads = best ("reads", N);
+  emit ("empty_call_pair_ns", empty, "ns");
+  emit ("reads_ns", reads, "ns");
+  double unattached = best ("binding", N);
+  emit ("pair_ns_unattached", unattached, "ns");
+
+  /* The module: hot path alone (its buffer holds 60,000 events), the
+   * accounting it defers to reads and batches, and the two together. */
+  double hot = best ("module_hot", 60000);
+  double acc = best ("module_account", 1) / 60000;   /* the 60,000 pairs the last round left */
+  double together = best ("module", N);
+  emit ("module_pair_hot_ns", hot, "ns");
+  emit ("module_account_per_pair_ns", acc, "ns");
+  emit ("module_pair_ns", together, "ns");
+  emit ("module_pair_target_ns", 3 * empty + reads, "ns");
+
+  /* Attached: a real `mach6 record` of this process drains the ring. */
+  const char *cli = getenv ("MACH6_CLI");
+  if (cli != NULL)
+    {
+      char out[] = "/tmp/bench-luau-XXXXXX";
+      int fd = mkstemp (out);
+      close (fd);
+      std::string capture = std::string (out) + ".mach6";
+      char pid[32];
+      snprintf (pid, sizeof pid, "%d", (int) getpid ());
+      pid_t rec = fork ();
+      if (rec == 0)
+        {
+          freopen ("/dev/null", "w", stdout);
+          freopen ("/dev/null", "w", stderr);
+          execl (cli, cli, "record", pid, "--duration", "120", "-o", capture.c_str (), (char *) NULL);
+          _exit (127);
+        }
+      for (int i = 0; i < 1000 && !mach6_attached (); i++)
+        {
+          mach6_mark ("wait");
+          mach6_done ();
+          usleep (10000);
+        }
+      if (mach6_attached ())
+        emit ("pair_ns_attached", best ("binding", N), "ns");
+      kill (rec, SIGINT);
+      waitpid (rec, NULL, 0);
+      unlink (capture.c_str ());
+      unlink (out);
+    }
+  lua_close (L);
+  return 0;
+}
