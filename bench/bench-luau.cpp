@@ -131,7 +131,20 @@ main (void)
   /* The module: hot path alone (its buffer holds 60,000 events), the
    * accounting it defers to reads and batches, and the two together. */
   double hot = best ("module_hot", 60000);
-  double acc = best ("module_account", 1) / 60000;   /* the 60,000 pairs the last round left */
+  double acc = 1e300;
+  for (int r = 0; r < 5; r++)
+    {
+      best ("module_hot", 12000);   /* 5 x 12,000 pairs waiting */
+      lua_getref (L, bench_ref);
+      lua_getfield (L, -1, "module_account");
+      lua_pushinteger (L, 1);
+      double t0 = cpu_ns ();
+      lua_pcall (L, 1, 0, 0);
+      double dt = (cpu_ns () - t0) / 60000;
+      lua_pop (L, 1);
+      if (dt < acc)
+        acc = dt;
+    }
   double together = best ("module", N);
   emit ("module_pair_hot_ns", hot, "ns");
   emit ("module_account_per_pair_ns", acc, "ns");
