@@ -340,7 +340,7 @@ sample_new (lua_State *L)
   return 1;
 }
 
-/* Algorithm R as DESIGN §2: the k-th value goes to slot k-1 while
+/* Algorithm R as docs/accounting.md: the k-th value goes to slot k-1 while
  * k <= 128, then to a uniform j in [0, k-1] if j < 128. */
 static int
 sample_add (lua_State *L)

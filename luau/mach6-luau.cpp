@@ -197,7 +197,7 @@ l_done (lua_State *L)
       scope_close (st, t, h);
       return 0;
     }
-  st->unbalanced++;   /* nothing open: ignored and counted (DESIGN §2) */
+  st->unbalanced++;   /* nothing open: ignored and counted (docs/accounting.md) */
   return 0;
 }
 
