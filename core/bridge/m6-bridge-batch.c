@@ -99,8 +99,8 @@ member_integer (JsonObject *o, const char *field, gint64 min, gint64 max, gint64
   if (!node_integer (node, out))
     return invalid (error, _("batch field “%s” is not an integer"), field);
   if (*out < min || *out > max)
-    return invalid (error, _("batch field “%s” is %" G_GINT64_FORMAT ", outside %" G_GINT64_FORMAT " … %" G_GINT64_FORMAT),
-                    field, *out, min, max);
+    return invalid (error, _("batch field “%s” is %lld, outside %lld … %lld"),
+                    field, (long long) *out, (long long) min, (long long) max);
   return TRUE;
 }
 
@@ -170,8 +170,8 @@ parse_events (JsonObject *o, M6BridgeBatch *batch, guint32 n_labels, gint64 last
   if (len / 3 > M6_BRIDGE_EVENTS_MAX)
     return invalid (error, _("batch field “events” holds %u events, more than %u"), len / 3, M6_BRIDGE_EVENTS_MAX);
   if (batch->t_ns < last_t)
-    return invalid (error, _("batch field “t” goes back in time (%" G_GINT64_FORMAT " ns, the last batch ended at %" G_GINT64_FORMAT ")"),
-                    batch->t_ns, last_t);
+    return invalid (error, _("batch field “t” goes back in time (%lld ns, the last batch ended at %lld)"),
+                    (long long) batch->t_ns, (long long) last_t);
 
   batch->events = g_array_sized_new (FALSE, FALSE, sizeof (M6BridgeEvent), len / 3);
   gint64 t = batch->t_ns, h = batch->heap_kb;
@@ -185,15 +185,15 @@ parse_events (JsonObject *o, M6BridgeBatch *batch, guint32 n_labels, gint64 last
           || !node_integer (json_array_get_element (a, i + 2), &dh))
         return invalid (error, _("batch field “events”, event %u: not three integers"), k);
       if (label < 0 || label > n_labels)
-        return invalid (error, _("batch field “events”, event %u: label %" G_GINT64_FORMAT " is not one of the session's %u labels"),
-                        k, label, n_labels);
+        return invalid (error, _("batch field “events”, event %u: label %lld is not one of the session's %u labels"),
+                        k, (long long) label, n_labels);
       if (dt < 0 || dt > M6_BRIDGE_TIME_MAX_NS - t)
-        return invalid (error, _("batch field “events”, event %u: time step %" G_GINT64_FORMAT " ns is negative or runs past %" G_GINT64_FORMAT " ns"),
-                        k, dt, M6_BRIDGE_TIME_MAX_NS);
+        return invalid (error, _("batch field “events”, event %u: time step %lld ns is negative or runs past %lld ns"),
+                        k, (long long) dt, (long long) M6_BRIDGE_TIME_MAX_NS);
       if (dh < -2 * M6_BRIDGE_HEAP_MAX_KB || dh > 2 * M6_BRIDGE_HEAP_MAX_KB
           || h + dh < -M6_BRIDGE_HEAP_MAX_KB || h + dh > M6_BRIDGE_HEAP_MAX_KB)
-        return invalid (error, _("batch field “events”, event %u: the heap reading leaves ±%" G_GINT64_FORMAT " KB"),
-                        k, M6_BRIDGE_HEAP_MAX_KB);
+        return invalid (error, _("batch field “events”, event %u: the heap reading leaves ±%lld KB"),
+                        k, (long long) M6_BRIDGE_HEAP_MAX_KB);
       if (label != 0)
         {
           if (++depth > M6_BRIDGE_DEPTH_MAX)
@@ -224,7 +224,7 @@ m6_bridge_batch_parse (const char                 *body,
   const M6BridgeSessionState *known = &state;
   if (len > M6_BRIDGE_BODY_MAX)
     {
-      invalid (error, _("the batch is %" G_GSIZE_FORMAT " bytes, more than %u"), len, M6_BRIDGE_BODY_MAX);
+      invalid (error, _("the batch is %llu bytes, more than %u"), (unsigned long long) len, M6_BRIDGE_BODY_MAX);
       return NULL;
     }
   if (!nesting_ok (body, len))
@@ -253,8 +253,8 @@ m6_bridge_batch_parse (const char                 *body,
   if (version != M6_BRIDGE_VERSION)
     {
       g_set_error (error, M6_BRIDGE_BATCH_ERROR, M6_BRIDGE_BATCH_ERROR_VERSION,
-                   _("the batch is of format version %" G_GINT64_FORMAT "; this bridge reads version %d"),
-                   version, M6_BRIDGE_VERSION);
+                   _("the batch is of format version %lld; this bridge reads version %d"),
+                   (long long) version, M6_BRIDGE_VERSION);
       return NULL;
     }
 

@@ -377,8 +377,8 @@ on_run (GThreadedSocketService *service, GSocketConnection *connection, GObject 
       else if (r.content_length > M6_BRIDGE_BODY_MAX)
         {
           code = 413;
-          why = g_strdup_printf (_("the batch is %" G_GINT64_FORMAT " bytes, more than %d"),
-                                 r.content_length, M6_BRIDGE_BODY_MAX);
+          why = g_strdup_printf (_("the batch is %llu bytes, more than %u"),
+                                 (unsigned long long) r.content_length, (unsigned) M6_BRIDGE_BODY_MAX);
         }
       else
         {
