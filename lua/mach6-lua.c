@@ -321,7 +321,9 @@ luaopen_mach6_ring (lua_State *L)
 {
 #if LUA_VERSION_NUM < 502
   Dl_info info;
-  if (dladdr ((void *) luaopen_mach6_ring, &info) == 0 || info.dli_fname == NULL)
+  /* Any object of this module tells which file it is (ISO C has no cast
+   * from a function to void *). */
+  if (dladdr (ring_source, &info) == 0 || info.dli_fname == NULL)
     return luaL_error (L, "mach6.ring: cannot tell where mach6.so is");
   ring_state = L;
   mach6_set_heap_source (ring_heap, NULL);
