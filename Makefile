@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mach6 — the two commands (and a few more). Works as root on a fresh Debian 12:
 # missing packages are installed with apt-get, then meson builds in build/.
 #   make run    build, start the demo and show it (GAME=love: the LÖVE demo)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bridge-session.c — mach6-bridge-session NAME: one Roblox Studio
  * session as an instrumented process. `mach6 bridge` starts one per session
  * and writes the session's validated events to its stdin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli.c — `mach6`, the headless front end: list instrumented processes,
  * record them into .mach6 captures, run a program under the profiler,
  * report, export and compare captures. This file only dispatches: each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-viewer.c — main() of mach6-viewer, the GTK4 viewer; everything else
  * lives in libmach6-ui (ui/application/m6-application.c). */
 #include <glib/gi18n.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-core.c — the accounting core's ingest rate, memory per node and
  * convert() time. Prints JSON lines; never fails on time. */
 #include <glib.h>

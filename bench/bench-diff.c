@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-diff.c — what a comparison costs: loading a capture with its
  * per-frame series against a plain load (the baseline, measured in the
  * same run), and m6_diff_compute() for a game-shaped tree and for 2,041

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-frames.c — the frame index: what its tap adds to the recording's
  * hot path (session ingest with and without a live index, interleaved in
  * one run), and its queries over a capture of 1 M frames (the scan against

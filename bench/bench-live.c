@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-live.c — the viewer's frame while its session ingests at full
  * tilt: a producer thread of this process emits a 10,101-node tree (frame →
  * 100 systems → 100 jobs each) paced at 10 M scopes/s (20 M events/s); a

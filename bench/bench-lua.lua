@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- bench-lua.lua — what the Lua module costs, from the interpreter running
 -- it (Lua 5.4 or LuaJIT): a mark/done pair unattached and attached, against
 -- an empty Lua function call pair measured in the same run, and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Run bench-lua.lua on every interpreter the module was built for.
 set -u
 build=${1:-build}

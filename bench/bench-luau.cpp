@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-luau.cpp — what mach6 costs a Luau game, measured in real Luau: the
  * binding's mark/done pair unattached and with `mach6 record` attached, the
  * Roblox Studio module's pair (with its accounting, amortized, and without),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-metrics.c — what a Prometheus scrape costs `mach6 serve`: the
  * exposition of a 10,000-scope session (frame → 100 groups → 99 leaves,
  * reservoirs full) with the default bounds and without them, its size,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-pack.c — the remote event codec (m6-pack): the ratio on a stream
  * shaped like the demo game's (frame > physics > broadphase, narrowphase;
  * render > cull, draw ×N; ai > agent > remember, with nanosecond jitter

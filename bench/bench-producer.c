@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-producer.c — what libmach6 costs a game, and what gets through.
  *
  * Prints JSON lines. The "reader" here is a thread of this process that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-reader.c — what the viewer side costs: m6_reader_drain() into a
  * session (with and without a capture being written: what M6Recording's
  * worker runs), and loading a capture. Prints JSON lines; figures, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-record.c — what a real recording keeps of a game running flat out:
  * one producer thread of this process emits top-level scopes as fast as it
  * can (or paced at 10 M scopes/s) while an M6Recording — the object the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-shim.c — what the heap preload shim costs per malloc/free pair,
  * without it (the baseline of the same run), under it process-wide (the
  * default) and under it with MACH6_HEAP=thread, on one thread and on two

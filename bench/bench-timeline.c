@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-timeline.c — what the frame view costs to draw: the timeline of a
  * frame of 10,000 scope instances (a tree 6 deep, most narrower than a
  * pixel, like a busy frame) snapshotted and rendered to a texture by the

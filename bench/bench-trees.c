@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-trees.c — the paths issue 8 made linear, on a 4,000-deep and a
  * 100,000-wide tree: `mach6 report` (the built binary, table and --json),
  * each export format and diff, with loading the same capture as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-ui.c — what one live frame of the viewer costs on the main thread:
  * lay out and snapshot the flame graph (its cached render node is dropped,
  * as on every data change) and refresh the stats model, for trees of 100,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // demo-engine.cpp — a C++ game loop instrumented with mach6.h, as an engine
 // would do it: RAII scopes (MACH6_SCOPE), a heap callback that is a lambda
 // over the engine's own allocator counter, named worker threads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo-game.c — a small frame loop instrumented with libmach6, to look at
  * with the mach6 viewer: frame → physics / render / ai with real allocation
  * work, optional worker threads, an optional per-frame leak and an optional

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo-inprocess.c — the accounting core in-process: a small frame loop
  * (physics, render, ai) that allocates for real, optionally leaks, and
  * prints the frame payload as JSON at the end. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* leak-deep.c — a scripted program for the ledger: it leaks a little in a
  * scope four levels deep (frame › world › zone › cell › cache) while its
  * siblings churn large transient buffers, so every scope's mem.net moves

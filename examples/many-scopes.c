@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* many-scopes.c — a frame loop with 2,000 leaf scopes (40 groups of 50),
  * each doing a few microseconds of arithmetic: a program with enough scopes
  * that a comparison must control its false discovery rate. Used by

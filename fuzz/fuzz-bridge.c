@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-bridge.c — libFuzzer harness for the bridge's batch parser
  * (core/bridge/m6-bridge-batch.c, docs/bridge-protocol.md). The first byte
  * says how many labels the bridge holds of every session (0-255) and the

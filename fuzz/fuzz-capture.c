@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-capture.c — libFuzzer harness: the input is a .mach6 file. It is
  * loaded (m6_capture_load_into) and, if it loads, every exporter runs on
  * what was loaded, into /dev/null. Nothing may crash, hang, leak or

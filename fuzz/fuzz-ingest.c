@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-ingest.c — libFuzzer harness for the event-stream validator
  * (m6_session_ingest): the input is a stream of 24-byte events for three
  * threads of a session with four labels. After it, every tree must be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-remote.c — libFuzzer harness for the remote protocol's parsers, both
  * directions, and the m6-pack decoder. The first byte picks the target:
  *   0: the client's side: the rest is a sequence of frames (u32 length,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-seeds.c — writes the seed corpora of the fuzz harnesses from real
  * captures made by the capture writer: a two-thread game-like session, a
  * deep and a wide tree, one cut short, one with out-of-range readings; and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-segment.c — libFuzzer harness for the segment reader. A real
  * producer (tests/live/reader-producer, path in $M6_FUZZ_PRODUCER)
  * records a few frames on two threads into its segment and exits; that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-lua-auto.c — mach6.auto(): call and return hooks that turn an
  * unmodified program's calls into scopes, with filters and frame names. */
 #include "mach6-lua-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-lua-private.h — what the files of the Lua module share: the
  * per-state profiler (State) with its stacks of open scopes, the registry
  * keys and metatable names, and the functions luaopen_mach6() registers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-lua-sample.c — the sample module: values with count, quantiles
  * and a summary, as the original library's. */
 #include "mach6-lua-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-lua-state.c — the profiler of one Lua state: its tree, the open
  * scopes of each Lua thread (coroutine) and switching between them, the
  * heap reading from the state's own allocator, and the ring it writes. */

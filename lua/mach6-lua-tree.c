@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-lua-tree.c — profiler.mark/done and the tree as Lua sees it: node
  * proxies, children, stats, the payload table (profiler.convert) and JSON. */
 #include "mach6-lua-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-lua.c — the Lua module `mach6` (Lua 5.4 and LuaJIT 2.1 from one
  * source): the original library's API — profiler.mark/done/root/convert and
  * the sample module — in-process on libmach6-core, every mark and done also

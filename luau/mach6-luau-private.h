@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-luau-private.h — what the binding's files share: the profiler of a
  * Luau state (State), each thread's stack of open scopes (Stack), and the
  * functions the mach6 table holds. C++, against Luau's C++-linked API. */

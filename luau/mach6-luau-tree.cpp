@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-luau-tree.cpp — the tree as Luau sees it: profiler.root, node
  * proxies and their children (a plain table keyed by label, so pairs, next
  * and generalized iteration walk it), profiler.convert's payload tables,

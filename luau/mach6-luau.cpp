@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-luau.cpp — the binding's core: the profiler of a Luau state, the
  * open scopes of each of its threads, profiler.mark/done, coroutines kept
  * balanced through Luau's preresume/postresume callbacks, errors closing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-luau.h — mach6 for engines that embed Luau: the original library's
  * API (profiler.mark/done/root/convert, sample) in a lua_State, computed
  * in-process on libmach6-core, every mark and done also written to the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # Checks that po/POTFILES.in lists every source file with translatable strings, and
 # nothing that no longer exists. Run by `meson test --suite po`; stdlib only.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # Checks the translations in po/ against the sources. Run by `meson test --suite po`;
 # stdlib only, plus msgfmt and xgettext from gettext.
 #

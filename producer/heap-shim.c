@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap-shim.c — libmach6-heap.so, the LD_PRELOAD shim that counts the
  * live heap of an unmodified program, for libmach6 to read: process-wide
  * (mach6_shim_live_bytes, the default) or, with MACH6_HEAP=thread, bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-abi.h — the shared-memory segment between a producer (mach6.c)
  * and the reader (core/live/m6-reader*.c): its layout and the ordering contract
  * both sides keep. docs/segment.md is the whole protocol, written for a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-clock.c — the producer's clock: rdtsc where it ticks at a constant
  * rate, else CLOCK_MONOTONIC, and the two-point calibration a reader uses to
  * turn ticks into ns (the control page's clock block, a seqlock). The hot

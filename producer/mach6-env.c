@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-env.c — what the producer reads around it: the environment
  * variables that size the segment or pick the heap source, and small files
  * under /proc. A bad value falls back to the default, never to an error.

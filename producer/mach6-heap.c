@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-heap.c — where the heap reading of each event comes from, in this
  * order: a callback the host registers, the counters its allocator feeds
  * through mach6_heap_alloc/free, or the preload shim libmach6-heap.so

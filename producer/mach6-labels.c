@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-labels.c — label strings to ids. A private table (the same bytes,
  * at the same offsets, as the one in the segment) so lookups never trust
  * shared memory, and an open-addressing index over it. Lookups are

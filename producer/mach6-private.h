@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-private.h — what the producer's rooms share: the state more than
  * one of them touches and the calls one makes into another. Not installed;
  * nothing here crosses the process boundary (that is mach6-abi.h).

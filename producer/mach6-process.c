@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-process.c — the producer's life in its process: set up once on
  * first use, the segment made (again, in a forked child) under one lock,
  * released at exit or mach6_shutdown(). Each room's once-per-process setup

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-segment.c — this process's shared-memory segment: an unguessable
  * name in /dev/shm, the control page filled in before its magic, the label
  * table copied in, and the segments of our dead processes pruned. Rings are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6-threads.c — a thread's slot in the segment: claimed (or an exited
  * thread's reused) when it first records, named, counted in threads_active
  * from its first mark, and handed back when it exits. The recording itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6.c — the mach6 producer's hot path: mark/done scopes into this
  * thread's ring in shared memory, and the top-level marks where a thread
  * starts or stops recording.

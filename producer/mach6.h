@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mach6.h — the mach6 producer: mark/done scopes into a shared-memory ring.
  *
  * Public API for games and other frame-driven programs. The shared-memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* aa-rates.h — the frame rates of the demo game's side-by-side pairs, for
  * tests/diff/test-compare.c and tests/ui/test-compare.c.
  *

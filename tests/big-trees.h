@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* big-trees.h — the two tree shapes every CLI and export path must handle
  * in linear time (issue 8): a recursion 4,000 deep and a frame with
  * 100,000 distinct children. Shared by the core, CLI and UI tests and the

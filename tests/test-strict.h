@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-strict.h — skipping a test whose tool or device is missing, for
  * every test directory. make test (tools/test.sh) sets MACH6_TEST_STRICT:
  * it provides a display (Xvfb if need be), XTest and the tools the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Run every benchmark in bench/; each prints its figures as JSON lines.
 set -u
 build=${1:-build}

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """An independent re-implementation of docs/accounting.md, in Python and from
 the documents alone: it reads a .mach6 capture (docs/capture-format.md),
 replays its events through the accounting and prints each thread's payload,

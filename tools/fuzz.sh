@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fuzz the capture loader (+ every exporter), the event-stream validator and
 # the segment reader with libFuzzer. The harnesses are built here with clang
 # straight from the sources (-fsanitize=fuzzer,address,undefined): the main

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make run GAME=love: the LÖVE demo (examples/love, leaking, with hitches)
 # and the mach6 viewer attached to it. Without a display, both run under
 # one Xvfb: screenshots of the game and of the viewer in BUILD/, and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make run: start the demo game (heap shim preloaded, leaking 4 KB a frame)
 # and the mach6 viewer attached to it. Without a display, show it under
 # Xvfb instead: a screenshot to BUILD/mach6-screenshot.png and the CLI's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Take the README's "Hunting a hitch" screenshots: runs the hitch UI test
 # (the demo game hitching every 120 frames and leaking 2 KB a frame, the
 # viewer attached) under Xvfb with MACH6_TEST_SHOTS, which saves the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Print, for each test that failed in a meson run, the lines of its output
 that say why (GLib's "Bail out!", ERROR and CRITICAL lines, TAP "not ok"),
 so the end of `make test` shows them even where only its tail is kept.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Run the whole meson test suite (under Xvfb when there is no display) and
 # end with one line of our own: "N passed, N failed".
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-bridge.c — `mach6 bridge`: the endpoint the Roblox Studio module
  * (luau/roblox/Mach6.luau) sends its batches to. Each Studio session
  * becomes an instrumented process under the name the module sends, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-clean.c — `mach6 clean`: remove the segments of processes that
  * are gone. */
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-commands.h — every `mach6` subcommand, one row each, in the order
  * `mach6 --help` lists them. A row names the command, the function in its
  * own app/cli/m6-cli-NAME.c that runs it (argv[0] is the command's name)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-common.c — what every `mach6` subcommand shares: option parsing
  * with sentences for bad numbers, error lines, pid-or-name targets, padded
  * columns and loading a capture with a progress line on a terminal. */

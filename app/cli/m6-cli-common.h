@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-common.h — helpers every `mach6` subcommand shares: option
  * parsing that names the bad option, error lines, pid-or-name targets,
  * padded columns, indented labels and loading a capture. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-diff.c — `mach6 diff`: captures compared scope by scope, as a
  * table or JSON. */
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-export.c — `mach6 export`: a capture for other tools (payload
  * JSON, NDJSON, CSV, folded stacks, Chrome trace). */
 #include <glib.h>

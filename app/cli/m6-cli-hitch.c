@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-hitch.c — `mach6 record --on-hitch` and `mach6 report --worst`:
  * the hitch hunt in a terminal, on the core's M6HitchCatcher and
  * M6FrameIndex (the viewer's toggle and lists use the same). */

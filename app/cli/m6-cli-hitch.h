@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-hitch.h — hunting hitches without a display: `mach6 record
  * --on-hitch` (a capture around every slow frame) and `mach6 report
  * --worst N` (the slowest frames and what cost them most). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-list.c — `mach6 list`: the processes that run with libmach6. */
 #include <glib.h>
 #include <glib/gi18n.h>

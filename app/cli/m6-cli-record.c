@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-record.c — `mach6 record`: a running instrumented process into a
  * capture file. */
 #include <glib.h>

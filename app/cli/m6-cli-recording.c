@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-recording.c — the recording loop `mach6 record`, `run` and
  * `report PID` share: one M6Recording draining on its worker, a clock for
  * progress and the time limit, Ctrl-C to stop, and the capture finished. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-recording.h — the recording loop shared by `mach6 record`, `run`
  * and `report PID`. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-remote.c — `mach6 serve --listen`, `mach6 list --remote` and
  * `mach6 record HOST:PORT/PID` (docs/remote-protocol.md). */
 #include "m6-cli-remote.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-remote.h — the remote side of the CLI: `serve --listen`,
  * `list --remote HOST:PORT`, `record HOST:PORT/PID`. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-report.c — `mach6 report`: the scope tree of a capture, or of a
  * process recorded for a while, as a table, as payload JSON, or as the
  * ledger that finds a leak (--leaks). */

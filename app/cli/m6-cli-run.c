@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-run.c — `mach6 run`: start a program with the heap shim
  * preloaded, attach as soon as it shows up, record it until it exits. */
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-serve.c — `mach6 serve`: runs next to the games, without a
  * display. With --attach-all / --attach NAME it records every matching
  * instrumented process (new ones as they start, ended ones released,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-cli-stream.c — `mach6 stream PID|NAME [--interval S]`: a running
  * process's payload, every thread, as one NDJSON line per interval on
  * stdout (the ndjson export's schema, written by its own line writer),

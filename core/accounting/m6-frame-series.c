@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-series.c — a thread's per-frame series: samples of top-level
  * closes, halved when full (the bound in README), and the frame-time lane
  * the viewer draws from it. */

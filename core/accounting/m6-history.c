@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-history.c — the mem.net history of every node of a thread over
  * session time: a fixed number of points whose interval doubles when they
  * are full, so memory stays flat for hours; and the leak rate fitted to it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-labels.c — label interning for the accounting core.
  *
  * Labels arrive as C strings (from the in-process API) or as counted byte

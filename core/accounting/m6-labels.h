@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-labels.h — label interning: a string gets a small integer id once, so
  * the accounting hot path compares integers, never strings. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-ledger.c — the zero-sum ledger of a scope and "find the leak".
  *
  * A child's mem.net includes everything that ran between its calls, so it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-ledger.h — the zero-sum ledger of a scope (docs/accounting.md#self-and-the-ledger):
  * where its bytes went, in parts that add up exactly, and the descent from
  * a growing top-level scope to the scope that leaks. */

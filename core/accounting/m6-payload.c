@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-payload.c — the payload of a node (docs/accounting.md#the-payload): the original's seven
  * keys in seconds and KB, plus the namespaced extras, children in
  * first-seen order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-payload.h — convert(node): the payload of docs/accounting.md as JSON. */
 #pragma once
 

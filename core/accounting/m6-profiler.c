@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-profiler.c — the in-process profiler: a tree fed from a clock and a
  * heap source the caller chooses. */
 #include "m6-profiler.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-profiler.h — the in-process profiler, mirroring the original library:
  * mark(label), done(), root, convert(node). For C programs that want the
  * accounting without a viewer. Not thread-safe: use one per thread. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-reservoir.c — reservoir storage and summary statistics. */
 #include "m6-reservoir.h"
 

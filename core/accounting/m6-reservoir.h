@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-reservoir.h — Vitter's Algorithm R over 128 slots, with a seedable
  * xoshiro256** generator, and the summary statistics of a sample. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session.c — a profiled process: per-thread trees, the frame series and
  * the mem.net history, fed event by event with validation.
  *

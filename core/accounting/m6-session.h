@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session.h — one profiled process: its labels, one scope tree per
  * thread, the frame series and the mem.net drift history. Fed by the live
  * reader or by a capture replay, read by the CLI and the viewer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-tree-private.h — the scope tree's layout and its mark/done hot path,
  * inline, for the core's own ingest loops (m6-session.c): a call across
  * files per event cost more than the accounting itself. Not for ui/. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-tree.c — the scope tree and its mark/done accounting (docs/accounting.md#mark-and-done).
  *
  * The hot path is m6_tree_mark()/m6_tree_done(), inline in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-tree.h — the per-thread scope tree: mark/done accounting of time and
  * heap drift (docs/accounting.md), with bounded reservoirs for the quantiles. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bridge-batch.c — parse and validate a batch of the Roblox Studio
  * module (docs/bridge-protocol.md). Every field is checked for its type and
  * range before anything is used; the events are checked as a stream (label

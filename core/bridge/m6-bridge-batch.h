@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bridge-batch.h — one batch of the Roblox Studio module's events
  * (docs/bridge-protocol.md, version 1), parsed and validated field by field
  * against what the bridge knows of its session. Nothing in a batch is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bridge-session-wire.h — the records `mach6 bridge` writes to a
  * session's child (app/m6-bridge-session.c) on its stdin, native byte
  * order (a pipe between two processes of one build):

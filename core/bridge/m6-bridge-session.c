@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bridge-session.c — a Studio session's child process and the pipe the
  * bridge feeds it: labels, events at the module's times (mapped onto
  * CLOCK_MONOTONIC), and a question after each batch (is a recorder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bridge-session.h — one Roblox Studio session as an instrumented
  * process: a child (mach6-bridge-session, a producer on libmach6) that
  * writes the session's events into a shared-memory segment of its own,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bridge.c — the bridge's HTTP side: a threaded socket service (one
  * thread per connection, at most M6_BRIDGE_MAX_CONNECTIONS, each read and
  * write bounded by M6_BRIDGE_IO_TIMEOUT_S), HTTP/1.1 requests with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bridge.h — `mach6 bridge`: an HTTP endpoint for the Roblox Studio
  * module (luau/roblox/Mach6.luau). POST /v1/batch takes a batch
  * (docs/bridge-protocol.md), checks it field by field and hands it to its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-capture-copy.c — a finished capture made from one still being
  * recorded: what was written so far, closed by its own END record (save a
  * copy, and the exports of a live session that replay it). */

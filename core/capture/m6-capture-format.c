@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-capture-format.c — what the capture writer and loader share: the
  * record checksum, record type names and the file helpers. */
 #include "m6-capture-format.h"

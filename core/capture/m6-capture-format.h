@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-capture-format.h — the .mach6 capture's wire format, for the writer
  * (m6-capture-writer.c, m6-capture-copy.c) and the loader
  * (m6-capture-loader.c); private to core/. docs/capture-format.md is the

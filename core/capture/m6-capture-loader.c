@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-capture-loader.c — replaying a .mach6 capture: the loader reads one
  * record at a time into a buffer bounded by M6_CAPTURE_RECORD_MAX, checks
  * it against the file size and its CRC, and feeds it to a fresh session

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-capture-writer-private.h — the capture writer's state, shared by
  * m6-capture-writer.c (records, the I/O thread) and m6-capture-copy.c
  * (copies of a capture being recorded); private to core/. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-capture-writer.c — recording a session into a .mach6 capture.
  *
  * The writer is the session's sink: the live reader converts events into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-capture.h — the .mach6 capture file: a session recorded as it is fed
  * (labels, threads, events with times in ns), replayed through the same
  * ingest path so that a loaded capture has exactly the live payload.

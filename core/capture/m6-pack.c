@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-pack.c — the event block codec (m6-pack.h). Events of a frame loop
  * repeat: the same labels at the same depths with small, similar time and
  * heap steps. The varint stage turns 24 bytes into about 6, the LZ4 (or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-pack.h — the event stream codec of the remote protocol (and of any
  * compact capture): a block of one thread's events, delta-encoded (times,
  * heaps, depths against the depth the stream predicts) with varint label

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-diff-json.c — a comparison as JSON (`mach6 diff --json`). */
 #include "m6-diff-private.h"
 

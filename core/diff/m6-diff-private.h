@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-diff-private.h — what the files of the comparison share: the
  * statistics (m6-diff-stats.c), the per-frame series of a run
  * (m6-diff-series.c), the JSON (m6-diff-json.c) and the rows (m6-diff.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-diff-series.c — a run to compare: a capture loaded into a session,
  * with the per-frame time series of every scope replayed from its events
  * (the session keeps only reservoirs, which have no order). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-diff-stats.c — the statistics of the comparison: normal and Student
  * distributions, medians, the Hodges–Lehmann shift, Benjamini–Hochberg,
  * and the three inferences (blocks of one run, runs, pairs of runs); see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-diff.c — scope-by-scope comparison of runs, made not to cry wolf.
  *
  * What is compared: for every scope, its time per frame (the sum of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-diff.h — compare runs of a program scope by scope, without crying
  * wolf: a shift estimate (Hodges–Lehmann) with a confidence interval that
  * respects the correlation between frames or, with several runs per side,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export-chrome.c — a Chrome trace (Perfetto, speedscope) from the raw
  * events: complete events per scope, counters for memory. */
 #include "m6-export-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export-csv.c — the stats table as CSV, one row per scope. */
 #include "m6-export-private.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export-folded.c — folded stacks (flamegraph.pl, inferno, speedscope):
  * one line per scope path with its self time. */
 #include "m6-export-private.h"

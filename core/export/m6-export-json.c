@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export-json.c — the payload JSON of a session, as a JsonNode or
  * streamed node by node (memory bounded by the trees, not the text). */
 #include "m6-export-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export-ndjson.c — one payload per time window, replayed from the raw
  * events into a fresh session per window. */
 #include "m6-export-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export-private.h — what the exporters share: the buffered sink
  * they write through, the path stack, the pre-order walk, and each
  * exporter's writer for m6_export_session_to_stream() (m6-export.c). */

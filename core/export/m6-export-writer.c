@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export-writer.c — what every exporter writes with: the event log
  * that keeps a capture's raw events for the exporters that need time,
  * atomic output (a temporary file renamed once synced), a buffered sink,

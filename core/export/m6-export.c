@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export.c — exporters: json, ndjson, csv, folded stacks, Chrome trace.
  *
  * Each format is a writer into a buffered stream; m6_write_atomically()

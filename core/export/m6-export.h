@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-export.h — a session leaves the app in the format the next tool
  * expects: the payload JSON, an NDJSON time series, the stats table as CSV,
  * folded stacks, and Chrome Trace Event JSON. Every file is written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-metrics-server.c — a minimal HTTP/1.1 server for one resource, on
  * GSocketService and the main loop: every step is asynchronous and under
  * a deadline, so a client that sends slowly, sends too much or never reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-metrics-server.h — `/metrics` over plain HTTP/1.1 for Prometheus: the
  * exposition (m6-metrics.h) of every recording of an M6Attacher, made on
  * each GET. One request per connection; a request larger than

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-metrics.c — the Prometheus text exposition of live sessions.
  *
  * The figures of each session are copied into rows while it is held

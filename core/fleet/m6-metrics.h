@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-metrics.h — the Prometheus text exposition (format 0.0.4, or
  * OpenMetrics 1.0.0 for a scraper that asks for it) of live
  * sessions, for `mach6 serve --metrics`: per scope and thread the call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-payload-lines.c — live ndjson windows.
  *
  * As in the ndjson export, a top-level scope belongs whole to the window

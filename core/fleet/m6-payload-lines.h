@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-payload-lines.h — the ndjson export, live: a live session's top-level scopes
  * cut into windows of session time as they arrive, each window's payload
  * written as one line of the ndjson export's schema (docs/payload.md) once

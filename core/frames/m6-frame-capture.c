@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-capture.c — the frame index of a saved capture: one streaming
  * pass records where each thread's events records lie and the frames in
  * them; opening a frame later reads only the records that hold it. The

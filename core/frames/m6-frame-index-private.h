@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-index-private.h — the frame index's insides, shared by its
  * files (m6-frame-index.c: the index, the live window, the capture scan;
  * m6-frame-scopes.c: scope instances and histograms; m6-window-slice.c:

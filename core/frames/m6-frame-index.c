@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-index.c — the frame index: frames found in the event stream of
  * each thread (a depth-0 mark and its done), and where their events are:
  * in the live window's blocks, or in a capture's EVENTS records.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-index.h — every frame of every thread, and the raw events behind
  * them: what "why did frame 1,234 take 40 ms?" needs. A frame is a
  * top-level scope (a depth-0 mark and its done), as in docs/accounting.md#the-scope-tree.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-scopes.c — what ran in a frame: the scope instances of frames
  * rebuilt from their events (for a timeline and a frame's heaviest scope),
  * and one scope's durations over many frames (its histogram). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-hitch-catcher.c — capture on hitch. The frame index calls us (on the
  * recording's worker, under its lock) as each frame closes; a slow frame of
  * the watched thread becomes a pending hitch, and once a frame closes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-hitch-catcher.h — capture on hitch: watches a live recording's frames
  * and, for every frame slower than a threshold, writes a capture of the
  * seconds around it (before and after) from the frame index's raw window,

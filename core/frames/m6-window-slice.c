@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-window-slice.c — a part of the live window written as a capture: what
  * the hitch catcher saves around a slow frame. Taking the slice (under the
  * recording's lock) copies only the labels and the thread list and takes

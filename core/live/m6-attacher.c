@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-attacher.c — keeps a set of live recordings in step with the process
  * list: a scan every second attaches what matches and is new, and a
  * recording whose worker stops (its producer ended and its rings are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-attacher.h — attach without a viewer, for servers: every instrumented
  * process of the user (all) or those with given names, new ones as they
  * start, each through an M6Recording (the same worker the viewer and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-process-list.c — the processes a reader can attach to: list them,
  * probe one, clean the segments of dead ones. */
 #include "m6-reader-private.h"

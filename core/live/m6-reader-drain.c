@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-reader-drain.c — draining a claimed segment into the session: new
  * labels and threads, the producer's clock, and each ring's events read
  * once, converted (ticks to ns, producer to session label ids) straight

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-reader-private.h — what the reader's rooms share (private to core/):
  *   m6-segment.c       a segment's name, mapping and validation, the SIGBUS
  *                      guard, process liveness;

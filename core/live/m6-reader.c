@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-reader.c — the consumer side of the mach6 shared-memory ABI
  * (producer/mach6-abi.h): attach to a process's segment, claim it (one
  * reader records at a time), keep the claim alive, detach. The drain is in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-reader.h — find instrumented processes, attach to one's shared-memory
  * segment (mach6.h) and drain its rings into an M6Session. Nothing read
  * from shared memory is trusted: a hostile or corrupt segment yields a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-recording-main-loop.c — the viewer's main thread and a recording's
  * lock (the rule in m6-recording.h): the main thread holds the lock of
  * every recording attached to its loop except inside poll(), gives it up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-recording-private.h — a recording's state, shared by m6-recording.c
  * (the worker, the capture, the GObject) and m6-recording-main-loop.c
  * (the main thread's share of the lock). Private to core/. */

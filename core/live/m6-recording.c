@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-recording.c — the live pipeline: one worker thread per recording
  * drains the rings (m6_reader_drain), which validates, feeds the accounting
  * and, through the session's recorder, appends to the capture.

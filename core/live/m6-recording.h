@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-recording.h — a live recording: a worker thread that drains a reader's
  * rings, feeds the session's accounting and appends to a capture, so the
  * thread that draws (or the CLI's main loop) never drains, writes or waits.

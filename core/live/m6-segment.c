@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-segment.c — a producer's shared-memory segment: its name, finding
  * it, mapping and validating its control page, surviving a producer that
  * truncates it under us (SIGBUS), and whether its process still runs.

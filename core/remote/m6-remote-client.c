@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-client.c — connect, pin, authenticate, list, attach
  * (m6-remote-client.h). An attached stream is read by a network thread
  * that checks every frame and queues it; the recording's drain applies

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-client.h — the viewer's and the CLI's side of the remote
  * protocol (docs/remote-protocol.md): connect over TLS to `mach6 serve`,
  * pin its certificate on first use, authenticate with the token, list its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-receive.c — the client's parser of a stream after ATTACHED and
  * its effect on a session (docs/remote-protocol.md). Parsing runs on the
  * client's network thread (every frame is checked there, blocks decoded);

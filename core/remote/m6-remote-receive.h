@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-receive.h — the client's side of a stream after ATTACHED: a
  * parser that checks each frame and decodes its block (M6RemoteItem), and
  * an applier that feeds the items to a session. Split so the parsing runs

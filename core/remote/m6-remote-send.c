@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-send.c — one attached stream of `mach6 serve`: the
  * connection's thread drains the process's rings with m6_reader_drain()
  * (its session's recorder hands this file every event) and packs them into

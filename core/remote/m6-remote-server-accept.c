@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-server-accept.c — `mach6 serve`'s front door: accepting, the
  * TLS handshake and HELLO, before a client has shown its token.
  *

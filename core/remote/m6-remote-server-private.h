@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-server-private.h — what the server's three files share: the
  * door (m6-remote-server-accept.c: accepting, handshake, HELLO), the
  * server (m6-remote-server.c: an authenticated client's requests) and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-server.c — `mach6 serve`'s TLS side (m6-remote-server.h):
  * listening, and an authenticated client's requests; the handshake and
  * HELLO before it are m6-remote-server-accept.c (the door), one attached

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-server.h — the serving side of `mach6 serve`: a TLS listener
  * that lists this user's instrumented processes and streams the one a
  * remote viewer attaches to (docs/remote-protocol.md). Each connection

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-trust.c — certificates, pins and tokens (m6-remote-trust.h).
  * The certificate is made with GnuTLS, the library glib-networking itself
  * uses, so `serve` needs no openssl binary and no subprocess. */

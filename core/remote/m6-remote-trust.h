@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-trust.h — who is who between `mach6 serve` and its clients:
  * the server's self-signed certificate (created with GnuTLS on first run),
  * its SHA-256 fingerprint, the client's pins of those fingerprints

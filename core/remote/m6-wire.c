@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-wire.c — frames of the remote protocol (m6-wire.h): a 5-byte header
  * (u32 little-endian body length, u8 type), then the body. */
 #include "m6-wire.h"

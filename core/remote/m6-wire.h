@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-wire.h — the remote protocol's frames (docs/remote-protocol.md):
  * reading and writing length-prefixed frames on a stream, building
  * bodies, and a bounds-checked cursor to parse them. Both `mach6 serve`

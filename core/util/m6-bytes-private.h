@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-bytes-private.h — the little-endian loaders and stores and the clock
  * readings that the capture writer and loader, the reader and the
  * recording share (private to core/). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-crc32-fold.c — CRC-32 by folding with carry-less multiplies, after
  * Gopal et al., "Fast CRC Computation for Generic Polynomials Using
  * PCLMULQDQ Instruction" (Intel, 2009), in the bit-reflected form zlib

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-crc32-fold.h — CRC-32 (IEEE 802.3, as zlib) of long buffers by
  * carry-less multiplication (PCLMULQDQ), about 20× the table's speed: the
  * capture writer checksums every event it records. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-duration.c — durations auto-scaled for reading, parsed for typing. */
 #include "m6-duration.h"
 

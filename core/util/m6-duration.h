@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-duration.h — durations as people read and type them: auto-scaled
  * (ns, µs, ms, s) with the locale's decimal mark, and parsed from "33ms". */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-json.c — a small JSON writer for JsonNode trees (see m6-json.h). */
 #include "m6-json.h"
 

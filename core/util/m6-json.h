@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-json.h — write a JsonNode as JSON text.
  *
  * json-glib 1.6's generator writes a double like 3e-09 as "3e-09.0", which

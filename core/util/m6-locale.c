@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-locale.c — translations for installed and uninstalled builds alike.
  *
  * meson builds the .mo files into BUILD_ROOT/po/<lang>/LC_MESSAGES, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-locale.h — where mach6's programs find their translations. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-memory-private.h — fresh memory made present in one call (private to
  * core/). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-tempfile.c — temporary files carrying their writer's pid.
  *
  * A writer killed between creating its temporary file and renaming it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-tempfile.h — the temporary files that make writes atomic, named after
  * their writer so that what a killed writer leaves behind is removed by
  * the next one. */

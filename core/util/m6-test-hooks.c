@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-test-hooks.c — counts and knobs for tests (see m6-test-hooks.h). */
 #include "m6-test-hooks.h"
 

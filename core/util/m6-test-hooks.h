@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-test-hooks.h — the one interface tests have into the product, and
  * nothing else uses: counts of what a view did (refreshes, rebuilds, ticks)
  * and knobs set through the environment for a program a test starts.

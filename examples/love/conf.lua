@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- conf.lua — the mach6 LÖVE demo: no audio (it runs under Xvfb in tests).
 function love.conf (t)
   t.identity = "mach6-demo"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- main.lua — a small LÖVE game instrumented with the mach6 Lua module:
 -- balls move (physics), steer (ai), shed particles (particles) and are drawn
 -- (render). `L` toggles a leak in particles, `H` a 30 ms hitch in ai. A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* luau-game.cpp — a small host that embeds Luau the way an engine does and
  * runs a .luau game script with mach6 open in its state: the global `mach6`
  * and require("mach6"). `mach6 run -- luau-game script.luau` records it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # accounting-spec: the demo game with two workers recorded by the real
 # `mach6 run`, replayed by tools/check-accounting.py (docs/accounting.md
 # re-implemented from the documents alone) and compared with `mach6 report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-big-trees.c — a 4,000-deep and a 100,000-wide tree through every
  * export format and the diff: complete, linear in size (bounded
  * indentation), streamed with memory bounded by the tree, not the output. */

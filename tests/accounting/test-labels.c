@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-labels.c — label interning (core/accounting/m6-labels.c): one id per distinct
  * label, stable, looked up without adding, and a label is its bytes up to
  * the first NUL or the given length. */

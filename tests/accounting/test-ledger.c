@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-ledger.c — the zero-sum ledger: parts add up exactly at every node
  * and at every moment, and "find the leak" descends to the scope that
  * keeps the bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-payload.c — convert(node): keys, units, children order, valid JSON. */
 #include <glib.h>
 #include <json-glib/json-glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-profiler.c — the in-process profiler (core/accounting/m6-profiler.c): its clock
  * and heap source are the caller's, and what they say is what the tree and
  * the payload show. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-reservoir.c — Algorithm R and summarize(). */
 #include <glib.h>
 #include <math.h>

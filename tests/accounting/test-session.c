@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-session.c — the validated ingest path, the frame series, the
  * mem.net history and the leak-rate fit. */
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-tree.c — the scope tree: structure, the telescoping identity on
  * random streams, closed systems, unbalanced dones, many labels. */
 #include <glib.h>

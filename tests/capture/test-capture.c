@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-capture.c — capture files (core/capture/m6-capture*.c): a recorded session
  * written and loaded back equal; an aborted write leaving nothing; files
  * cut short, bit-flipped, of older versions, hostile packed records or not

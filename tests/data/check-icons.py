@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # Renders each icon with rsvg-convert and checks the result is a PNG of the asked size
 # with something drawn in it; symbolic icons must use the one colour GTK recolours.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-compare.c — mach6 diff on real recordings: the demo game and the
  * 2,000-scope program, recorded by the real `mach6 run`, compared by the
  * real comparison (and once by the CLI, for its JSON).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-diff.c — the comparison's statistics on known values, and its
  * behaviour on captures written here with known properties: frames that
  * are correlated, a shift that is real, a leak in one scope. The A/A and

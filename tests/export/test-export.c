@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-export.c — every export format, read back by a parser; atomic
  * writes that leave nothing behind when they fail. */
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet-test-util.h — real processes for the fleet tests: the demo game
  * under a name of its own (a symlink, so no other test's game is taken),
  * `mach6 serve` and `mach6 stream`, their output read as it comes, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-attacher.c — M6Attacher on real demo games: by name it takes the
  * game of that name and no other, each through a running M6Recording whose
  * session fills; the recording is found by pid; a game that ends is

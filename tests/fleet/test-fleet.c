@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-fleet.c — `mach6 serve --metrics` against the real thing: demo
  * games with and without their leak, a real Prometheus (Debian's 2.42)
  * scraping every second, its HTTP API asked what an operator would ask,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-metrics.c — the Prometheus exposition's bounds and escaping, and
  * the live ndjson stream against the ndjson export of the same events. */
 #include <gio/gio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-shared.c — one game, two readers through one `mach6 serve`: the
  * Prometheus endpoint of --attach NAME and a remote viewer (real TLS on
  * loopback) at the same time. The viewer is streamed from serve's own

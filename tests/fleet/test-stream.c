@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-stream.c — `mach6 stream` on a real demo game: lines of the ndjson
  * schema while the game runs, one per interval, the end when the game
  * ends; a reader that goes away (SIGPIPE) and Ctrl-C end it cleanly and

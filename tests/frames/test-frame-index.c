@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-frame-index.c — the frame index on seeded random event streams: the
  * scope instances it rebuilds add up exactly to the scope tree's counts and
  * sums, the histogram of a scope agrees with its node, the worst frames are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-frames.c — the per-frame series stays bounded however long the
  * session runs (M6_FRAME_POINTS samples), counts every frame, keeps every
  * spike as a maximum, and its decimated p50 stays true to the stream. */

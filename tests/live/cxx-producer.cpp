@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // cxx-producer.cpp — a C++17 program that instruments itself with mach6.h
 // (built with -Wall -Wextra -pedantic -Werror, so the header stays
 // C++-clean) and is recorded by the reader test test-counting.c.

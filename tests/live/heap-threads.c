@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap-threads.c — two threads that allocate known amounts, for the heap
  * modes of the preload shim: in each frame the main thread keeps A bytes
  * inside "frame" and, while that frame is open, the worker keeps B bytes

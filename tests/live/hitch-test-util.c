@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hitch-test-util.c — the demo game hitching for the reader's hitch tests
  * (test-hitch.c, the live frame index and the catcher; test-on-hitch.c,
  * the CLI): start and reap it, and what a hitch frame's events say. */

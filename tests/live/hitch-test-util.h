@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hitch-test-util.h — the demo game hitching for the reader's hitch tests
  * (test-hitch.c and test-on-hitch.c): --hitch-every HITCH_EVERY
  * --hitch-ms 50, every such frame waits HITCH_NS in stream › load_chunk. */

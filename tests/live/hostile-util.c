@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hostile-util.c — the hand-built segment of hostile-util.h. */
 #include <fcntl.h>
 #include <string.h>

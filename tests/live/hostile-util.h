@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hostile-util.h — a valid mach6 segment built by hand in /dev/shm for our
  * own pid, for the hostile-reader tests to damage field by field: labels
  * "frame" and "physics", thread 0 live, a monotonic clock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader-producer.c — a real libmach6 producer for the reader tests.
  *
  * stream: a deterministic stream (known labels, a heap callback whose

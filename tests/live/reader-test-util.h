@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader-test-util.h — helpers for the reader tests: start the test
  * producer, attach when its segment is ready, drain until a condition, and
  * compare payloads without their time fields. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-big-trees.c — the built `mach6` binary on a 4,000-deep and a
  * 100,000-wide capture: report (table and --json), every export format
  * and diff finish, with every node and output linear in the nodes. */

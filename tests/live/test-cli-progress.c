@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-cli-progress.c — `mach6 report FILE` of a long capture shows how
  * far it is on a terminal (a real pseudo-terminal here), rewriting one
  * line and clearing it at the end, and prints nothing of it into a pipe. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-cli.c — the built `mach6` binary, run for real: list, report --json,
  * record then report a file, run a program, and bad arguments. */
 #include "reader-test-util.h"

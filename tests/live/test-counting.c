@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-counting.c — every recording reports exactly what it lost, and no
  * neighbour, dead viewer or reused pid can get in the way (docs/accounting.md#counting-rules):
  * real producer processes, real recorders, real segments in /dev/shm.

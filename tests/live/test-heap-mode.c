@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-heap-mode.c — the shim's heap modes end to end: a real program with
  * two threads allocating known amounts, recorded by `mach6 run`, read back
  * from the capture. Process-wide (the default) charges the worker's bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hitch.c — hunting a hitch in the real demo game (--hitch-every 120
  * --hitch-ms 50: every 120th frame waits 50 ms in stream › load_chunk):
  * the live frame index shows every hitch among the worst frames (with

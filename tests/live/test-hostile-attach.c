@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hostile-attach.c — attach to a hand-built segment with one field of
  * the control page, label table or a thread header made wrong: each gives
  * a GError naming the field and leaves no claim behind. Built twice, the

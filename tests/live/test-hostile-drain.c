@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hostile-drain.c — faults a hand-built segment shows after a good
  * attach: positions out of range, labels and depths that do not fit, label
  * and thread counts that move the wrong way, a segment that shrinks (once,

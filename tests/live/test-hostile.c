@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hostile.c — a hand-built segment as the reader meets it: a valid
  * one read right (trees, names, drops, the drain budget, detach), a claim
  * that is not ours left alone, `mach6 list` naming what is wrong, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-live.c — the reader against real producer processes on real shared
  * memory: payloads equal to the in-process ones, attach mid-frame, detach
  * and re-attach, a slow reader, threads, a killed producer, a second and a

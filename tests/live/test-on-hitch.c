@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-on-hitch.c — the CLI hunting a hitch in the real demo game:
  * `mach6 record --on-hitch` writes every hitch of the game into a capture
  * named by its time, with --keep's second before it (no more captures

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-recording.c — M6Recording, the live pipeline, against real producer
  * processes: the worker drains off the calling thread and reproduces the
  * producer's own payload; "changed" comes on the main context, coalesced,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-sharing.c — profiles leave the app: `mach6 export` in every format
  * and `mach6 diff`, run as the real CLI on captures written by the real
  * capture writer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-threads.c — what `mach6 list` and the picker say of a program
  * before and after a recording: its live threads, counted from their first
  * mark and uncounted when they exit, and an ended program that a recorder

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- harness.lua — a small TAP runner for the Lua tests, so meson reads each
 -- case like a GLib test: "ok N /lua/..." or "not ok N" with the reason.
 local M = {}

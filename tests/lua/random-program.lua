@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- random-program.lua — a seeded random Lua program for the auto tests:
 -- nested calls, tail calls, errors caught at random depths, coroutines
 -- resumed and abandoned, manual scopes opened anywhere and closed (by the

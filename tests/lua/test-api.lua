@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- test-api.lua — the module on a real interpreter (Lua 5.4 or LuaJIT, the
 -- same file): the original usage pattern verbatim, the tree and payload,
 -- the telescoping identity on the Lua heap, the sample module, bad input.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- test-auto.lua — mach6.auto() on a real interpreter: recursion, tail
 -- calls, a pcall'd error and interleaved coroutines leave the stream
 -- balanced and the tree in the shape docs/lua.md describes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-embed.c — the Lua module in a program that embeds Lua 5.4, as
  * engines do: a state closed with scopes open (a reload) must leave the
  * thread's ring stream at top level for the next state. */

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- test-install.lua — `meson install` puts mach6.so where this interpreter
 -- looks by default (its package.cpath without LUA_CPATH).
 local t = require ("harness")

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- test-live.lua — the module live: this interpreter is the game, the real
 -- `mach6` CLI (list, record, report) attaches to it through shared memory.
 local t = require ("harness")

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- test-love.lua — the LÖVE demo (examples/love), a real LÖVE 11 process on
 -- the test display, recorded by the real `mach6 record` and reported.
 local t = require ("harness")

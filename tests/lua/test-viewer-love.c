@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-viewer-love.c — the real viewer attached to the real LÖVE demo
  * (examples/love, the Lua module on LuaJIT), in a real window under the
  * test display: love.update/love.draw and their systems arrive live, with

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- unmodified.lua — a Lua program that knows nothing of mach6, for
 -- `lua -l mach6.auto`: tick() is its frame. Runs for arg[1] seconds of CPU.
 local function fib (n) if n < 2 then return n end return fib (n - 1) + fib (n - 2) end

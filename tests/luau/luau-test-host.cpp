@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* luau-test-host.cpp — the test host for the Luau binding and the Roblox
  * Studio module: real Luau, the binding when asked for (--binding), and the
  * Roblox services the module needs from roblox-standin.luau, whose HTTP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-bridge.c — the Roblox Studio module against the real `mach6 bridge`
  * over real HTTP: a Studio-style game (studio.luau in luau-test-host)
  * streamed, recorded by `mach6 record NAME`, compared with the module's own

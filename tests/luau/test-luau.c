@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-luau.c — the Luau binding and the Roblox Studio module run as
  * programs: the original pattern under both, compared. Each case spawns
  * luau-test-host (real Luau) and reads what it printed. */

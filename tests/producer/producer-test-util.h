@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* producer-test-util.h — a minimal hand-rolled reader for the producer tests:
  * map a process's mach6 segment, attach by the protocol in mach6.h, drain a
  * thread's ring and check that a recorded stream is balanced.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-clock.c — libmach6's clock: event ticks, converted with the
  * calibration in the control page, land between the monotonic clock reads
  * around them. Runs in a fresh process; real shm.

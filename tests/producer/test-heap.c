@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-heap.c — libmach6's heap sources (no shim here; see test-shim.c for
  * it): none, allocator hooks, a callback over the hooks, readings given by
  * the caller, and garbage kept within bounds. Each test runs in a fresh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-labels.c — libmach6's label table as a reader sees it in the
  * segment: its layout, long labels cut on a character boundary, and many
  * labels. Each test runs in a fresh process; real shm throughout.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-ring.c — libmach6's hot path against a hand-rolled reader: nothing
  * written unattached, the attach protocol (recording starts and stops at
  * top level), the drop rule and the refusals counted by reason. Each test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-segment.c — libmach6's segment against a hand-rolled reader: its
  * name and mode, the control page, its life from first use to exit or
  * shutdown, the sizes from the environment, the one line said when it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-shim.c — libmach6-heap.so, the LD_PRELOAD heap shim: every
  * allocation function moves the live count by the block's usable size, and
  * libmach6 reads it when nothing better is registered.

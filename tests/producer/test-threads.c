@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-threads.c — libmach6's thread slots against a hand-rolled reader:
  * a thread's slot marked exited, its name (given or from comm), and
  * threads beyond MACH6_MAX_THREADS dropped. Each test runs in a fresh

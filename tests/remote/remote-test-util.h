@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* remote-test-util.h — a real `mach6 serve --listen` process for the
  * remote tests, and raw TLS connections to talk to it byte by byte. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-fake-server.c — the client against a hostile server: a real TLS
  * listener in this process (its own thread and main context) that answers
  * HELLO and ATTACH with malformed, truncated or random frames, another

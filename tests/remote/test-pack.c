@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-pack.c — the event block codec: every block round-trips exactly,
  * whatever it holds, and a damaged block is refused with a sentence. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-serve-door.c — serve's front door, with a real `mach6 serve
  * --listen` process over real TLS on loopback: hostile clients (oversized,
  * malformed or out-of-turn frames, random bytes, not TLS at all) are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-serve.c — a real `mach6 serve --listen` process, real producers,
  * real TLS on loopback: the CLI lists and records remotely with the token,
  * a wrong token and a changed certificate are refused with their sentence,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hitch-test-util.c — see hitch-test-util.h. */
 #include "hitch-test-util.h"
 #include "m6-test-hooks.h"

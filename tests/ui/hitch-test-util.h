@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hitch-test-util.h — what the hitch tests (test-hitch.c,
  * test-hitch-settings.c) share: their application and the one live session
  * of the demo game hitching, its slow frames, screenshots, times with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sharing-util.c — see sharing-util.h. */
 #include "sharing-util.h"
 

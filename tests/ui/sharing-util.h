@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sharing-util.h — what the sharing tests (test-sharing*.c) share: their
  * application, a fixture with the demo game attached live (or only a
  * folder), opening captures as app.open does, synthetic captures written

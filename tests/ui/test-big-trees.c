@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-big-trees.c — the viewer opens a 4,000-deep and a 100,000-wide
  * capture and draws them: the session window shows the tree, the flame
  * graph lays out boxes, the stats view lists every scope, and the window

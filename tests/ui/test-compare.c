@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-compare.c — the viewer's Compare window on real recordings of the
  * demo game: an A/A pair comes out clean and says what a single pair
  * covers, runs added to each side make the run the unit, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-german.c — the viewer and the CLI in German, as a German user runs
  * them from the build tree: translations found without installing, and
  * numbers with the locale's decimal comma throughout. The de_DE locale is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hitch-settings.c — hunting a hitch in the viewer (issue 11), what
  * is read and set around one: times carry their unit in the stats table
  * and the flame graph's tooltip, keys step through frames (to the next one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hitch-view.c — the frame view beyond test-hitch.c (issue 11), on the
  * real demo game hitching every 60 frames (40 ms in stream › load_chunk):
  *  - the timeline zooms around the pointer with a real Ctrl+wheel and pans

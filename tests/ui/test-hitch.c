@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hitch.c — hunting a hitch in the viewer (issue 11): the demo game
  * hitches every 120 frames (40 ms in stream > load_chunk); the frame-time
  * lane marks every hitch, a click on one opens the frame view on it, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-jobs.c — long work off the main loop, in real windows (under Xvfb
  * when there is no display): a large capture loads on a thread while
  * another window is driven through its actions, shows its progress and

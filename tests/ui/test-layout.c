@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-layout.c — what a first hour with the viewer ran into (issue 12),
  * items 8 to 12: small and large windows, sorting, pictures, live
  * tooltips, the drift graph's title and time axis. Real windows under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-ledger.c — the ledger in the viewer, in real windows (under Xvfb when
  * there is no display): Find the Leak on the demo game and on the scripted
  * deep leak, its shortcut, the ledger panel, the memory colours, and that a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-live.c — the live view of a program whose instrumented thread is not
  * its main one: a producer thread of this test process, recorded through
  * the window's own recording as a game would be; and the view's rate

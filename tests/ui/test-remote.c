@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-remote.c — "Connect to…" in the picker, against a real `mach6 serve
  * --listen` process (real TLS on loopback) and the real demo game: a wrong
  * token is refused in the dialog with its sentence, the right one (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-sharing-compare.c — comparing with a baseline: two captures, and a
  * capture against the live session, whose table follows the game. Real
  * windows (Xvfb without a display), the real demo game. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-sharing-exports.c — a live session's exports (JSON, NDJSON,
  * Chrome trace) from the window's actions, checked by parsing what they
  * wrote. Real windows (Xvfb without a display), the real demo game. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-sharing-pictures.c — vector pictures of the graphs: SVG and PDF
  * that other tools read, the file chooser that asks for a path, and the
  * errors a bad path gives. Real windows (Xvfb without a display), the real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-sharing.c — sessions leaving the viewer and coming back: save and
  * reopen, recent files, opening corrupt and unfinished captures, and
  * dropping files on the viewer. Pictures, exports and comparing are

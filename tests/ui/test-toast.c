@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-toast.c — M6ToastOverlay in real windows: a toast shows, is
  * replaced, runs its action, times out and closes; and windows destroyed
  * at every point of its slide (what made libadwaita 1.2's AdwToastOverlay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-usability.c — what a first hour with the viewer ran into (issue 12),
  * items 1 to 7: deep trees, shortcuts wherever the focus is, ended
  * programs, search, tiny scopes, the picker, words (the rest is in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-viewer.c — the viewer against the real demo game, in real windows
  * (under Xvfb when there is no display), driven through its actions. */
 #include <adwaita.h>

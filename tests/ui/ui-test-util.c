@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ui-test-util.c — helpers shared by the UI test programs. */
 #include "ui-test-util.h"
 #include "m6-session-frames.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ui-test-util.h — what the UI test programs share: the start and end of
  * their main(), running the main loop until a condition holds, starting and
  * stopping the real demo game, and real input through the X server. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* usability-util.c — see usability-util.h. */
 #include "usability-util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* usability-util.h — what the usability tests (test-usability.c,
  * test-layout.c) share: their application and folder, captures written
  * event by event, and looks into the flame graph. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-crc32.c — the folded CRC-32 the capture writer uses on long
  * records gives the same value as the bit-by-bit definition (IEEE 802.3,
  * reflected, as zlib), on the standard check string and on random data. */

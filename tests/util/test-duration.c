@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-duration.c — durations auto-scale (ns, µs, ms, s) with three
  * significant digits, a no-break space before the unit ("us" and a plain
  * space where the locale's charset is not UTF-8) and the locale's

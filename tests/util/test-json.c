@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-json.c — the JSON writer (core/util/m6-json.c): doubles as the shortest
  * text that reads back to the same value and stay doubles, strings escaped
  * so any label is valid JSON, and documents json-glib reads back equal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-application-open.c — opening captures: each is read on a thread,
  * behind a window with its progress and Cancel shown once the read has
  * taken a quarter of a second, then given a session window; files from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-application-private.h — what the application's files share. */
 #pragma once
 

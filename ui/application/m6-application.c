@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-application.c — mach6-viewer as an AdwApplication.
  *
  * `mach6-viewer` shows the process picker; `mach6-viewer FILE.mach6` opens

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-application.h — the mach6 viewer application: command line, app-wide
  * actions (attach, open, about, quit) and the settings. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-ui.c — one entry point that tests, the bench and the app call first. */
 #include "m6-ui.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-ui.h — set up libmach6-ui before its first widget: resources,
  * translations and the types used by the .ui templates. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-chart-draw.c — how an M6Chart draws: title line, axes, lines,
  * areas, bars, marks and guides, through an M6Painter (screen or file). */
 #include "m6-chart-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-chart-private.h — M6Chart's fields, shared by the widget
  * (m6-chart.c) and its drawing (m6-chart-draw.c). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-chart.c — the layered chart widget: its data, a cached render node,
  * hover and click on its marks. The drawing is in m6-chart-draw.c. */
 #include "m6-chart-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-chart.h — one chart over session time, built from layers: lines,
  * filled areas, bars and guides (a labelled horizontal line), under a
  * title with an optional note (a rate, a legend). Linear or logarithmic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-drift-graph.c — "is it leaking, and where?": three M6Charts one
  * above the other. The drift lane: the mem.net history of the selected
  * scope with its least-squares slope; the between-frames lane: the clean

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-drift-graph.h — mem.net of one node over session time with its fitted
  * leak rate, the top-level inverse-delta lane and the frame-time lane. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-flame-graph-input.c — the flame graph under the pointer and the
  * keys: hover, click to select and zoom, arrows to walk the tree, the
  * tooltip with a box's numbers, and which node is where. */

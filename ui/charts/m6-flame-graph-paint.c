@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-flame-graph-paint.c — what the flame graph paints with: a colour
  * per box (by label, by memory growth, or against a baseline), label
  * text measured and ellipsized once, and the graph as a picture file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-flame-graph-private.h — the flame graph's state, shared by
  * m6-flame-graph.c (layout, drawing, the GObject and its API),
  * m6-flame-graph-paint.c (colours, label text, pictures) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-flame-graph-search.c — what a search in the flame graph matches:
  * labels matched once each (casefolded), the boxes it highlights under the
  * zoom, and the list of matching nodes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-flame-graph.c — an icicle of one thread's scope tree.
  *
  * Each node sits on the row of its depth; its width is its share of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-flame-graph.h — the icicle (top-down flame graph) of one thread's scope
  * tree: width is the share of the parent's time, click zooms, search dims
  * what does not match. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-lane.c — the frame-time lane (see m6-frame-lane.h). */
 #include "m6-frame-lane.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-lane.h — the frame-time lane: every frame's time as a bar on a
  * logarithmic axis (a 40 ms hitch among 0.3 ms frames stays visible and
  * so do the small ones), frames over the budget in red, p50 and p90 as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-histogram.c — a scope's histogram read in slices on the main loop and
  * drawn (see m6-histogram.h). */
 #include "m6-histogram.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-histogram.h — "where does this scope's time go?": a scope's
  * histogram read on the main loop a slice at a time, so that a live
  * recording's lock (held by the main thread outside poll()) is let go

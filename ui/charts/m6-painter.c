@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-painter.c — the painter's two backends and the file writer.
  *
  * The snapshot backend turns rectangles, outlines, straight axis-aligned

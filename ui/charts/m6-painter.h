@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-painter.h — the few drawing operations the graphs need, with two
  * backends: a GtkSnapshot (the screen: colour, border and text nodes, cairo
  * only for slanted lines) and a cairo context (SVG, PDF and PNG files).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-timeline-input.c — the timeline's hit testing, hover, zoom (Ctrl+wheel,
  * pinch, keys), pan (drag, sideways wheel) and click to select. */
 #include "m6-timeline-private.h"

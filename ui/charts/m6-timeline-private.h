@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-timeline-private.h — M6Timeline's fields, shared by the widget and
  * its drawing (m6-timeline.c) and its input (m6-timeline-input.c). */
 #pragma once

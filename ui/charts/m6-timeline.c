@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-timeline.c — the frame view's timeline (see m6-timeline.h).
  *
  * The boxes are drawn once into a render node, kept until the data, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-timeline.h — the frame view: scope instances of one frame (or a time
  * range) with x = time and y = depth, one lane per thread. Zoom with
  * Ctrl+wheel or a pinch, pan with a drag or a sideways wheel; hover shows

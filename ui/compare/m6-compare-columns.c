@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-compare-columns.c — the comparison table's columns (see
  * m6-compare-columns.h): what each cell of a scope's row says, its colour
  * and tooltip, and how a column sorts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-compare-columns.h — the Compare window's table, column by column:
  * the text, colour and tooltip of a scope's cell (durations auto-scaled,
  * like everywhere else), and the column view's columns with their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-compare-row.c — a comparison row as a GObject for the list models. */
 #include "m6-compare-row.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-compare-row.h — one scope of a comparison: an M6DiffRow (baseline A
  * against session B) as a list item, updated in place while a live
  * session goes on so the table keeps its selection. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-compare-window-add.c — runs added to a side of the comparison:
  * captures read on a thread, one after another and in the order they
  * were added (a paired comparison pairs them by that order), through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-compare-window-private.h — the comparison window's state, shared by
  * m6-compare-window.c (the table, its refresh, the GObject and its API)
  * and m6-compare-window-add.c (runs added to a side). Private to ui/. */

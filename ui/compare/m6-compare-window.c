@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-compare-window.c — the comparison table.
  *
  * A is one or more baseline captures, B this session and any captures

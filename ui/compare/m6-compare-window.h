@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-compare-window.h — a session (B) against baseline captures (A),
  * scope by scope: the shift of time per frame with its interval and
  * verdict (m6_diff_compute()), and the change of memory per frame. Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-window.c — the frame view window (see m6-frame-window.h): the
  * slowest frames on the left, the timeline of the open frame, and under
  * it the histogram of the selected scope with its slowest calls. Its

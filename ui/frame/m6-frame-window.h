@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-frame-window.h — hunting a hitch: one frame of a session as a
  * timeline (all threads), the slowest frames of the window or capture,
  * and "where does this scope's time go": the histogram of the selected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-picker-window.c — the window that lists instrumented programs;
  * activating one runs app.attach with its pid. Below them, the captures
  * opened or saved lately (from GtkRecentManager) run app.open, and a

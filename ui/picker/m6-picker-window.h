@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-picker-window.h — the start window: pick a running program to attach
  * to, or open a capture. */
 #pragma once

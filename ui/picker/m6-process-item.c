@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-process-item.c — a row of the process picker as bindable properties:
  * the row template in m6-process-row.ui looks them up. */
 #include "m6-process-item.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-process-item.h — one instrumented process in the picker's list,
  * updated in place from m6_reader_list() once a second. */
 #pragma once

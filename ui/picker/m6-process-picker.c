@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-process-picker.c — instrumented processes of this user, listed from
  * their shared-memory segments. Items are updated in place so the list
  * does not flicker or lose its selection once a second. */

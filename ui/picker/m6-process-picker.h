@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-process-picker.h — the live list of instrumented processes, refreshed
  * once a second; Enter or a double-click asks to attach. */
 #pragma once

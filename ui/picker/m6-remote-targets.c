@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-targets.c — "Other Machines" in the picker (m6-remote-targets.h).
  * Every network call runs in a GTask thread; the main thread only lists. */
 #include "m6-remote-targets.h"

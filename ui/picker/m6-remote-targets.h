@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-remote-targets.h — the picker's "Other Machines": the processes of
  * the `mach6 serve` machines the user connected to (remembered in the
  * settings; tokens and pins in ~/.config/mach6), listed under the local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-breadcrumbs.c — the path from the root to the zoomed scope above the
  * flame graph: each ancestor a button that zooms back to it ("activated"),
  * the zoomed scope itself in bold, and a hint on what a click or the

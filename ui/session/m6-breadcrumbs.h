@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-breadcrumbs.h — the row of ancestors of the zoomed scope; a click on
  * one emits "activated" with its node id (0 is the root, "All"). */
 #pragma once

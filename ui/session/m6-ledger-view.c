@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-ledger-view.c — the ledger panel: the whole, a stacked bar and a row
  * per part, integer bytes underneath and per frame on screen.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-ledger-view.h — the zero-sum ledger of the selected scope: its ΣD (a
  * top-level scope's drift) split into children, self and between frames,
  * with the residual that must be 0, and the answer of Find the Leak. */

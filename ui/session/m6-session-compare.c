@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-compare.c — a session window's comparison with a baseline
  * capture: the M6CompareWindow it owns, kept up to date while live, and
  * the flame graph's colours by change. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-frames.c — a session window's frame index, frame view and
  * hitch catcher (see m6-session-frames.h). */
 #include "m6-session-frames.h"

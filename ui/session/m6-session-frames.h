@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-frames.h — what a session window needs to hunt hitches,
  * kept apart from the window: its frame index (live raw window or a
  * capture's index), the frame view it opens from the frame-time lane,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-jobs.c — a session window's saves and exports on the job
  * thread: pictures drawn here and written there, trees serialised here or
  * exported there, copies and replaying exports of the capture there; one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-live.c — the session window's live loop: a tick callback that
  * runs only while the recording has new data (and the status line at 2 Hz),
  * the end of a session, and painting without the session's lock. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-navigate.c — finding one's way in a session window: the
  * selection shared by flame graph, table, drift graph and ledger; zoom with
  * its breadcrumbs and scrolling; search; and Find Leak. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-panes.c — the session window's dividers: the table's width
  * that suits the window until the user moves it, and the sizes remembered
  * in the settings. */

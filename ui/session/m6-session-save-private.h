@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-save-private.h — what the session window's saving parts
  * share: the kinds of file, a save's choices, and the steps between the
  * chooser (m6-session-save.c) and the job thread (m6-session-jobs.c). */

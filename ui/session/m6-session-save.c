@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-save.c — saving and exporting from a session window: the
  * file choosers, the writers (capture, payload JSON, the exporters, graphs
  * and screenshots) and the message that says what was written; the job

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-window-private.h — the session window's state, shared by the
  * files that make up the window (m6-session-*.c): the live loop, search and
  * zoom, saves and exports, the comparison and the panes. Not for use outside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-window.c — the window of one session.
  *
  * Live sessions are drained and recorded to a temporary capture by an

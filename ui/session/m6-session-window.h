@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-session-window.h — one profiled session: flame graph, stats tree,
  * drift graph and status, live while attached, browsable after.
  *

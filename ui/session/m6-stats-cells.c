@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-stats-cells.c — the stats table's cells: the value and text of a
  * row in a column, a cell kept in step with its row (and dimmed when a
  * search passes it by), the colour swatch, and the rows' sort order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-stats-row.c — a node of the stats tree, updated in place. */
 #include "m6-stats-row.h"
 

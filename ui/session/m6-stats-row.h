@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-stats-row.h — one row of the stats tree: a node id of a thread's tree
  * with its payload stats, recomputed lazily when the data changed. Rows are
  * kept and updated in place, so selection and expansion survive updates. */

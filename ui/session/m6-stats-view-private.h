@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-stats-view-private.h — the stats table's state, shared by
  * m6-stats-view.c (the model, selection, columns that fit, the API) and
  * m6-stats-cells.c (what a cell shows, and the sort order). Private to ui/. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-stats-view.c — a GtkColumnView over a GtkTreeListModel of M6StatsRow.
  *
  * Rows are created once per node and never rebuilt: new nodes are appended

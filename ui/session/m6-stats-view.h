@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-stats-view.h — the sortable stats tree of one thread: every payload
  * column per scope, updated in place while the data grows. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-status-bar.c — the line under a session: live, paused or ended, the
  * session's length, events and their rate, and what was lost on the way
  * (drops, unbalanced dones, rejected and refused marks), with where the

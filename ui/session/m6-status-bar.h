@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-status-bar.h — the line under a session: its state, length, events
  * and their rate, what was lost, and where memory readings come from. */
 #pragma once

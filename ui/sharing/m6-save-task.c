@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-save-task.c — saves and exports of a session on a thread (see the
  * header). A live recording's copy needs its lock only while the writer
  * flushes; the export then replays that copy into a private session. */

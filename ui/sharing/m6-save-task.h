@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-save-task.h — a save or an export of a session that runs on a thread:
  * a copy of a live recording or of a capture file, or an export that
  * replays one (NDJSON, Chrome trace). Touches no widget and no live

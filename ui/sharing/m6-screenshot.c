@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-screenshot.c — snapshot a widget into a render node and turn it into
  * pixels: GtkWidgetPaintable → GskRenderNode → the window's GskRenderer. */
 #include "m6-screenshot.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-screenshot.h — a widget (usually a whole window) rendered to a PNG. */
 #pragma once
 

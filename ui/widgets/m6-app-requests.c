@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-app-requests.c — a window's requests to the application go through
  * the application's actions, found from the widget (every GtkWindow with
  * an application has its actions under "app."). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-app-requests.h — what a window asks of the application, as the
  * application's actions (app.show-error, app.open-uris) rather than calls
  * into M6Application, so the windows do not depend on the application

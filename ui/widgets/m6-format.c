@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-format.c — number formatting shared by the viewer's widgets. */
 #include "m6-format.h"
 

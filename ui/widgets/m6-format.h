@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-format.h — numbers as a person reads them: times in ms, memory in KB
  * or MB, signed where a sign means growth or shrink. */
 #pragma once

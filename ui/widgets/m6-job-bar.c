@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-job-bar.c — the progress of one long job (loading a capture, saving
  * a copy, an export) with a Cancel button. The job runs on another
  * thread and reports through m6_job_bar_progress(), which only stores two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-job-bar.h — a bar showing one long job's progress, with Cancel. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-settings.c — the viewer's settings, looked up once: a missing schema
  * must not abort the viewer, so it is looked up rather than assumed. */
 #include "m6-settings.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-settings.h — the viewer's settings (schema io.github.mach6.Viewer),
  * one GSettings shared by the application and its windows. */
 #pragma once

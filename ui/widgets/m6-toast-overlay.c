@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-toast-overlay.c — one toast over a child: see m6-toast-overlay.h. */
 #include "m6-toast-overlay.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-toast-overlay.h — a child with one toast above it: a sentence, an
  * optional button bound to an action, and a close button, slid up from
  * the bottom edge and taken down after a timeout.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-view-node.c — the thread and the node a scope view shows. */
 #include "m6-view-node.h"
 

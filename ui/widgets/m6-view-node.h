@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m6-view-node.h — what the views of one scope (the drift graph, the
  * ledger) show: a thread of the session, and the node chosen in it or,
  * when none is, the first top-level scope. */
