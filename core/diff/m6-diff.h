@@ -4,7 +4,7 @@
  * respects the correlation between frames or, with several runs per side,
  * the variation between runs; a practical threshold no smaller than the
  * A/A noise the runs show; and false-discovery-rate control across scopes.
- * The method is described in m6-diff.c and in README.md. */
+ * The method is described in m6-diff.c and in docs/comparing.md. */
 #pragma once
 
 #include <json-glib/json-glib.h>
