@@ -29,8 +29,12 @@ heap_kind_update (void)
     kind = load_relaxed (&heap_shim_per_thread) ? MACH6_HEAP_SHIM_THREAD : MACH6_HEAP_SHIM;
   store_relaxed (&mach6__heap.kind, kind);
 
-  /* Readings given by the caller count as a callback for the viewer. */
-  if (kind == MACH6_HEAP_NONE && load_relaxed (&mach6__heap.given_used))
+  /* Readings given by the caller count as a callback for the viewer, and
+   * rank above the shim's: a runtime passing its own heap (the Lua and
+   * Luau modules) under `mach6 run`, which preloads the shim, passes those
+   * with its events, and the viewer must say so rather than "shim". */
+  if ((kind == MACH6_HEAP_NONE || kind == MACH6_HEAP_SHIM || kind == MACH6_HEAP_SHIM_THREAD)
+      && load_relaxed (&mach6__heap.given_used))
     kind = MACH6_HEAP_CALLBACK;
   Mach6Control *c = load_acquire (&mach6__segment.control);
   if (c != NULL)

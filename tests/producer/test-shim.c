@@ -152,6 +152,22 @@ test_heap_priority (void)
   g_assert_cmpint (mach6_heap_bytes (), ==, 64);
 }
 
+/* A program that passes its own readings (the Lua module does) under the
+ * shim, as `mach6 run` starts it: its readings are reported, not the
+ * shim's, since those are what its events carry. */
+static void
+test_heap_given_over_shim (void)
+{
+  TEST_IN_SUBPROCESS ();
+  TestSegment seg = { 0 };
+  mach6_heap_bytes ();
+  g_assert_true (test_segment_map (getpid (), &seg));
+  g_assert_cmpuint (seg.control->heap_source, ==, MACH6_HEAP_SHIM);
+  mach6_mark_heap ("frame", 1);
+  mach6_done_heap (2);
+  g_assert_cmpuint (seg.control->heap_source, ==, MACH6_HEAP_CALLBACK);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -181,6 +197,7 @@ main (int argc, char **argv)
   g_test_add_func ("/producer/shim/memalign-valloc", test_shim_memalign_valloc);
   g_test_add_func ("/producer/shim/heap-bytes", test_shim_heap_bytes);
   g_test_add_func ("/producer/heap/priority", test_heap_priority);
+  g_test_add_func ("/producer/heap/given-over-shim", test_heap_given_over_shim);
 
   return g_test_run ();
 }
