@@ -39,6 +39,9 @@ screenshot_variance (M6SessionWindow *window,
                      const char      *path)
 {
   g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (path));
+  if (g_strcmp0 (m6_session_window_get_last_written (window), path) != 0)
+    g_test_message ("the screenshot was not written; the window said: %s",
+                    m6_session_window_get_last_message (window));
   g_assert_cmpstr (m6_session_window_get_last_written (window), ==, path);
   return ui_image_variance (path, NULL, NULL);
 }
