@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* m6-capture-loader.c — replaying a .mach6 capture: the loader reads one
- * record at a time into a buffer bounded by M6_CAPTURE_RECORD_MAX, checks
- * it against the file size and its CRC, and feeds it to a fresh session
+/* m6-capture-loader.c — replaying a .mach6 capture: the loader takes one
+ * record at a time from the capture reader (m6-capture-reader.h: framing,
+ * size and CRC checks) and feeds it to a fresh session
  * through m6_session_ingest(), the path the live reader takes, so the
  * payload comes out the same. The format: m6-capture-format.h. */
 #include "m6-capture-format.h"
@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "m6-capture-reader.h"
 #include "m6-pack.h"
 
 G_DEFINE_QUARK (m6-capture-error-quark, m6_capture_error)
@@ -89,10 +90,9 @@ m6_capture_decode_events (guint32        type,
 
 typedef struct
 {
-  const char *display;     /* file name for messages */
+  M6CaptureReader *reader;
+  M6CaptureRecord  rec;      /* the record being read */
   M6Session  *session;
-  guint64     record;      /* 1-based number of the record being read */
-  guint64     offset;      /* its offset */
   guint64     n_events;
   M6Event    *events;      /* EVENTS_PER_RECORD is not trusted: sized per record */
   gsize       events_alloc;
@@ -117,10 +117,7 @@ load_fail (Loader      *ld,
   va_start (args, format);
   detail = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-               _("%s: record %llu at offset %llu: %s"),
-               ld->display, U (ld->record), U (ld->offset), detail);
-  return FALSE;
+  return m6_capture_reader_fail (ld->reader, &ld->rec, error, "%s", detail);
 }
 
 static M6Thread *
@@ -270,9 +267,9 @@ load_record (Loader        *ld,
         guint32 threads = m6_get_u32 (p + 16);
         guint32 labels = m6_get_u32 (p + 20);
         guint32 flags = m6_get_u32 (p + 24);
-        if (records != ld->record - 1)
+        if (records != ld->rec.number - 1)
           return load_fail (ld, error, _("END counts %llu records before it, but there are %llu"),
-                            U (records), U (ld->record - 1));
+                            U (records), U (ld->rec.number - 1));
         if (events != ld->n_events)
           return load_fail (ld, error, _("END counts %llu events, but the records hold %llu"),
                             U (events), U (ld->n_events));
@@ -293,107 +290,18 @@ load_record (Loader        *ld,
     }
 }
 
-static gboolean
-read_exact (int            fd,
-            guint8        *buf,
-            gsize          length,
-            guint64        offset,
-            const char    *display,
-            GError       **error)
+static void
+apply_header (M6CaptureReader *reader,
+              M6Session       *session,
+              M6CaptureInfo   *info)
 {
-  while (length > 0)
-    {
-      gssize n = pread (fd, buf, length, (off_t) offset);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          int saved = n < 0 ? errno : EIO;
-          g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
-                       _("cannot read %s at offset %llu: %s"),
-                       display, U (offset), n < 0 ? g_strerror (saved) : _("the file got shorter"));
-          return FALSE;
-        }
-      buf += n;
-      length -= (gsize) n;
-      offset += (guint64) n;
-    }
-  return TRUE;
-}
+  const M6CaptureHeader *h = m6_capture_reader_get_header (reader);
 
-static gboolean
-load_header (int            fd,
-             guint64        size,
-             const char    *display,
-             M6Session     *session,
-             M6CaptureInfo *info,
-             GError       **error)
-{
-  guint8 h[M6_CAPTURE_HEADER_SIZE];
-  gsize have = (gsize) MIN (size, (guint64) sizeof h);
-
-  if (!read_exact (fd, h, have, 0, display, error))
-    return FALSE;
-  if (have < 8 || memcmp (h, MAGIC, 8) != 0)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_NOT_CAPTURE,
-                   _("%s is not a mach6 capture (it does not start with “%s”)"), display, MAGIC);
-      return FALSE;
-    }
-  if (have < sizeof h)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: the file is %llu bytes, too short for the %u-byte capture header"),
-                   display, U (size), M6_CAPTURE_HEADER_SIZE);
-      return FALSE;
-    }
-
-  guint32 version = m6_get_u32 (h + 8);
-  guint32 header_size = m6_get_u32 (h + 12);
-
-  info->version = version;
-  guint32 crc = m6_get_u32 (h + M6_CAPTURE_HEADER_SIZE - 4);
-
-  if (version < 1 || version > M6_CAPTURE_VERSION)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_VERSION,
-                   _("%s: capture format version %u is not the version this program reads (%u)"),
-                   display, version, M6_CAPTURE_VERSION);
-      return FALSE;
-    }
-  if (header_size != M6_CAPTURE_HEADER_SIZE)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: header size %u is not %u"), display, header_size, M6_CAPTURE_HEADER_SIZE);
-      return FALSE;
-    }
-
-  if (crc != m6_capture_crc (0, h, sizeof h - 4))
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: the header checksum does not match"), display);
-      return FALSE;
-    }
-
-  guint32 heap_source = m6_get_u32 (h + 36);
-  if (heap_source > M6_HEAP_SOURCE_SHIM_THREAD)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: heap source %u in the header is not a heap source"), display, heap_source);
-      return FALSE;
-    }
-  if (memchr (h + 40, '\0', 64) == NULL)
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
-                   _("%s: the process name in the header is not NUL-terminated"), display);
-      return FALSE;
-    }
-
-  info->created_unix_us = (gint64) m6_get_u64 (h + 16);
-  m6_session_set_start_time (session, (gint64) m6_get_u64 (h + 24));
-  m6_session_set_process (session, (gint) m6_get_u32 (h + 32), (const char *) h + 40);
-  m6_session_set_heap_source (session, heap_source);
-  return TRUE;
+  info->version = h->version;
+  info->created_unix_us = h->created_unix_us;
+  m6_session_set_start_time (session, h->start_unix_us);
+  m6_session_set_process (session, h->pid, h->process);
+  m6_session_set_heap_source (session, h->heap_source);
 }
 
 M6Session *
@@ -426,121 +334,61 @@ m6_capture_load_into_full (const char      *path,
                            gpointer         progress_data,
                            GError         **error)
 {
-  g_autofree char *display = NULL;
+  g_autoptr (M6CaptureReader) reader = NULL;
   M6Session *session = target;
-  g_autofree guint8 *payload = NULL;
   M6CaptureInfo local_info;
   Loader ld = { 0 };
-  struct stat st;
-  guint64 offset;
   gboolean ok = FALSE;
-  int fd;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (M6_IS_SESSION (target), FALSE);
 
-  m6_capture_crc_init ();
   if (info == NULL)
     info = &local_info;
   memset (info, 0, sizeof *info);
-  display = g_filename_display_name (path);
 
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      int saved = errno;
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
-                   _("cannot open %s: %s"), display, g_strerror (saved));
-      return FALSE;
-    }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
-                   _("%s is not a regular file"), display);
-      close (fd);
-      return FALSE;
-    }
-
-  guint64 size = (guint64) st.st_size;
+  reader = m6_capture_reader_open (path, error);
+  if (reader == NULL)
+    return FALSE;
+  guint64 size = m6_capture_reader_get_size (reader);
   info->file_size = size;
-  if (!load_header (fd, size, display, session, info, error))
-    goto out;
+  apply_header (reader, session, info);
 
-  ld.display = display;
+  ld.reader = reader;
   ld.session = session;
   ld.version = info->version;
-  payload = g_malloc (M6_CAPTURE_RECORD_MAX);
-  offset = M6_CAPTURE_HEADER_SIZE;
 
   /* Each turn consumes at least a record header: ends within size / 12. */
-  while (offset < size)
+  for (guint64 turn = 1;; turn++)
     {
-      guint8 rh[RECORD_HEADER_SIZE];
-      guint64 remaining = size - offset;
-
-      ld.record++;
-      ld.offset = offset;
-      /* Every 64 records (up to 12 MB): cheap, and often enough to show. */
-      if ((ld.record & 63) == 0)
+      /* Every 64 records (up to 64 MB): cheap, and often enough to show. */
+      if ((turn & 63) == 0)
         {
           if (g_cancellable_set_error_if_cancelled (cancellable, error))
             goto out;
           if (progress != NULL)
-            progress (offset, size, progress_data);
+            progress (m6_capture_reader_tell (reader), size, progress_data);
         }
-      if (remaining < RECORD_HEADER_SIZE)
+      if (!m6_capture_reader_next (reader, &ld.rec, error))
+        goto out;
+      if (ld.rec.type == 0)
         {
-          info->ignored_bytes = remaining;
+          info->ignored_bytes = ld.rec.cut;
           break;
         }
-      if (!read_exact (fd, rh, sizeof rh, offset, display, error))
+      if (!load_record (&ld, ld.rec.type, ld.rec.payload, ld.rec.length, error))
         goto out;
-
-      guint32 type = m6_get_u32 (rh);
-      guint32 length = m6_get_u32 (rh + 4);
-      guint32 crc = m6_get_u32 (rh + 8);
-      const char *name = m6_capture_record_type_name (type);
-
-      if (name == NULL)
-        {
-          load_fail (&ld, error, _("unknown record type %u"), type);
-          goto out;
-        }
-      if (length > M6_CAPTURE_RECORD_MAX)
-        {
-          load_fail (&ld, error, _("%s length %u exceeds the limit of %u bytes"),
-                     name, length, M6_CAPTURE_RECORD_MAX);
-          goto out;
-        }
-      if (length > remaining - RECORD_HEADER_SIZE)
-        {
-          /* Cut short: a recorder that was killed mid-write. */
-          info->ignored_bytes = remaining;
-          break;
-        }
-      if (!read_exact (fd, payload, length, offset + RECORD_HEADER_SIZE, display, error))
-        goto out;
-
-      guint32 computed = m6_capture_crc (m6_capture_crc (0, rh, 8), payload, length);
-      if (computed != crc)
-        {
-          load_fail (&ld, error, _("%s checksum 0x%08x does not match its contents (0x%08x)"),
-                     name, crc, computed);
-          goto out;
-        }
-      if (!load_record (&ld, type, payload, length, error))
-        goto out;
-      offset += RECORD_HEADER_SIZE + length;
       info->n_records++;
 
-      if (type == M6_CAPTURE_RECORD_END)
+      if (ld.rec.type == M6_CAPTURE_RECORD_END)
         {
+          guint64 offset = m6_capture_reader_tell (reader);
           info->finished = TRUE;
           if (offset != size)
             {
               g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
                            _("%s: %llu bytes follow the END record at offset %llu"),
-                           display, U (size - offset), U (ld.offset));
+                           m6_capture_reader_get_display (reader), U (size - offset), U (ld.rec.offset));
               goto out;
             }
           break;
@@ -556,7 +404,6 @@ m6_capture_load_into_full (const char      *path,
   ok = TRUE;
 
 out:
-  close (fd);
   g_free (ld.events);
   return ok;
 }

@@ -77,9 +77,8 @@ struct _M6FrameIndex
   gpointer          closed_data;
 
   char             *display;     /* capture: the file's name for messages */
-  int               fd;
   guint64           bytes_read;
-  guint8           *record_buf;  /* 4 + 12 + M6_CAPTURE_RECORD_MAX bytes */
+  struct _M6CaptureReader *reader;  /* capture: the file */
   M6Event          *events;      /* a record's events, decoded */
   gsize             events_alloc;
 };

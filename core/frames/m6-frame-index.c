@@ -10,6 +10,7 @@
 #include "m6-frame-index-private.h"
 #include "m6-session-private.h"
 #include "m6-memory-private.h"
+#include "m6-capture-reader.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -301,7 +302,6 @@ m6_frame_index_new_live (M6Session *session)
   self->window_ns = M6_FRAME_INDEX_DEFAULT_WINDOW_NS;
   self->max_bytes = M6_FRAME_INDEX_DEFAULT_WINDOW_BYTES;
   self->newest_t = G_MININT64 / 2;
-  self->fd = -1;
   m6_session_set_tap (session, on_tap, self);
   return self;
 }
@@ -349,10 +349,8 @@ m6_frame_index_free (M6FrameIndex *self)
   g_clear_object (&self->session);
   g_ptr_array_unref (self->threads);
   g_clear_pointer (&self->spare, g_ptr_array_unref);
-  if (self->fd >= 0)
-    close (self->fd);
   g_free (self->display);
-  g_free (self->record_buf);
+  g_clear_pointer (&self->reader, m6_capture_reader_free);
   g_free (self->events);
   g_free (self);
 }
