@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "m6-test-hooks.h"
+
 M6EventLog *
 m6_event_log_new (void)
 {
@@ -48,6 +50,9 @@ m6_event_log_record (M6Session     *session,
                      gsize          n_events,
                      gpointer       log)
 {
+  /* Tests see who holds raw events, and when (a loaded capture's window
+   * never does). */
+  m6_test_count (NULL, "event-log-batch");
   g_array_append_vals (log_thread (log, thread->index), events, n_events);
 }
 

@@ -5,6 +5,7 @@
  * puts the stream on a temporary file next to the target and renames it
  * only when every byte is written and synced. */
 #include "m6-export-private.h"
+#include "m6-capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,4 +119,32 @@ m6_export_session_to_stream (M6Session              *session,
   if (!check_format (log, format, error))
     return FALSE;
   return writers[format] (out, &job, error) && g_output_stream_flush (out, NULL, error);
+}
+
+gboolean
+m6_export_capture (const char             *capture,
+                   M6ExportFormat          format,
+                   const M6ExportOptions  *options,
+                   const char             *path,
+                   GCancellable           *cancellable,
+                   M6ProgressFunc          progress,
+                   gpointer                progress_data,
+                   GError                **error)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (M6EventLog) log = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (capture != NULL && path != NULL, FALSE);
+
+  /* The events are collected only for the formats that need time, and
+   * only for as long as the export takes. */
+  if (format == M6_EXPORT_NDJSON || format == M6_EXPORT_CHROME)
+    {
+      log = m6_event_log_new ();
+      m6_session_set_recorder (session, m6_event_log_record, log);
+    }
+  ok = m6_capture_load_into_full (capture, session, NULL, cancellable, progress, progress_data, error);
+  m6_session_set_recorder (session, NULL, NULL);
+  return ok && m6_export_session (session, log, format, options, path, error);
 }

@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "m6-capture.h"
 #include "m6-session.h"
 
 G_BEGIN_DECLS
@@ -63,6 +64,20 @@ gboolean    m6_export_session            (M6Session             *session,
                                           M6ExportFormat         format,
                                           const M6ExportOptions *options,
                                           const char            *path,
+                                          GError               **error);
+
+/* Export the capture file @capture as @format to @path: it is replayed
+ * into a private session for the export (its events held only while the
+ * export is written, for ndjson and chrome), then dropped. The one replay
+ * path for exporting a file: the viewer's exports of a loaded capture or
+ * of a live recording's copy, and `mach6 export`. */
+gboolean    m6_export_capture            (const char            *capture,
+                                          M6ExportFormat         format,
+                                          const M6ExportOptions *options,
+                                          const char            *path,
+                                          GCancellable          *cancellable,
+                                          M6ProgressFunc         progress,
+                                          gpointer               progress_data,
                                           GError               **error);
 
 /* The same, written to @out as it goes (no temporary file, no rename). */

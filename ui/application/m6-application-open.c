@@ -9,7 +9,6 @@
 #include <glib/gstdio.h>
 
 #include "m6-capture.h"
-#include "m6-export.h"
 #include "m6-job-bar.h"
 #include "m6-session-window.h"
 
@@ -18,13 +17,11 @@ static void
 open_capture_show (M6Application       *self,
                    const char          *path,
                    M6Session           *session,
-                   M6EventLog          *log,
                    const M6CaptureInfo *loaded)
 {
   M6CaptureInfo info = *loaded;
 
   M6SessionWindow *window = m6_session_window_new_for_capture (GTK_APPLICATION (self), session, path);
-  m6_session_window_set_event_log (window, log);
   if (!info.finished)
     {
       g_autofree char *bytes = g_format_size (info.ignored_bytes);
@@ -58,7 +55,6 @@ typedef struct
   M6Application *self;
   char          *path;
   M6Session     *session;
-  M6EventLog    *log;
   M6CaptureInfo  info;
   GtkWindow     *window;
   M6JobBar      *bar;
@@ -83,7 +79,6 @@ load_free (gpointer data)
   g_object_unref (load->self);
   g_free (load->path);
   g_clear_object (&load->session);
-  g_clear_pointer (&load->log, m6_event_log_free);
   g_clear_object (&load->bar);
   g_free (load);
 }
@@ -97,13 +92,11 @@ load_thread (GTask        *task,
   Load *load = data;
   GError *error = NULL;
 
-  m6_session_set_recorder (load->session, m6_event_log_record, load->log);
   if (!m6_capture_load_into_full (load->path, load->session, &load->info, cancellable,
                                   m6_job_bar_progress, load->bar, &error))
     g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
-  m6_session_set_recorder (load->session, NULL, NULL);
 }
 
 static void
@@ -135,7 +128,7 @@ load_done (GObject      *source,
       g_application_release (G_APPLICATION (self));
       return;
     }
-  open_capture_show (self, load->path, load->session, g_steal_pointer (&load->log), &load->info);
+  open_capture_show (self, load->path, load->session, &load->info);
   g_application_release (G_APPLICATION (self));
 }
 
@@ -158,7 +151,6 @@ m6_application_open_capture (M6Application *self,
       load->self = g_object_ref (self);
       load->path = g_strdup (path);
       load->session = m6_session_new ();
-      load->log = m6_event_log_new ();
       load->bar = g_object_ref_sink (m6_job_bar_new ());
       load->window = GTK_WINDOW (gtk_window_new ());
       gtk_window_set_title (load->window, title);
@@ -181,11 +173,9 @@ m6_application_open_capture (M6Application *self,
     }
 
   g_autoptr (M6Session) session = m6_session_new ();
-  g_autoptr (M6EventLog) log = m6_event_log_new ();
   M6CaptureInfo info = { 0 };
 
-  /* The raw events come along, for the exports that need time. */
-  m6_session_set_recorder (session, m6_event_log_record, log);
+  /* No raw events are kept: the exports that need time replay the file. */
   if (!m6_capture_load_into (path, session, &info, &error))
     {
       g_autofree char *display = g_filename_display_basename (path);
@@ -193,8 +183,7 @@ m6_application_open_capture (M6Application *self,
       m6_application_show_error (self, heading, error->message);
       return;
     }
-  m6_session_set_recorder (session, NULL, NULL);
-  open_capture_show (self, path, session, g_steal_pointer (&log), &info);
+  open_capture_show (self, path, session, &info);
 }
 
 guint

@@ -168,9 +168,8 @@ save_on_thread (M6SessionWindow *self,
       return TRUE;
     }
 
-  /* A loaded capture's replaying exports too: its events are in memory,
-   * but the trace of a large one takes long to write. The thread reads
-   * the file again rather than share the window's event log. */
+  /* A loaded capture's replaying exports too: its events are not kept,
+   * so the thread replays the file (m6_save_task_export_replayed). */
   if (job->kind != SAVED_CAPTURE && !replays)
     return FALSE;
   if (self->recording != NULL)

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "m6-save-task.h"
+
 /* --- messages ----------------------------------------------------------- */
 
 void
@@ -133,47 +135,6 @@ write_capture (M6SessionWindow  *self,
   return FALSE;
 }
 
-/* The session again with its raw events, for the formats that need time:
- * a live one through a copy of its recording (bounded: nothing is kept
- * once the export is written), a loaded one from its file. */
-static gboolean
-load_with_events (M6SessionWindow  *self,
-                  M6Session       **session_out,
-                  M6EventLog      **log_out,
-                  GError          **error)
-{
-  g_autoptr (M6Session) session = m6_session_new ();
-  g_autoptr (M6EventLog) log = m6_event_log_new ();
-  g_autofree char *copy = NULL;
-  const char *path = self->capture_path;
-  gboolean ok;
-
-  if (self->recording != NULL)
-    {
-      if (!m6_recording_save_temp_copy (self->recording, NULL, &copy, error))
-        return FALSE;
-      path = copy;
-    }
-  else if (path == NULL)
-    {
-      g_set_error_literal (error, M6_EXPORT_ERROR, M6_EXPORT_ERROR_FORMAT,
-                           _("This session was not recorded, so its events are not at hand for a time series or a trace."));
-      return FALSE;
-    }
-
-  m6_session_set_recorder (session, m6_event_log_record, log);
-  ok = m6_capture_load_into (path, session, NULL, error);
-  m6_session_set_recorder (session, NULL, NULL);
-  if (copy != NULL)
-    g_unlink (copy);
-  if (!ok)
-    return FALSE;
-
-  *session_out = g_steal_pointer (&session);
-  *log_out = g_steal_pointer (&log);
-  return TRUE;
-}
-
 static gboolean
 write_export (M6SessionWindow  *self,
               const char       *path,
@@ -181,18 +142,14 @@ write_export (M6SessionWindow  *self,
               GError          **error)
 {
   M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
-  g_autoptr (M6Session) session = NULL;
-  g_autoptr (M6EventLog) log = NULL;
 
   if (job->format == M6_EXPORT_JSON)
     return write_json (self, path, job, error);
   if (job->format != M6_EXPORT_NDJSON && job->format != M6_EXPORT_CHROME)
     return m6_export_session (self->session, NULL, job->format, &options, path, error);
-  if (self->event_log != NULL)
-    return m6_export_session (self->session, self->event_log, job->format, &options, path, error);
-  if (!load_with_events (self, &session, &log, error))
-    return FALSE;
-  return m6_export_session (session, log, job->format, &options, path, error);
+  /* The events are not kept: replayed from the file for this export. */
+  return m6_save_task_export_replayed (self->recording, self->capture_path, job->format, &options, path,
+                                       NULL, NULL, error);
 }
 
 /* A graph's size on screen; its natural size while it is not shown. */

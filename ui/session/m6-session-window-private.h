@@ -83,7 +83,6 @@ struct _M6SessionWindow
   gboolean              painting;        /* between before- and after-paint */
   char                 *capture_path;    /* the file a loaded session came from */
   char                 *host;            /* HOST:PORT of a remote game, NULL here */
-  M6EventLog           *event_log;       /* a loaded capture's raw events, or NULL */
   M6CompareWindow      *compare_window;  /* the comparison with a baseline, or NULL */
   char                 *compare_copy;    /* a live recording copied for it to read */
   gboolean              compare_colors;  /* the flame graph shows the comparison */

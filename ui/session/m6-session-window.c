@@ -140,7 +140,6 @@ m6_session_window_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (compare, self);
       gtk_window_destroy (GTK_WINDOW (compare));
     }
-  g_clear_pointer (&self->event_log, m6_event_log_free);
   /* The temporary recording goes with the window; Save Capture keeps it. */
   if (self->recording != NULL)
     {
@@ -526,14 +525,6 @@ const char *
 m6_session_window_get_last_message (M6SessionWindow *self)
 {
   return self->last_message;
-}
-
-void
-m6_session_window_set_event_log (M6SessionWindow *self,
-                                 M6EventLog      *log)
-{
-  g_clear_pointer (&self->event_log, m6_event_log_free);
-  self->event_log = log;
 }
 
 void

@@ -86,10 +86,6 @@ const char      *m6_session_window_get_last_written  (M6SessionWindow *self);
 /* The text of the most recent toast (tests read what the user read). */
 const char      *m6_session_window_get_last_message  (M6SessionWindow *self);
 
-/* The raw events of a loaded capture (taken), so that the exports that
- * need time (ndjson, chrome) work without reading the file again. */
-void             m6_session_window_set_event_log     (M6SessionWindow *self,
-                                                      M6EventLog      *log);
 /* A warning above the views (an unfinished capture), and its text while
  * shown (NULL otherwise). */
 void             m6_session_window_show_notice       (M6SessionWindow *self,

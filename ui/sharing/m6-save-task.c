@@ -37,30 +37,37 @@ save_task_free (gpointer data)
   g_free (save);
 }
 
-static gboolean
-export_replayed (SaveTask      *save,
-                 GCancellable  *cancellable,
-                 GError       **error)
+gboolean
+m6_save_task_export_replayed (M6Recording            *recording,
+                              const char             *capture_path,
+                              M6ExportFormat          format,
+                              const M6ExportOptions  *options,
+                              const char             *dest,
+                              GCancellable           *cancellable,
+                              M6JobBar               *bar,
+                              GError                **error)
 {
-  g_autoptr (M6Session) session = m6_session_new ();
-  g_autoptr (M6EventLog) log = m6_event_log_new ();
   g_autofree char *copy = NULL;
-  const char *source = save->capture_path;
+  const char *source = capture_path;
   gboolean ok;
 
-  if (save->recording != NULL)
+  if (recording != NULL)
     {
-      if (!m6_recording_save_temp_copy (save->recording, cancellable, &copy, error))
+      if (!m6_recording_save_temp_copy (recording, cancellable, &copy, error))
         return FALSE;
       source = copy;
     }
-
-  m6_session_set_recorder (session, m6_event_log_record, log);
-  ok = m6_capture_load_into_full (source, session, NULL, cancellable, m6_job_bar_progress, save->bar, error);
-  m6_session_set_recorder (session, NULL, NULL);
+  else if (source == NULL)
+    {
+      g_set_error_literal (error, M6_EXPORT_ERROR, M6_EXPORT_ERROR_FORMAT,
+                           _("This session was not recorded, so its events are not at hand for a time series or a trace."));
+      return FALSE;
+    }
+  ok = m6_export_capture (source, format, options, dest, cancellable,
+                          bar != NULL ? m6_job_bar_progress : NULL, bar, error);
   if (copy != NULL)
     g_unlink (copy);
-  return ok && m6_export_session (session, log, save->format, &save->options, save->dest, error);
+  return ok;
 }
 
 static void
@@ -105,7 +112,8 @@ save_task_thread (GTask        *task,
         }
     }
   else if (save->export)
-    ok = export_replayed (save, cancellable, &error);
+    ok = m6_save_task_export_replayed (save->recording, save->capture_path, save->format, &save->options,
+                                       save->dest, cancellable, save->bar, &error);
   else if (save->recording != NULL)
     ok = m6_recording_save_copy (save->recording, save->dest, cancellable, m6_job_bar_progress, save->bar, &error);
   else

@@ -45,6 +45,18 @@ void      m6_save_task_run_bytes (M6JobBar              *bar,
                                   const char            *dest,
                                   GAsyncReadyCallback    callback,
                                   gpointer               user_data);
+/* The export of @recording's copy (or, if NULL, of the file
+ * @capture_path) as @format to @dest, replayed from the file
+ * (m6_export_capture), on the calling thread; progress to @bar if given.
+ * The one replay path of the viewer's exports. */
+gboolean  m6_save_task_export_replayed (M6Recording           *recording,
+                                        const char            *capture_path,
+                                        M6ExportFormat         format,
+                                        const M6ExportOptions *options,
+                                        const char            *dest,
+                                        GCancellable          *cancellable,
+                                        M6JobBar              *bar,
+                                        GError               **error);
 gboolean  m6_save_task_finish  (GAsyncResult           *result,
                                 GError                **error);
 
