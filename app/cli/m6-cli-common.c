@@ -285,7 +285,10 @@ m6_cli_load_capture (const char  *path,
     }
   clear_progress_line (&progress);
   m6_session_set_recorder (session, NULL, NULL);
-  if (!info.finished)
+  if (info.write_error)
+    g_printerr (_("mach6: warning: the recording of %s stopped on a write error (a full disk?): it holds what was written until then\n"),
+                path);
+  else if (!info.finished)
     g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
                 path, (unsigned long long) info.ignored_bytes);
   return g_steal_pointer (&session);

@@ -121,10 +121,13 @@ m6_cli_record_loop (M6CliRecording  *rec,
 
   if (m6_recording_get_error (rec->recording) != NULL)
     {
-      /* Keep what was recorded: the failure may be the producer's. */
-      g_propagate_error (error, g_error_copy (m6_recording_get_error (rec->recording)));
-      g_autoptr (GError) ignored = NULL;
-      m6_recording_finish (rec->recording, &ignored);
+      /* Keep what was recorded: the failure may be the producer's, or a
+       * full disk (then finish says what the capture kept). */
+      g_autoptr (GError) finished = NULL;
+      if (!m6_recording_finish (rec->recording, &finished))
+        g_propagate_error (error, g_steal_pointer (&finished));
+      else
+        g_propagate_error (error, g_error_copy (m6_recording_get_error (rec->recording)));
       return FALSE;
     }
   return m6_recording_finish (rec->recording, error);
@@ -180,8 +183,9 @@ m6_cli_record_recording_to_file (M6Recording *taken,
   if (!ok)
     {
       m6_cli_print_error (error->message);
-      /* A failed read still leaves a finished capture; a failed write none. */
-      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+      /* A failed read still leaves a finished capture; a failed write
+       * leaves what fit (the message said how much), or none. */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS) || g_error_matches (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO))
         return EXIT_FAILURE;
     }
   print_saved (path, session);

@@ -11,7 +11,8 @@
  *                   i64 t_ns, i64 heap, u32 label (0: done), u32 depth
  *   PACKED_EVENTS   u32 thread, u32 count, count x 4 varints (m6-pack.h)
  *   END             u64 records, u64 events, u32 threads, u32 labels,
- *                   u32 flags (bit 0: the process ended), u32 0, i64 duration
+ *                   u32 flags (bit 0: the process ended, bit 1: stopped
+ *                   on a write error), u32 0, i64 duration
  *
  * Ordering contract (what a reader may rely on, what a writer must keep):
  *   - label ids are declared 1, 2, 3, ... once each, threads 0, 1, 2, ...;
@@ -42,6 +43,7 @@
 #define END_SIZE           40u
 #define FLUSH_BYTES        (256u * 1024u)
 #define END_FLAG_ENDED     1u
+#define END_FLAG_WRITE_ERROR 2u   /* the writer stopped on a write error */
 #define PAD_MAX            7u
 
 /* CRC-32 (IEEE 802.3, as zlib) of @length bytes at @p, continuing @crc

@@ -93,6 +93,7 @@ typedef struct
   M6CaptureReader *reader;
   M6CaptureRecord  rec;      /* the record being read */
   M6Session  *session;
+  M6CaptureInfo *info;
   guint64     n_events;
   M6Event    *events;      /* EVENTS_PER_RECORD is not trusted: sized per record */
   gsize       events_alloc;
@@ -282,6 +283,7 @@ load_record (Loader        *ld,
         /* Whether the program exited while it was recorded, or only the
          * recording stopped. */
         m6_session_set_process_exited (ld->session, (flags & END_FLAG_ENDED) != 0);
+        ld->info->write_error = (flags & END_FLAG_WRITE_ERROR) != 0;
         return TRUE;
       }
 
@@ -356,6 +358,7 @@ m6_capture_load_into_full (const char      *path,
 
   ld.reader = reader;
   ld.session = session;
+  ld.info = info;
   ld.version = info->version;
 
   /* Each turn consumes at least a record header: ends within size / 12. */

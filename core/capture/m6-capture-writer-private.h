@@ -14,6 +14,17 @@ typedef struct
   guint64        refusals[3];   /* stray dones, depth refused, label table full */
 } WrittenThread;
 
+/* Where a buffer handed to the file ends, and what the file holds up to
+ * there: an END record that agrees with a file cut at @end. */
+typedef struct
+{
+  guint64 end;
+  guint64 n_records;
+  guint64 n_events;
+  guint32 n_threads;
+  guint32 n_labels;
+} FlushMark;
+
 struct _M6CaptureWriter
 {
   M6Session  *session;
@@ -31,6 +42,11 @@ struct _M6CaptureWriter
   guint64     threads_unslotted;
   gulong      changed_id;
   GError     *error;        /* sticky */
+  guint64     queued;       /* bytes handed to the file (written or in flight) */
+  GArray     *marks;        /* FlushMark, oldest first; under io_lock */
+  gint64      buf_since_us; /* when the oldest record in buf was added, or 0 */
+  gint64      synced_us;    /* the I/O thread's last fdatasync */
+  guint64     kept_events;  /* after a write error: the events the file kept */
   gboolean    done;         /* finished or aborted */
 
   /* Background writes (m6_capture_writer_set_background): full buffers go
@@ -51,6 +67,13 @@ struct _M6CaptureWriter
  * (m6_capture_writer_wait_io_room) before it takes its session's lock, so
  * that a slow disk never holds the lock. */
 #define IO_MAX_PENDING 64u
+/* Records wait in the buffer at most this long, and the I/O thread syncs
+ * the file at most this far apart: a killed recorder (SIGKILL) loses at
+ * most about half a second of its events, a crash of the machine about a
+ * second more (README, docs/capture-format.md). */
+#define FLUSH_AGE_US   (G_USEC_PER_SEC / 2)
+#define SYNC_EVERY_US  G_USEC_PER_SEC
+#define MARKS_KEPT     128u
 #define IO_ROOM        56u
 
 /* Labels, threads, names, states, drops and the heap source that changed
@@ -62,6 +85,8 @@ gboolean  m6_capture_writer_flush_buffer (M6CaptureWriter *self);
  * thread's error. */
 gboolean  m6_capture_writer_io_wait      (M6CaptureWriter *self,
                                           guint            pending);
+/* Hand the buffer over if its oldest record is FLUSH_AGE_US old. */
+void      m6_capture_writer_flush_if_old (M6CaptureWriter *self);
 /* The END record of what was written so far, appended to @out. */
 void      m6_capture_writer_append_end   (GByteArray      *out,
                                           M6CaptureWriter *self);

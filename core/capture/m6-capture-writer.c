@@ -54,6 +54,21 @@ record_end (M6CaptureWriter *self,
   le = GUINT32_TO_LE (crc);
   memcpy (p + 8, &le, 4);
   self->n_records++;
+  if (self->buf_since_us == 0)
+    self->buf_since_us = g_get_monotonic_time ();
+}
+
+/* The buffer about to be handed over ends at this mark (io_lock held or
+ * no I/O thread). */
+static void
+push_mark (M6CaptureWriter *self,
+           guint            length)
+{
+  self->queued += length;
+  FlushMark mark = { self->queued, self->n_records, self->n_events, self->threads->len, self->n_labels };
+  g_array_append_val (self->marks, mark);
+  if (self->marks->len > MARKS_KEPT)
+    g_array_remove_index (self->marks, 0);
 }
 
 static gpointer
@@ -76,7 +91,16 @@ io_main (gpointer data)
           g_mutex_unlock (&self->io_lock);
         }
       else
-        __atomic_fetch_add (&self->flushed, (guint64) buf->len, __ATOMIC_RELAXED);
+        {
+          __atomic_fetch_add (&self->flushed, (guint64) buf->len, __ATOMIC_RELAXED);
+          /* On the disk at most about a second after it was recorded. */
+          gint64 now = g_get_monotonic_time ();
+          if (now - self->synced_us >= SYNC_EVERY_US)
+            {
+              fdatasync (self->fd);
+              self->synced_us = now;
+            }
+        }
       g_byte_array_set_size (buf, 0);
       g_async_queue_push (self->io_free, buf);
       g_mutex_lock (&self->io_lock);
@@ -178,16 +202,46 @@ m6_capture_writer_flush_buffer (M6CaptureWriter *self)
         next = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
       g_mutex_lock (&self->io_lock);
       self->io_pending++;
+      push_mark (self, self->buf->len);
       g_mutex_unlock (&self->io_lock);
       g_async_queue_push (self->io_queue, self->buf);
       self->buf = next;
+      self->buf_since_us = 0;
       return TRUE;
     }
+  push_mark (self, self->buf->len);
+  self->buf_since_us = 0;
   if (!m6_capture_write_all (self->fd, self->buf->data, self->buf->len, self->path, &self->error))
     return FALSE;
   __atomic_fetch_add (&self->flushed, (guint64) self->buf->len, __ATOMIC_RELAXED);
   g_byte_array_set_size (self->buf, 0);
   return TRUE;
+}
+
+void
+m6_capture_writer_flush_if_old (M6CaptureWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->done || self->buf_since_us == 0 || self->buf->len == 0)
+    return;
+  if (g_get_monotonic_time () - self->buf_since_us >= FLUSH_AGE_US)
+    m6_capture_writer_flush_buffer (self);
+}
+
+const GError *
+m6_capture_writer_get_error (M6CaptureWriter *self)
+{
+  const GError *error;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->error != NULL || self->io_thread == NULL)
+    return self->error;
+  g_mutex_lock (&self->io_lock);
+  error = self->io_error;
+  g_mutex_unlock (&self->io_lock);
+  return error;
 }
 
 static void
@@ -350,6 +404,8 @@ writer_commit (M6Session     *session,
 
   if (self->buf->len >= FLUSH_BYTES)
     m6_capture_writer_flush_buffer (self);
+  else
+    m6_capture_writer_flush_if_old (self);
 }
 
 static void
@@ -436,6 +492,8 @@ m6_capture_writer_new (const char  *path,
   self->fd = fd;
   self->buf = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
   self->threads = g_array_new (FALSE, TRUE, sizeof (WrittenThread));
+  self->marks = g_array_new (FALSE, FALSE, sizeof (FlushMark));
+  self->synced_us = g_get_monotonic_time ();
   g_array_set_clear_func (self->threads, written_thread_clear);
   self->n_labels = 1;   /* id 0 is the root */
   self->heap_source = m6_session_get_heap_source (session);
@@ -455,20 +513,23 @@ m6_capture_writer_new (const char  *path,
   return self;
 }
 
-void
-m6_capture_writer_append_end (GByteArray      *out,
-                              M6CaptureWriter *self)
+static void
+append_end_of (GByteArray      *out,
+               M6CaptureWriter *self,
+               const FlushMark *at,
+               guint32          flags)
 {
   gsize start = out->len;
-  guint32 flags = m6_session_get_process_exited (self->session) ? END_FLAG_ENDED : 0;
 
+  if (m6_session_get_process_exited (self->session))
+    flags |= END_FLAG_ENDED;
   m6_put_u32 (out, M6_CAPTURE_RECORD_END);
   m6_put_u32 (out, END_SIZE);
   m6_put_u32 (out, 0);
-  m6_put_u64 (out, self->n_records);
-  m6_put_u64 (out, self->n_events);
-  m6_put_u32 (out, self->threads->len);
-  m6_put_u32 (out, self->n_labels);
+  m6_put_u64 (out, at->n_records);
+  m6_put_u64 (out, at->n_events);
+  m6_put_u32 (out, at->n_threads);
+  m6_put_u32 (out, at->n_labels);
   m6_put_u32 (out, flags);
   m6_put_u32 (out, 0);
   m6_put_u64 (out, (guint64) m6_session_get_duration (self->session));
@@ -477,6 +538,58 @@ m6_capture_writer_append_end (GByteArray      *out,
   guint32 crc = m6_capture_crc (0, p, 8);
   crc = GUINT32_TO_LE (m6_capture_crc (crc, p + RECORD_HEADER_SIZE, END_SIZE));
   memcpy (p + 8, &crc, 4);
+}
+
+void
+m6_capture_writer_append_end (GByteArray      *out,
+                              M6CaptureWriter *self)
+{
+  FlushMark now = { 0, self->n_records, self->n_events, self->threads->len, self->n_labels };
+
+  append_end_of (out, self, &now, 0);
+}
+
+/* After a write error (a full disk): cut the file back to the last whole
+ * buffer it holds and end it there with an END record flagged "stopped on
+ * a write error"; if that END does not fit, cut further back (8 KiB at
+ * least: a page or two freed) and try again. TRUE if the file holds a
+ * valid capture (with its END, or at worst without: loaded as cut short);
+ * the events kept go to kept_events. */
+static gboolean
+salvage (M6CaptureWriter *self)
+{
+  guint64 flushed = __atomic_load_n (&self->flushed, __ATOMIC_RELAXED);
+  guint64 tried = G_MAXUINT64;
+  gint last = -1;
+
+  for (guint i = 0; i < self->marks->len; i++)
+    if (g_array_index (self->marks, FlushMark, i).end <= flushed)
+      last = (gint) i;
+  if (last < 0)
+    return FALSE;   /* not even the header made it */
+  for (gint i = last; i >= 0; i--)
+    {
+      const FlushMark *mark = &g_array_index (self->marks, FlushMark, i);
+      if (tried != G_MAXUINT64 && tried - mark->end < 8192 && i > 0)
+        continue;
+      g_autoptr (GByteArray) end = g_byte_array_new ();
+      append_end_of (end, self, mark, END_FLAG_WRITE_ERROR);
+      if (ftruncate (self->fd, (off_t) mark->end) != 0 || lseek (self->fd, (off_t) mark->end, SEEK_SET) < 0)
+        return FALSE;
+      if (m6_capture_write_all (self->fd, end->data, end->len, self->path, NULL))
+        {
+          self->kept_events = mark->n_events;
+          return TRUE;
+        }
+      tried = mark->end;
+    }
+  /* No room for an END anywhere: the records of the last whole buffer
+   * stay, a capture cut short. */
+  const FlushMark *mark = &g_array_index (self->marks, FlushMark, last);
+  if (ftruncate (self->fd, (off_t) mark->end) != 0)
+    return FALSE;
+  self->kept_events = mark->n_events;
+  return TRUE;
 }
 
 gboolean
@@ -505,6 +618,24 @@ m6_capture_writer_finish (M6CaptureWriter  *self,
 
   if (self->error == NULL)
     m6_capture_commit_file (self->fd, self->tmp_path, self->path, &self->error);
+  else if (g_error_matches (self->error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO) && salvage (self))
+    {
+      /* What fit is kept, valid and marked; the caller still fails. */
+      g_autoptr (GError) kept = NULL;
+      g_autofree char *display = g_filename_display_name (self->path);
+      m6_capture_commit_file (self->fd, self->tmp_path, self->path, &kept);
+      close (self->fd);
+      self->fd = -1;
+      if (kept != NULL)
+        g_unlink (self->tmp_path);
+      if (error != NULL)
+        *error = kept != NULL
+          ? g_error_copy (self->error)
+          : g_error_new (M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
+                         _("%s; recording stopped, and %s keeps the first %llu events, marked as stopped on a write error"),
+                         self->error->message, display, U (self->kept_events));
+      return FALSE;
+    }
   close (self->fd);
   self->fd = -1;
 
@@ -551,6 +682,7 @@ m6_capture_writer_free (M6CaptureWriter *self)
   g_byte_array_unref (self->buf);
   g_free (self->scratch);
   g_array_unref (self->threads);
+  g_array_unref (self->marks);
   g_free (self->path);
   g_free (self->tmp_path);
   g_free (self);
@@ -560,4 +692,10 @@ guint64
 m6_capture_writer_get_size (M6CaptureWriter *self)
 {
   return __atomic_load_n (&self->flushed, __ATOMIC_RELAXED) + self->buf->len;
+}
+
+void
+m6_capture_writer_tick (M6CaptureWriter *self)
+{
+  m6_capture_writer_flush_if_old (self);
 }

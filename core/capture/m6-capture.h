@@ -67,6 +67,7 @@ typedef struct
   guint64  file_size;
   gint64   created_unix_us;
   guint32  version;           /* the file's format version */
+  gboolean write_error;       /* END says the recording stopped on a write error (a full disk) */
 } M6CaptureInfo;
 
 /* The events of one EVENTS or PACKED_EVENTS record's payload (@type,
@@ -140,6 +141,15 @@ void              m6_capture_writer_abort      (M6CaptureWriter  *self);
 void              m6_capture_writer_free       (M6CaptureWriter  *self);
 
 guint64           m6_capture_writer_get_size   (M6CaptureWriter  *self);
+/* The writer's (sticky) error, the I/O thread's included, or NULL: a
+ * recorder looks after each batch and stops at once. Finish then keeps
+ * what the file holds as a valid capture marked "stopped on a write
+ * error" (and still fails, saying so). */
+const GError     *m6_capture_writer_get_error  (M6CaptureWriter  *self);
+/* Hand the buffer to the file if its oldest record waited half a second:
+ * a recorder calls it when a drain found nothing, so a pause in the game
+ * leaves nothing behind for a SIGKILL to lose. */
+void              m6_capture_writer_tick       (M6CaptureWriter  *self);
 
 /* Replay @path into a new session (marked ended). A capture without END
  * loads what is complete; see m6_capture_load_full() to learn that. */

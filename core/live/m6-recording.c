@@ -218,6 +218,20 @@ worker_main (gpointer data)
         }
       gint64 t1 = g_get_monotonic_time ();
       ok = drain_batch (self, &n, &emptied, &error);
+      /* A capture that cannot be written (a full disk) stops the
+       * recording now, not at the end: finish keeps what fit. */
+      if (ok && self->writer != NULL)
+        {
+          const GError *written = m6_capture_writer_get_error (self->writer);
+          if (written != NULL)
+            {
+              g_clear_error (&error);
+              error = g_error_copy (written);
+              ok = FALSE;
+            }
+          else
+            m6_capture_writer_tick (self->writer);
+        }
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
         pending = source_get_pending (self);

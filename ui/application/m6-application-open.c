@@ -22,7 +22,10 @@ open_capture_show (M6Application       *self,
   M6CaptureInfo info = *loaded;
 
   M6SessionWindow *window = m6_session_window_new_for_capture (GTK_APPLICATION (self), session, path);
-  if (!info.finished)
+  if (info.write_error)
+    m6_session_window_show_notice (window, _("This recording stopped early because its file could not be written (a full disk?). "
+                                             "Everything written until then is shown."));
+  else if (!info.finished)
     {
       g_autofree char *bytes = g_format_size (info.ignored_bytes);
       g_autofree char *notice =
