@@ -133,7 +133,7 @@ static gboolean
 own_ring_map (OwnRing *own)
 {
   g_autofree char *name = m6_reader_shm_name (getpid ());
-  int fd = shm_open (name, O_RDONLY, 0);
+  int fd = name != NULL ? shm_open (name, O_RDONLY, 0) : -1;
   struct stat st;
 
   if (fd < 0 || fstat (fd, &st) != 0)

@@ -78,6 +78,7 @@ typedef struct
   uint32_t      max_threads;
   uint64_t      threads_offset;
   uint64_t      thread_stride;
+  uint32_t      slots_backed;   /* slots [0, n) have memory; = thread_count */
   char          name[64];
 } Segment;
 

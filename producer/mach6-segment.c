@@ -164,12 +164,17 @@ mach6__segment_create (void)
   fchmod (s.fd, 0600);   /* exactly 0600, whatever the umask */
 
   /* The segment is sparse; the control page and label table are backed now,
-   * each ring when its thread claims it. A full /dev/shm then shows up as a
-   * failed fallocate here, not as SIGBUS in the game later. */
+   * each ring when its thread claims it (mach6-threads.c). A full /dev/shm
+   * then shows up as a failed fallocate here, not as SIGBUS in the game
+   * later: nothing touches a page before its range is backed. */
   if (ftruncate (s.fd, (off_t) s.size) != 0)
     goto fail;
-  if (fallocate (s.fd, 0, 0, (off_t) s.threads_offset) != 0 && errno != EOPNOTSUPP)
-    goto fail;
+  int backed = posix_fallocate (s.fd, 0, (off_t) s.threads_offset);
+  if (backed != 0)
+    {
+      errno = backed;
+      goto fail;
+    }
   void *p = mmap (NULL, s.size, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
   if (p == MAP_FAILED)
     goto fail;

@@ -6,7 +6,6 @@
  */
 #include "mach6-private.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -49,9 +48,9 @@ static Mach6ThreadHeader *
 thread_reuse_slot (void)
 {
   Mach6Control *c = mach6__segment.control;
-  uint32_t n = load_acquire (&c->thread_count);
+  uint32_t n = __atomic_load_n (&mach6__segment.slots_backed, __ATOMIC_ACQUIRE);
   int recording = mach6_generation_is_live (load_acquire (&c->attach_generation));
-  for (uint32_t i = 0; i < n && i < mach6__segment.max_threads; i++)
+  for (uint32_t i = 0; i < n; i++)
     {
       Mach6ThreadHeader *h = slot_header (i);
       uint32_t state = MACH6_THREAD_EXITED;
@@ -80,6 +79,20 @@ thread_no_slot (ThreadState *t, uint32_t gen)
   __atomic_fetch_add (&mach6__segment.control->threads_unslotted, 1, __ATOMIC_RELAXED);
 }
 
+/* New slots are handed out one at a time: a slot's memory is made sure
+ * to exist (a full /dev/shm says ENOSPC here) before the count that lets
+ * anyone touch it is raised. Cold; reset in a forked child. */
+static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Back [offset, offset + bytes) of the segment with memory, or say why not.
+ * posix_fallocate falls back to writing where fallocate is unsupported. */
+static int
+back_range (uint64_t offset,
+            uint64_t bytes)
+{
+  return posix_fallocate (mach6__segment.fd, (off_t) offset, (off_t) bytes) == 0;
+}
+
 int
 mach6__thread_claim_slot (ThreadState *t, uint32_t gen)
 {
@@ -87,28 +100,25 @@ mach6__thread_claim_slot (ThreadState *t, uint32_t gen)
   Mach6ThreadHeader *h = thread_reuse_slot ();
   if (h == NULL)
     {
-      uint32_t n = load_relaxed (&c->thread_count);
-      do
-        {
-          if (n >= mach6__segment.max_threads)
-            {
-              thread_no_slot (t, gen);
-              return 0;
-            }
-        }
-      while (!__atomic_compare_exchange_n (&c->thread_count, &n, n + 1, 1,
-                                           __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
-
+      /* The count of backed slots is our own, never the shared page's
+       * (which a reader can write): no slot past it is ever touched. */
+      pthread_mutex_lock (&claim_lock);
+      uint32_t n = mach6__segment.slots_backed;
       uint64_t stride = mach6__segment.thread_stride;
       uint64_t offset = mach6__segment.threads_offset + (uint64_t) n * stride;
-      if (fallocate (mach6__segment.fd, 0, (off_t) offset, (off_t) stride) != 0
-          && errno != EOPNOTSUPP)
+      if (n >= mach6__segment.max_threads || !back_range (offset, stride))
         {
-          /* No memory for the ring: the slot stays FREE and this thread drops. */
+          /* No slot, or no memory for its ring: the thread is counted
+           * as without a slot and the slot count stays as it was. */
+          pthread_mutex_unlock (&claim_lock);
           thread_no_slot (t, gen);
           return 0;
         }
       h = slot_header (n);
+      store_relaxed (&h->state, (uint32_t) MACH6_THREAD_CLAIMING);
+      mach6__segment.slots_backed = n + 1;
+      store_release (&c->thread_count, n + 1);
+      pthread_mutex_unlock (&claim_lock);
       prefault_ring (h, mach6__segment.thread_stride);
     }
   char name[MACH6_THREAD_NAME_MAX] = { 0 };
@@ -196,6 +206,7 @@ mach6__thread_after_fork (void)
   t->ring = NULL;
   t->slot_state = SLOT_UNCLAIMED;
   pthread_setspecific (thread_key, NULL);
+  claim_lock = (pthread_mutex_t) PTHREAD_MUTEX_INITIALIZER;
 }
 
 void

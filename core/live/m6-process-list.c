@@ -40,6 +40,13 @@ probe_segment (gint        pid,
   info->pid = pid;
   info->shm_name = shm != NULL ? g_strdup (shm) : m6_reader_shm_name (pid);
   info->name = g_strdup ("");
+  if (info->shm_name == NULL)
+    {
+      info->shm_name = g_strdup ("");
+      g_set_error (&error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND,
+                   _("there is no mach6 segment for process %d"), pid);
+      goto unreadable;
+    }
 
   int fd = m6_segment_open (pid, info->shm_name, FALSE, &st, &error);
   if (fd < 0)
@@ -191,7 +198,7 @@ m6_reader_clean_pid (gint     pid,
 
   info = probe_segment (pid, NULL, NULL);
   path = g_strconcat (SHM_DIR, info->shm_name, NULL);
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+  if (info->shm_name[0] == '\0' || !g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND,
                    _("there is no mach6 segment for process %d"), pid);

@@ -542,10 +542,14 @@ m6_reader_drain (M6Reader  *self,
 
   GUARDED (ok = drain_mapped (self, max_events == 0 ? G_MAXSIZE : max_events, n_drained, error),
            {
+             struct stat now;
              self->truncated = TRUE;
              if (error != NULL)
                g_clear_error (error);
-             ok = m6_reader_fail_corrupt (self, error, _("the shared-memory object shrank while it was being read"));
+             if (fstat (self->fd, &now) == 0 && (guint64) now.st_size == self->geo.size)
+               ok = m6_reader_fail_corrupt (self, error, _("a page of the shared-memory object has no memory behind it (is %s full?)"), SHM_DIR);
+             else
+               ok = m6_reader_fail_corrupt (self, error, _("the shared-memory object shrank while it was being read"));
            });
   return ok;
 }

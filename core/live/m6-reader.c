@@ -257,11 +257,19 @@ attach_guarded (M6Reader          *self,
   m6_segment_guard_install ();
   GUARDED (ok = attach_mapped (self, st, error),
            {
+             struct stat now;
              self->truncated = TRUE;
              if (error != NULL)
                g_clear_error (error);
-             g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
-                          _("segment %s shrank while it was being attached"), self->shm_name);
+             /* Same size: the fault is a page nobody backed (a full
+              * /dev/shm under an older libmach6), not a truncation. */
+             if (fstat (self->fd, &now) == 0 && now.st_size == st->st_size)
+               g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
+                            _("segment %s has a page with no memory behind it (is %s full?)"),
+                            self->shm_name, SHM_DIR);
+             else
+               g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_CORRUPT,
+                            _("segment %s shrank while it was being attached"), self->shm_name);
              ok = FALSE;
            });
   return ok;
@@ -287,6 +295,14 @@ m6_reader_attach (gint     pid,
       return NULL;
     }
   self->shm_name = m6_reader_shm_name (pid);
+  if (self->shm_name == NULL)
+    {
+      self->shm_name = g_strdup ("");
+      g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_NOT_FOUND,
+                   _("no mach6 segment for process %d in %s; is it running and linked with libmach6?"),
+                   pid, SHM_DIR);
+      return NULL;
+    }
 
   self->fd = m6_segment_open (pid, self->shm_name, TRUE, &st, error);
   if (self->fd < 0)

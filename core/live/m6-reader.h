@@ -97,7 +97,7 @@ gboolean      m6_reader_clean_pid      (gint          pid,
                                         GError      **error);
 
 /* The segment name of @pid ("/mach6-<uid>-<pid>-<hex>", the newest if a
- * reused pid has two), or "/mach6-<uid>-<pid>" if it has none. */
+ * reused pid has two, of an owner we may read), or NULL if it has none. */
 char         *m6_reader_shm_name       (gint          pid);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Reader, m6_reader_free)

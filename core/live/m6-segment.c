@@ -124,10 +124,9 @@ m6_reader_shm_name (gint pid)
           || (r->mtime.tv_sec == best->mtime.tv_sec && r->mtime.tv_nsec > best->mtime.tv_nsec))
         best = r;
     }
-  if (best != NULL)
-    return g_strdup (best->shm);
-  /* None: the ABI 1 name, for messages (and hand-made test segments). */
-  return g_strdup_printf ("%s%u-%d", MACH6_SHM_PREFIX, (unsigned) getuid (), pid);
+  /* None: NULL. The ABI 1 name "/mach6-<uid>-<pid>" is never opened: a
+   * neighbour could make it for any pid that has no segment. */
+  return best != NULL ? g_strdup (best->shm) : NULL;
 }
 
 /* --- surviving a segment that shrinks ------------------------------------ */
@@ -498,11 +497,18 @@ m6_segment_open (gint          pid,
       close (fd);
       return -1;
     }
-  /* Root may read anybody's segment; anyone else only their own. */
-  if (!S_ISREG (st->st_mode) || (st->st_uid != getuid () && getuid () != 0))
+  /* The object must belong to the uid its name carries, whoever reads it
+   * (root included: a neighbour can name an object after anybody); root
+   * may read anybody's segment, anyone else only their own. */
+  guint name_uid;
+  gint name_pid;
+  if (!parse_segment_name (shm[0] == '/' ? shm + 1 : shm, &name_uid, &name_pid)
+      || name_pid != pid || !S_ISREG (st->st_mode) || st->st_uid != name_uid
+      || (name_uid != getuid () && getuid () != 0))
     {
       g_set_error (error, M6_READER_ERROR, M6_READER_ERROR_ACCESS,
-                   _("segment %s is not a shared-memory object of uid %u"), shm, (unsigned) getuid ());
+                   _("segment %s is not a shared-memory object of the uid its name carries (it belongs to uid %u); it is not read"),
+                   shm, (unsigned) st->st_uid);
       close (fd);
       return -1;
     }

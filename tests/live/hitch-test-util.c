@@ -35,7 +35,8 @@ reap (GPid pid)
   kill (pid, SIGTERM);
   waitpid (pid, &status, 0);
   g_autofree char *shm = m6_reader_shm_name (pid);
-  shm_unlink (shm);
+  if (shm != NULL)
+    shm_unlink (shm);
 }
 
 char *

@@ -44,7 +44,7 @@ seg_add_label (Segment    *seg,
 void
 seg_build (Segment *seg)
 {
-  seg->shm = m6_reader_shm_name (getpid ());
+  seg->shm = g_strdup_printf ("%s%u-%d-00000000000000ee", MACH6_SHM_PREFIX, (unsigned) getuid (), (int) getpid ());
   shm_unlink (seg->shm);
   int fd = shm_open (seg->shm, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
   g_assert_cmpint (fd, >=, 0);

@@ -110,7 +110,8 @@ test_producer_free (TestProducer *p)
           waitpid (p->pid, &status, 0);
         }
       g_autofree char *shm = m6_reader_shm_name (p->pid);
-      shm_unlink (shm);
+      if (shm != NULL)
+        shm_unlink (shm);
     }
   g_free (p);
 }

@@ -740,7 +740,7 @@ test_attach_waits_for_segment (void)
       _exit (0);
     }
 
-  g_autofree char *shm = m6_reader_shm_name (child);
+  g_autofree char *shm = g_strdup_printf ("/mach6-%u-%d-0000000000000001", (unsigned) getuid (), (int) child);
   int fd = shm_open (shm, O_CREAT | O_EXCL | O_RDWR, 0600);
   g_assert_cmpint (fd, >=, 0);
   g_assert_cmpint (ftruncate (fd, 4096), ==, 0);   /* all zeros: no magic yet */

