@@ -293,3 +293,94 @@ m6_cli_load_capture (const char  *path,
                 path, (unsigned long long) info.ignored_bytes);
   return g_steal_pointer (&session);
 }
+
+/* --- thread numbers ---------------------------------------------------------- */
+
+static gint
+main_thread (M6Session *session)
+{
+  guint n = m6_session_get_n_threads (session);
+
+  for (guint i = 0; i < n; i++)
+    if (m6_thread_get_tid (m6_session_get_thread (session, i)) == (guint64) m6_session_get_pid (session))
+      return (gint) i;
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (m6_thread_get_name (m6_session_get_thread (session, i)), "main") == 0)
+      return (gint) i;
+  return -1;
+}
+
+guint *
+m6_cli_thread_order (M6Session *session)
+{
+  guint n_threads = m6_session_get_n_threads (session);
+  guint *order = g_new (guint, MAX (n_threads, 1));
+  gint first = main_thread (session);
+  guint n = 0;
+
+  if (first >= 0)
+    order[n++] = (guint) first;
+  for (guint i = 0; i < n_threads; i++)
+    if ((gint) i != first)
+      order[n++] = i;
+  return order;
+}
+
+guint
+m6_cli_thread_number (M6Session *session,
+                      guint      index)
+{
+  gint first = main_thread (session);
+
+  if (first < 0 || (gint) index == first)
+    return first < 0 ? index : 0;
+  return (gint) index < first ? index + 1 : index;
+}
+
+gboolean
+m6_cli_thread_find (M6Session   *session,
+                    const char  *spec,
+                    guint       *index,
+                    GError     **error)
+{
+  guint n_threads = m6_session_get_n_threads (session);
+  g_autofree guint *order = m6_cli_thread_order (session);
+  guint64 number = 0;
+
+  if (g_ascii_string_to_unsigned (spec, 10, 0, G_MAXUINT64, &number, NULL))
+    {
+      if (number < n_threads)
+        {
+          *index = order[number];
+          return TRUE;
+        }
+      for (guint i = 0; i < n_threads; i++)
+        if (m6_thread_get_tid (m6_session_get_thread (session, i)) == number)
+          {
+            *index = i;
+            return TRUE;
+          }
+    }
+  for (guint i = 0; i < n_threads; i++)
+    if (g_strcmp0 (m6_thread_get_name (m6_session_get_thread (session, i)), spec) == 0)
+      {
+        *index = i;
+        return TRUE;
+      }
+
+  g_autoptr (GString) there = g_string_new (NULL);
+  for (guint k = 0; k < n_threads; k++)
+    {
+      M6Thread *thread = m6_session_get_thread (session, order[k]);
+      /* Translators: one thread in a list: its number, name and tid */
+      g_string_append_printf (there, _("%s%u “%s” (tid %llu)"), k > 0 ? ", " : "", k,
+                              m6_thread_get_name (thread), (unsigned long long) m6_thread_get_tid (thread));
+    }
+  if (n_threads == 0)
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                 _("there is no thread “%s”: the session has no threads"), spec);
+  else
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                 _("there is no thread “%s” (by number, tid or name); the session has %s"), spec, there->str);
+  return FALSE;
+}

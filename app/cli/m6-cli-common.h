@@ -56,4 +56,21 @@ M6Session  *m6_cli_load_capture       (const char          *path,
                                        M6EventLog          *log,
                                        GError             **error);
 
+/* Threads as every command numbers them, "Thread 0 “main” (tid 4711)":
+ * the game's frame thread first (the process's main thread, whose tid is
+ * the pid, or else the thread named "main"), then the others in the order
+ * they first recorded. m6_cli_thread_order() gives the session indices in
+ * that order (g_free it); m6_cli_thread_number() a session index's
+ * number. */
+guint      *m6_cli_thread_order       (M6Session           *session);
+guint       m6_cli_thread_number      (M6Session           *session,
+                                       guint                index);
+/* --thread N|TID|NAME: the session index of the thread numbered N, else
+ * of the one whose tid or name @spec is; FALSE with a sentence naming
+ * the threads there are. */
+gboolean    m6_cli_thread_find        (M6Session           *session,
+                                       const char          *spec,
+                                       guint               *index,
+                                       GError             **error);
+
 G_END_DECLS

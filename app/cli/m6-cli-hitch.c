@@ -16,21 +16,34 @@ m6_cli_hitch_options_parse (M6CliHitchOptions *options,
                             const char        *on_hitch,
                             const char        *keep,
                             const char        *after,
+                            const char        *thread,
                             GError           **error)
 {
   options->threshold_ns = 0;
+  options->thread_name = NULL;
+  options->thread_tid = 0;
   options->keep_ns = M6_HITCH_DEFAULT_KEEP_NS;
   options->after_ns = M6_HITCH_DEFAULT_AFTER_NS;
   if (on_hitch == NULL)
     {
-      if (keep != NULL || after != NULL)
+      if (keep != NULL || after != NULL || thread != NULL)
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       _("--keep and --after go with --on-hitch"));
+                       _("--keep, --after and --thread go with --on-hitch"));
           return FALSE;
         }
       return TRUE;
     }
+  if (thread != NULL && thread[0] == '\0')
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("--thread needs a thread’s name or tid"));
+      return FALSE;
+    }
+  /* A number is a tid: before the game's threads record, there are no
+   * numbers to go by. */
+  if (thread != NULL && !g_ascii_string_to_unsigned (thread, 10, 1, G_MAXUINT64, &options->thread_tid, NULL))
+    options->thread_name = thread;
   return m6_duration_parse (on_hitch, "--on-hitch", &options->threshold_ns, error)
          && (keep == NULL || m6_duration_parse (keep, "--keep", &options->keep_ns, error))
          && (after == NULL || m6_duration_parse (after, "--after", &options->after_ns, error));
@@ -89,19 +102,29 @@ m6_cli_record_hitches (M6Reader                *reader,
   g_autoptr (M6FrameIndex) index = m6_frame_index_new_live (session);
   g_autofree char *folder = hitch_folder (output);
   g_autoptr (M6HitchCatcher) catcher = m6_hitch_catcher_new (recording, index, 0, options->threshold_ns, folder);
+  g_autofree char *which = NULL;
   g_autoptr (GError) error = NULL;
   M6CliRecording rec = { .recording = recording, .progress = TRUE };
   char threshold[M6_DURATION_BUF], keep[M6_DURATION_BUF], after[M6_DURATION_BUF];
   gint64 window;
   guint64 bytes;
 
+  m6_hitch_catcher_watch (catcher, options->thread_name, options->thread_tid);
   m6_hitch_catcher_set_span (catcher, options->keep_ns, options->after_ns);
   g_signal_connect (catcher, "hitch", G_CALLBACK (on_hitch), NULL);
   g_signal_connect (catcher, "saved", G_CALLBACK (on_saved), NULL);
   g_signal_connect (catcher, "failed", G_CALLBACK (on_failed), NULL);
   m6_frame_index_get_window (index, &window, &bytes);
-  g_printerr (_("Watching %s (pid %d) for frames of thread 0 slower than %s; each capture keeps %s before the hitch and %s after it, in %s (at most %llu MiB of events held).\n"),
-              m6_session_get_process_name (session), m6_session_get_pid (session),
+  if (options->thread_name != NULL)
+    which = g_strdup_printf (_("the thread named “%s”"), options->thread_name);
+  else if (options->thread_tid != 0)
+    which = g_strdup_printf (_("thread tid %llu"), (unsigned long long) options->thread_tid);
+  else
+    which = g_strdup_printf (_("the main thread (tid %d, or the thread named “main”; --thread NAME|TID to watch another)"),
+                             m6_session_get_pid (session));
+  /* Translators: the process, its pid, which thread (“the main thread …”), durations, a folder */
+  g_printerr (_("Watching %s (pid %d) for frames of %s slower than %s; each capture keeps %s before the hitch and %s after it, in %s (at most %llu MiB of events held).\n"),
+              m6_session_get_process_name (session), m6_session_get_pid (session), which,
               m6_duration_format_buf (options->threshold_ns, threshold),
               m6_duration_format_buf (options->keep_ns, keep),
               m6_duration_format_buf (options->after_ns, after), folder,
@@ -121,6 +144,29 @@ m6_cli_record_hitches (M6Reader                *reader,
     ;
 
   g_auto (GStrv) paths = m6_hitch_catcher_dup_paths (catcher);
+  gint watched = m6_hitch_catcher_get_watched (catcher);
+  if (watched >= 0)
+    {
+      M6Thread *thread = m6_session_get_thread (session, (guint) watched);
+      g_printerr (_("Watched thread %u “%s” (tid %llu): %llu frames.\n"), m6_cli_thread_number (session, (guint) watched),
+                  m6_thread_get_name (thread), (unsigned long long) m6_thread_get_tid (thread),
+                  (unsigned long long) m6_thread_get_n_frames (thread));
+    }
+  else
+    {
+      g_autoptr (GString) there = g_string_new (NULL);
+      g_autofree guint *order = m6_cli_thread_order (session);
+      for (guint k = 0; k < m6_session_get_n_threads (session); k++)
+        {
+          M6Thread *thread = m6_session_get_thread (session, order[k]);
+          g_string_append_printf (there, "%s“%s” (tid %llu)", k > 0 ? ", " : "", m6_thread_get_name (thread),
+                                  (unsigned long long) m6_thread_get_tid (thread));
+        }
+      g_autofree char *message = m6_session_get_n_threads (session) > 0
+        ? g_strdup_printf (_("%s recorded no frame; the threads that recorded are %s: pick one with --thread NAME|TID"), which, there->str)
+        : g_strdup_printf (_("%s recorded no frame, nor did any other thread"), which);
+      m6_cli_print_error (message);
+    }
   g_autoptr (GError) write_error = m6_hitch_catcher_dup_error (catcher);
   guint n_hitches = m6_hitch_catcher_get_n_hitches (catcher);
   g_print (g_dngettext (GETTEXT_PACKAGE, "%u hitch, %u capture written.\n",
@@ -138,9 +184,11 @@ m6_cli_print_worst (M6FrameIndex  *index,
 {
   M6Session *session = m6_frame_index_get_session (index);
   g_autoptr (GString) out = g_string_new (NULL);
+  g_autofree guint *order = m6_cli_thread_order (session);
 
-  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+  for (guint k = 0; k < m6_session_get_n_threads (session); k++)
     {
+      guint i = order[k];
       M6Thread *thread = m6_session_get_thread (session, i);
       guint64 first = 0, n_frames = 0;
 
@@ -148,19 +196,21 @@ m6_cli_print_worst (M6FrameIndex  *index,
         continue;
       if (!m6_frame_index_get_range (index, i, &first, &n_frames))
         {
-          g_string_append_printf (out, _("Thread %u “%s”: no frames\n\n"), i, m6_thread_get_name (thread));
+          g_string_append_printf (out, _("Thread %u “%s” (tid %llu): no frames\n\n"), k, m6_thread_get_name (thread),
+                                  (unsigned long long) m6_thread_get_tid (thread));
           continue;
         }
       g_autoptr (GArray) worst = m6_frame_index_get_worst (index, i, n, G_MININT64, G_MAXINT64, error);
       if (worst == NULL)
         return FALSE;
-      g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "Thread %u “%s”: the slowest %u of %llu frame\n",
-                                                "Thread %u “%s”: the slowest %u of %llu frames\n", n_frames),
-                              i, m6_thread_get_name (thread), worst->len, (unsigned long long) n_frames);
+      g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "Thread %u “%s” (tid %llu): the slowest %u of %llu frame\n",
+                                                "Thread %u “%s” (tid %llu): the slowest %u of %llu frames\n", n_frames),
+                              k, m6_thread_get_name (thread), (unsigned long long) m6_thread_get_tid (thread),
+                              worst->len, (unsigned long long) n_frames);
       g_string_append_printf (out, "%10s %10s %10s  %s\n", _("FRAME"), _("AT"), _("TIME"), _("HEAVIEST SCOPE (SELF TIME)"));
-      for (guint k = 0; k < worst->len; k++)
+      for (guint w = 0; w < worst->len; w++)
         {
-          const M6FrameHeaviest *h = &g_array_index (worst, M6FrameHeaviest, k);
+          const M6FrameHeaviest *h = &g_array_index (worst, M6FrameHeaviest, w);
           g_autofree char *path = m6_frame_index_node_path (index, i, h->heaviest.node_id);
           char at[M6_DURATION_BUF], time[M6_DURATION_BUF], self[M6_DURATION_BUF];
           g_autofree char *at_cell = NULL, *time_cell = NULL;

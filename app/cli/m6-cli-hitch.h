@@ -16,14 +16,17 @@ typedef struct
   gint64 threshold_ns;   /* 0: not asked for */
   gint64 keep_ns;
   gint64 after_ns;
+  const char *thread_name;   /* --thread NAME (borrowed), or NULL */
+  guint64 thread_tid;        /* --thread TID, or 0; neither: the main thread */
 } M6CliHitchOptions;
 
-/* Parse --on-hitch, --keep and --after (each may be NULL); --keep and
- * --after without --on-hitch are an error. */
+/* Parse --on-hitch, --keep, --after and --thread (each may be NULL);
+ * the others without --on-hitch are an error. */
 gboolean m6_cli_hitch_options_parse (M6CliHitchOptions *options,
                                      const char        *on_hitch,
                                      const char        *keep,
                                      const char        *after,
+                                     const char        *thread,
                                      GError           **error);
 
 /* Record @reader (taken) until it ends, @seconds pass (0: no limit) or

@@ -17,13 +17,14 @@ m6_cli_record (int    argc,
 {
   double seconds = 0;
   g_autofree char *output = NULL, *token = NULL, *token_file = NULL;
-  g_autofree char *on_hitch = NULL, *keep = NULL, *after = NULL;
+  g_autofree char *on_hitch = NULL, *keep = NULL, *after = NULL, *thread = NULL;
   M6CliHitchOptions hitch = { 0 };
   const GOptionEntry entries[] = {
     M6_CLI_TOKEN_ENTRIES (token, token_file),
     { "on-hitch", 0, 0, G_OPTION_ARG_STRING, &on_hitch, N_("Save only the seconds around every frame slower than D (like 33ms), one capture per hitch"), "D" },
     { "keep", 0, 0, G_OPTION_ARG_STRING, &keep, N_("With --on-hitch: seconds kept before the hitch (default 10s)"), "D" },
     { "after", 0, 0, G_OPTION_ARG_STRING, &after, N_("With --on-hitch: seconds kept after the hitch (default 2s)"), "D" },
+    { "thread", 't', 0, G_OPTION_ARG_STRING, &thread, N_("With --on-hitch: watch this thread's frames (default: the main thread, or the one named “main”)"), "NAME|TID" },
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds (default: when the process ends or on Ctrl-C)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
     { NULL }
@@ -41,7 +42,7 @@ m6_cli_record (int    argc,
     return m6_cli_usage_error ("record", _("expected one PID or process name"));
   if (seconds < 0)
     return m6_cli_usage_error ("record", _("the duration cannot be negative"));
-  if (!m6_cli_hitch_options_parse (&hitch, on_hitch, keep, after, &error))
+  if (!m6_cli_hitch_options_parse (&hitch, on_hitch, keep, after, thread, &error))
     return m6_cli_usage_error ("record", error->message);
 
   if (m6_cli_is_remote_target (argv[1]))

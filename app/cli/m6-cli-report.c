@@ -120,24 +120,6 @@ heap_source_text (M6HeapSource source)
     }
 }
 
-/* The thread indices to print: the main thread (its tid is the pid) first,
- * as that is where frames are, then the others in order. */
-static guint *
-thread_order (M6Session *session)
-{
-  guint n_threads = m6_session_get_n_threads (session);
-  guint *order = g_new (guint, MAX (n_threads, 1));
-  guint n = 0;
-
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_thread_get_tid (m6_session_get_thread (session, i)) == (guint64) m6_session_get_pid (session))
-      order[n++] = i;
-  for (guint i = 0; i < n_threads; i++)
-    if (m6_thread_get_tid (m6_session_get_thread (session, i)) != (guint64) m6_session_get_pid (session))
-      order[n++] = i;
-  return order;
-}
-
 static void
 print_table (M6Session *session,
              gint       only_thread)
@@ -166,7 +148,7 @@ print_table (M6Session *session,
                             (unsigned long long) m6_session_get_label_full (session));
 
   guint n_threads = m6_session_get_n_threads (session);
-  g_autofree guint *order = thread_order (session);
+  g_autofree guint *order = m6_cli_thread_order (session);
 
   for (guint k = 0; k < n_threads; k++)
     {
@@ -181,7 +163,7 @@ print_table (M6Session *session,
         continue;
 
       g_string_append_printf (out, _("\nThread %u “%s” (tid %llu, %s): %u frames, %llu events, %llu drops, %llu unbalanced, %llu rejected\n"),
-                              i, m6_thread_get_name (thread), (unsigned long long) m6_thread_get_tid (thread),
+                              k, m6_thread_get_name (thread), (unsigned long long) m6_thread_get_tid (thread),
                               state,
                               (guint) MIN (m6_thread_get_n_frames (thread), (guint64) G_MAXUINT), (unsigned long long) m6_thread_get_n_events (thread),
                               (unsigned long long) m6_thread_get_drops (thread),
@@ -239,7 +221,7 @@ print_leaks (M6Session *session,
     g_string_append (out, _("Heap readings are process-wide: each thread’s drift includes what the other threads keep. Record with MACH6_HEAP=thread to keep them apart.\n\n"));
 
   guint n_threads = m6_session_get_n_threads (session);
-  g_autofree guint *order = thread_order (session);
+  g_autofree guint *order = m6_cli_thread_order (session);
 
   for (guint k = 0; k < n_threads; k++)
     {
@@ -254,7 +236,7 @@ print_leaks (M6Session *session,
 
       m6_ledger_find_leak (tree, &leak);
       g_autofree char *sentence = m6_leak_describe (tree, &leak);
-      g_string_append_printf (out, _("Thread %u “%s” (tid %llu): %llu frames\n"), i, m6_thread_get_name (thread),
+      g_string_append_printf (out, _("Thread %u “%s” (tid %llu): %llu frames\n"), k, m6_thread_get_name (thread),
                               (unsigned long long) m6_thread_get_tid (thread), (unsigned long long) leak.frames);
       g_string_append_printf (out, "  %s\n", sentence);
 
@@ -302,7 +284,7 @@ print_leaks (M6Session *session,
           g_autofree char *path = m6_ledger_node_path (tree, bad);
           g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, bad);
           g_printerr (_("mach6: BUG: the ledger of %s in thread %u does not close: its parts miss the whole by %lld bytes\n"),
-                      path, i, (long long) ledger->residual);
+                      path, k, (long long) ledger->residual);
           all_close = FALSE;
         }
       g_string_append_c (out, '\n');
@@ -332,6 +314,7 @@ m6_cli_report (int    argc,
   gboolean json = FALSE;
   gboolean leaks = FALSE;
   gint only_thread = -1;
+  g_autofree char *thread_spec = NULL;
   double seconds = REPORT_SECONDS;
   gint worst = 0;
   g_autoptr (M6FrameIndex) index = NULL;
@@ -339,7 +322,7 @@ m6_cli_report (int    argc,
     { "worst", 'w', 0, G_OPTION_ARG_INT, &worst, N_("The N slowest frames of each thread, with the scope that cost each most"), "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the payload JSON of every thread"), NULL },
     { "leaks", 'l', 0, G_OPTION_ARG_NONE, &leaks, N_("Find the leak: where each thread’s drift is kept, with the ledger"), NULL },
-    { "thread", 't', 0, G_OPTION_ARG_INT, &only_thread, N_("Only thread N (its index, from 0)"), "N" },
+    { "thread", 't', 0, G_OPTION_ARG_STRING, &thread_spec, N_("Only one thread: its number as the report shows it (the main thread is 0), its tid or its name"), "N|TID|NAME" },
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("For a process: record for S seconds first (default 2)"), "S" },
     { NULL }
   };
@@ -354,8 +337,8 @@ m6_cli_report (int    argc,
     return status;
   if (seconds <= 0)
     return m6_cli_usage_error ("report", _("the duration must be positive"));
-  if (only_thread < -1)
-    return m6_cli_usage_error ("report", _("the thread index cannot be negative"));
+  if (thread_spec != NULL && thread_spec[0] == '-')
+    return m6_cli_usage_error ("report", _("--thread takes a thread’s number, tid or name, not a negative number"));
   if (worst < 0)
     return m6_cli_usage_error ("report", _("--worst needs a positive number of frames"));
   if (argc != 2)
@@ -398,11 +381,15 @@ m6_cli_report (int    argc,
       session = g_object_ref (m6_recording_get_session (recording));
     }
 
-  if (only_thread >= 0 && (guint) only_thread >= m6_session_get_n_threads (session))
+  if (thread_spec != NULL)
     {
-      g_printerr (_("mach6: there is no thread %d (the session has %u)\n"),
-                  only_thread, m6_session_get_n_threads (session));
-      return EXIT_FAILURE;
+      guint found;
+      if (!m6_cli_thread_find (session, thread_spec, &found, &error))
+        {
+          m6_cli_print_error (error->message);
+          return EXIT_FAILURE;
+        }
+      only_thread = (gint) found;
     }
 
   if (worst > 0)

@@ -38,6 +38,10 @@ struct _M6HitchCatcher
   M6Recording   *recording;
   M6FrameIndex  *index;
   guint          thread;
+  gboolean       by_what;       /* watch_name / watch_tid / the main thread, not thread */
+  char          *watch_name;
+  guint64        watch_tid;
+  gint           watched;       /* by_what: the index found, -1 none yet */
   gint64         threshold_ns;
   gint64         keep_ns;
   gint64         after_ns;
@@ -204,6 +208,35 @@ start_write (M6HitchCatcher *self,
 
 /* --- watching ---------------------------------------------------------------- */
 
+/* Under the recording's lock: is thread @index the one watched? */
+static gboolean
+is_watched (M6HitchCatcher *self,
+            guint           index)
+{
+  M6Session *session;
+  M6Thread *thread;
+  gboolean hit;
+
+  if (!self->by_what)
+    return index == self->thread;
+  if (self->watched >= 0)
+    return (guint) self->watched == index;
+  session = m6_recording_get_session (self->recording);
+  if (index >= m6_session_get_n_threads (session))
+    return FALSE;
+  thread = m6_session_get_thread (session, index);
+  if (self->watch_name != NULL)
+    hit = g_strcmp0 (m6_thread_get_name (thread), self->watch_name) == 0;
+  else if (self->watch_tid != 0)
+    hit = m6_thread_get_tid (thread) == self->watch_tid;
+  else
+    hit = m6_thread_get_tid (thread) == (guint64) m6_session_get_pid (session)
+          || g_strcmp0 (m6_thread_get_name (thread), "main") == 0;
+  if (hit)
+    self->watched = (gint) index;
+  return hit;
+}
+
 static void
 on_frame_closed (M6FrameIndex      *index,
                  const M6FrameInfo *frame,
@@ -220,7 +253,7 @@ on_frame_closed (M6FrameIndex      *index,
       start_write (self, &hitch);
     }
 
-  if (!self->enabled || frame->thread != self->thread || frame->duration_ns < self->threshold_ns)
+  if (!self->enabled || !is_watched (self, frame->thread) || frame->duration_ns < self->threshold_ns)
     return;
   /* A hitch while the previous one still waits for its "after" joins that
    * capture (a burst of slow frames, a loading screen, is one capture, not
@@ -289,6 +322,27 @@ m6_hitch_catcher_new (M6Recording  *recording,
   widen_window (self);
   m6_frame_index_set_frame_closed (index, on_frame_closed, self);
   return self;
+}
+
+void
+m6_hitch_catcher_watch (M6HitchCatcher *self,
+                        const char     *name,
+                        guint64         tid)
+{
+  g_return_if_fail (M6_IS_HITCH_CATCHER (self));
+
+  self->by_what = TRUE;
+  g_free (self->watch_name);
+  self->watch_name = g_strdup (name);
+  self->watch_tid = tid;
+  self->watched = -1;
+}
+
+gint
+m6_hitch_catcher_get_watched (M6HitchCatcher *self)
+{
+  g_return_val_if_fail (M6_IS_HITCH_CATCHER (self), -1);
+  return self->by_what ? self->watched : (gint) self->thread;
 }
 
 void
@@ -411,6 +465,7 @@ m6_hitch_catcher_finalize (GObject *object)
   g_clear_object (&self->recording);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self->dir);
+  g_free (self->watch_name);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->written);
   G_OBJECT_CLASS (m6_hitch_catcher_parent_class)->finalize (object);

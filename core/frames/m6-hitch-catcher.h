@@ -36,6 +36,19 @@ M6HitchCatcher *m6_hitch_catcher_new          (M6Recording    *recording,
                                                guint           thread,
                                                gint64          threshold_ns,
                                                const char     *dir);
+/* Watch a thread by what it is rather than by its index, for a recording
+ * whose threads are not known yet: the thread named @name, else the one
+ * whose tid is @tid, else (both NULL/0) the game's frame thread — the
+ * process's main thread (its tid is the pid) or the thread named "main",
+ * whichever records a frame first. The first thread that matches is
+ * watched from then on. With the recording's lock held or before it
+ * starts. */
+void            m6_hitch_catcher_watch        (M6HitchCatcher *self,
+                                               const char     *name,
+                                               guint64         tid);
+/* The session index of the thread watched, or -1 while no thread that
+ * matches has recorded a frame. */
+gint            m6_hitch_catcher_get_watched  (M6HitchCatcher *self);
 /* Seconds of events kept before the hitch frame and after it (0 keeps the
  * current value). */
 void            m6_hitch_catcher_set_span     (M6HitchCatcher *self,

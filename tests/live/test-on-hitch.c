@@ -404,6 +404,109 @@ test_burst (void)
   g_rmdir (dir);
 }
 
+/* A game with worker threads, whose main thread is not the first to
+ * record (the session numbers threads as they are first seen): record
+ * --on-hitch watches the main thread by default and says so, --thread
+ * NAME watches another, and every output numbers the main thread 0 and
+ * the others alike. */
+static void
+test_on_hitch_threads (void)
+{
+  const char *argv[] = { DEMO_GAME, "--fps", "60", "--frames", "480", "--threads", "2",
+                         "--hitch-every", "60", "--hitch-ms", "50", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("m6-on-hitch-threads-XXXXXX", NULL);
+  GPid pid;
+
+  g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                 NULL, NULL, &pid, &error);
+  g_assert_no_error (error);
+  g_autofree char *pid_text = g_strdup_printf ("%d", pid);
+  M6Reader *probe = test_attach (pid, &error);
+  g_assert_no_error (error);
+  m6_reader_free (probe);
+
+  g_auto (CliRun) record = { 0 };
+  const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "300ms", "-d", "5", "-o", dir, NULL };
+  run_cli (&record, args);
+  g_test_message ("%s%s", record.out, record.err);
+  g_assert_cmpint (record.status, ==, 0);
+  g_autofree char *says = g_strdup_printf ("for frames of the main thread (tid %d, or the thread named “main”", pid);
+  g_assert_nonnull (strstr (record.err, says));
+  g_autofree char *watched = g_strdup_printf ("Watched thread 0 “main” (tid %d): ", pid);
+  g_assert_nonnull (strstr (record.err, watched));
+  guint n_hitches = 0, n_written = 0;
+  read_summary (record.out, &n_hitches, &n_written);
+  /* 5 s of a hitch a second. */
+  g_assert_cmpuint (n_hitches, >=, 3);
+  g_assert_cmpuint (n_written, >=, 1);
+
+  /* --thread NAME: a worker's frames, which do not hitch (a frame the
+   * machine's load stalls for 40 ms may, rarely). */
+  g_auto (CliRun) worker = { 0 };
+  const char *worker_args[] = { "record", pid_text, "--on-hitch", "40ms", "--thread", "worker-1", "-d", "2", "-o", dir, NULL };
+  run_cli (&worker, worker_args);
+  g_test_message ("%s%s", worker.out, worker.err);
+  g_assert_cmpint (worker.status, ==, 0);
+  g_assert_nonnull (strstr (worker.err, "for frames of the thread named “worker-1”"));
+  g_assert_nonnull (strstr (worker.err, "“worker-1” (tid "));
+  g_assert_null (strstr (worker.err, "“main”"));
+  read_summary (worker.out, &n_hitches, &n_written);
+  g_assert_cmpuint (n_hitches, <=, 1);
+
+  /* A thread that does not record says which ones do. */
+  g_auto (CliRun) nobody = { 0 };
+  const char *nobody_args[] = { "record", pid_text, "--on-hitch", "40ms", "--thread", "renderer", "-d", "0.5", "-o", dir, NULL };
+  run_cli (&nobody, nobody_args);
+  g_assert_nonnull (strstr (nobody.err, "the thread named “renderer” recorded no frame; the threads that recorded are “main”"));
+  reap (pid);
+
+  /* The captures number the main thread 0 in every report. */
+  g_autoptr (GDir) listing = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  g_autofree char *thread0 = g_strdup_printf ("Thread 0 “main” (tid %d", pid);
+  guint n_checked = 0;
+  for (const char *name; (name = g_dir_read_name (listing)) != NULL;)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr (M6Session) loaded = m6_capture_load (path, &error);
+      g_assert_no_error (error);
+      if (m6_session_get_n_threads (loaded) == 3 && n_checked++ == 0)
+        {
+          g_auto (CliRun) table = { 0 }, worst = { 0 }, leaks = { 0 }, one = { 0 }, bad = { 0 };
+          const char *table_args[] = { "report", path, NULL };
+          const char *worst_args[] = { "report", path, "--worst", "1", NULL };
+          const char *leaks_args[] = { "report", path, "--leaks", NULL };
+          const char *one_args[] = { "report", path, "--worst", "1", "--thread", "0", NULL };
+          const char *bad_args[] = { "report", path, "--thread", "renderer", NULL };
+          run_cli (&table, table_args);
+          run_cli (&worst, worst_args);
+          run_cli (&leaks, leaks_args);
+          run_cli (&one, one_args);
+          run_cli (&bad, bad_args);
+          g_test_message ("%s\n%s\n%s", table.out, worst.out, leaks.out);
+          for (guint k = 0; k < 4; k++)
+            {
+              const char *out = (const char *[]) { table.out, worst.out, leaks.out, one.out }[k];
+              const char *first = strstr (out, "Thread ");
+              g_assert_nonnull (first);
+              g_assert_true (g_str_has_prefix (first, thread0));
+              if (k < 3)
+                {
+                  g_assert_nonnull (strstr (out, "Thread 1 “worker-"));
+                  g_assert_nonnull (strstr (out, "Thread 2 “worker-"));
+                }
+            }
+          g_assert_null (strstr (one.out, "worker"));
+          g_assert_cmpint (bad.status, ==, 1);
+          g_assert_nonnull (strstr (bad.err, "there is no thread “renderer” (by number, tid or name); the session has 0 “main”"));
+        }
+      g_unlink (path);
+    }
+  g_assert_cmpuint (n_checked, >=, 1);
+  g_rmdir (dir);
+}
+
 static void
 test_bad_durations (void)
 {
@@ -411,7 +514,7 @@ test_bad_durations (void)
     { { "record", "1", "--on-hitch", "33", NULL }, "--on-hitch: “33” needs a unit: ns, us, ms or s" },
     { { "record", "1", "--on-hitch", "33ms", "--keep", "5x", NULL }, "--keep: “x” in “5x” is not a unit" },
     { { "record", "1", "--on-hitch", "fast", NULL }, "--on-hitch: “fast” is not a duration" },
-    { { "record", "1", "--keep", "1s", NULL }, "--keep and --after go with --on-hitch" },
+    { { "record", "1", "--keep", "1s", NULL }, "--keep, --after and --thread go with --on-hitch" },
     { { "record", "1", "--on-hitch", "33ms", "--after", "0s", NULL }, "--after: “0s” must be at least 1 ns" },
     { { "report", "x.mach6", "--worst", "-2", NULL }, "--worst needs a positive number" },
   };
@@ -435,6 +538,7 @@ main (int   argc,
   g_test_add_func ("/reader/hitch/on-hitch-current-folder", test_on_hitch_current_folder);
   g_test_add_func ("/reader/hitch/report-pid-worst", test_report_pid_worst);
   g_test_add_func ("/reader/hitch/burst", test_burst);
+  g_test_add_func ("/reader/hitch/on-hitch-threads", test_on_hitch_threads);
   g_test_add_func ("/reader/hitch/bad-durations", test_bad_durations);
   return g_test_run ();
 }
