@@ -16,6 +16,7 @@ m6_cli_record (int    argc,
                char **argv)
 {
   double seconds = 0;
+  g_autofree char *split = NULL;
   g_autofree char *output = NULL, *token = NULL, *token_file = NULL;
   g_autofree char *on_hitch = NULL, *keep = NULL, *after = NULL, *thread = NULL;
   M6CliHitchOptions hitch = { 0 };
@@ -27,6 +28,7 @@ m6_cli_record (int    argc,
     { "thread", 't', 0, G_OPTION_ARG_STRING, &thread, N_("With --on-hitch: watch this thread's frames (default: the main thread, or the one named “main”)"), "NAME|TID" },
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds (default: when the process ends or on Ctrl-C)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
+    { "split", 0, 0, G_OPTION_ARG_STRING, &split, N_("A new capture file every EVERY (a time like 10min or a size like 100MB): FILE-001.mach6, FILE-002.mach6, …, each opening on its own"), "EVERY" },
     { NULL }
   };
   g_autoptr (M6Reader) reader = NULL;
@@ -43,6 +45,10 @@ m6_cli_record (int    argc,
   if (seconds < 0)
     return m6_cli_usage_error ("record", _("the duration cannot be negative"));
   if (!m6_cli_hitch_options_parse (&hitch, on_hitch, keep, after, thread, &error))
+    return m6_cli_usage_error ("record", error->message);
+  if (split != NULL && (on_hitch != NULL || m6_cli_is_remote_target (argv[1])))
+    return m6_cli_usage_error ("record", _("--split records a process on this machine to one series of files, without --on-hitch"));
+  if (split != NULL && !m6_cli_recording_set_split (split, &error))
     return m6_cli_usage_error ("record", error->message);
 
   if (m6_cli_is_remote_target (argv[1]))

@@ -149,6 +149,43 @@ print_saved (const char *path,
            m6_duration_format_buf (m6_session_get_duration (session), duration));
 }
 
+static guint64 split_bytes;
+static double  split_seconds;
+
+gboolean
+m6_cli_recording_set_split (const char  *every,
+                            GError     **error)
+{
+  static const struct { const char *suffix; double seconds; guint64 bytes; } units[] = {
+    { "s", 1, 0 }, { "min", 60, 0 }, { "m", 60, 0 }, { "h", 3600, 0 },
+    { "k", 0, 1024 }, { "kb", 0, 1024 }, { "kib", 0, 1024 },
+    { "mb", 0, 1024 * 1024 }, { "mib", 0, 1024 * 1024 },
+    { "g", 0, 1024 * 1024 * 1024 }, { "gb", 0, 1024 * 1024 * 1024 }, { "gib", 0, 1024 * 1024 * 1024 },
+  };
+  char *end = NULL;
+  double value = g_ascii_strtod (every, &end);
+
+  if (end != every && value > 0 && end != NULL)
+    for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+      if (g_ascii_strcasecmp (end, units[i].suffix) == 0)
+        {
+          /* "m" alone is minutes; "M" (or "MB") a size. */
+          if (g_str_equal (end, "M"))
+            {
+              split_bytes = (guint64) (value * 1024 * 1024);
+              return TRUE;
+            }
+          if (units[i].bytes > 0)
+            split_bytes = (guint64) (value * (double) units[i].bytes);
+          else
+            split_seconds = value * units[i].seconds;
+          return TRUE;
+        }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               _("--split takes a time (like 10min, 30s or 1h) or a size (like 100MB or 1G), not “%s”"), every);
+  return FALSE;
+}
+
 /* Record an attached reader (taken) into @output (or the default name). */
 int
 m6_cli_record_to_file (M6Reader   *reader,
@@ -171,6 +208,8 @@ m6_cli_record_recording_to_file (M6Recording *taken,
   g_autoptr (GError) error = NULL;
   M6CliRecording rec = { .recording = recording, .progress = TRUE };
 
+  if (split_bytes > 0 || split_seconds > 0)
+    m6_recording_set_split (recording, split_bytes, split_seconds);
   if (!m6_recording_set_capture (recording, path, &error))
     {
       m6_cli_print_error (error->message);
@@ -188,6 +227,11 @@ m6_cli_record_recording_to_file (M6Recording *taken,
       if (!g_file_test (path, G_FILE_TEST_EXISTS) || g_error_matches (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO))
         return EXIT_FAILURE;
     }
-  print_saved (path, session);
+  g_auto (GStrv) files = m6_recording_dup_capture_paths (recording);
+  guint n_files = g_strv_length (files);
+  /* --split: every file, each a capture of its own; the totals last. */
+  for (guint i = 0; n_files > 1 && i + 1 < n_files; i++)
+    g_print (_("Saved %s.\n"), files[i]);
+  print_saved (n_files > 0 ? files[n_files - 1] : path, session);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -29,6 +29,13 @@ typedef struct
 gboolean m6_cli_record_loop     (M6CliRecording  *rec,
                                  double           seconds,
                                  GError         **error);
+/* --split EVERY for the recordings that follow: a new capture file every
+ * N seconds/minutes/hours ("10min", "30s", "1h") or every N bytes of
+ * capture ("100MB", "1G": powers of 1024). FALSE with a sentence for
+ * anything else. */
+gboolean m6_cli_recording_set_split (const char *every,
+                                     GError    **error);
+
 /* Record an attached reader (taken) into @output (NULL: NAME-PID-DATE-TIME
  * .mach6); *@ended (optional) says whether the producer ended by itself. */
 int      m6_cli_record_to_file  (M6Reader        *reader,

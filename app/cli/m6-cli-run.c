@@ -121,10 +121,12 @@ m6_cli_run (int    argc,
 {
   double seconds = 0;
   double wait_seconds = RUN_WAIT_SECONDS;
+  g_autofree char *split = NULL;
   g_autofree char *output = NULL;
   const GOptionEntry entries[] = {
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds and end the command (default: when it exits)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
+    { "split", 0, 0, G_OPTION_ARG_STRING, &split, N_("A new capture file every EVERY (a time like 10min or a size like 100MB): FILE-001.mach6, FILE-002.mach6, …, each opening on its own"), "EVERY" },
     { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait_seconds, N_("Wait up to S seconds for the command to show up as an instrumented program (default 5)"), "S" },
     { NULL }
   };
@@ -143,6 +145,8 @@ m6_cli_run (int    argc,
     return m6_cli_usage_error ("run", _("expected a command to run"));
   if (seconds < 0 || wait_seconds <= 0)
     return m6_cli_usage_error ("run", _("durations must be positive"));
+  if (split != NULL && !m6_cli_recording_set_split (split, &error))
+    return m6_cli_usage_error ("run", error->message);
 
   envp = g_get_environ ();
   shim = find_shim ();

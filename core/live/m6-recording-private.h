@@ -15,7 +15,17 @@ struct _M6Recording
   gpointer         source;
   M6Session       *session;
   M6CaptureWriter *writer;
-  char            *capture_path;
+  char            *capture_path;   /* the file being written (one of split_paths when split) */
+  /* --split: a new file every split_bytes of capture or split_us of
+   * recording (0: no limit); split_base is the path asked for, the files
+   * are BASE-001.mach6, BASE-002.mach6, ...; split_paths keeps every name
+   * for the recording's life (under state_lock), so a reader of
+   * capture_path never sees it freed. */
+  guint64          split_bytes;
+  gint64           split_us;
+  char            *split_base;
+  GPtrArray       *split_paths;
+  gint64           split_started_us;
 
   GMutex           lock;          /* the session and the writer */
   GMutex           state_lock;    /* the fields below */

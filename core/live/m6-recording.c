@@ -36,6 +36,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "m6-bytes-private.h"
@@ -171,6 +172,9 @@ source_get_pending (M6Recording *self)
   return m6_reader_get_pending (self->reader);
 }
 
+static gboolean maybe_split (M6Recording  *self,
+                             GError      **error);
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -230,7 +234,10 @@ worker_main (gpointer data)
               ok = FALSE;
             }
           else
-            m6_capture_writer_tick (self->writer);
+            {
+              m6_capture_writer_tick (self->writer);
+              ok = maybe_split (self, &error);
+            }
         }
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
@@ -466,7 +473,8 @@ m6_recording_finalize (GObject *object)
   g_clear_object (&self->session);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_error (&self->error);
-  g_free (self->capture_path);
+  g_clear_pointer (&self->split_paths, g_ptr_array_unref);
+  g_free (self->split_base);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->state_lock);
   g_cond_clear (&self->wake);
@@ -549,6 +557,55 @@ m6_recording_new_for_source (M6Session               *session,
   return self;
 }
 
+void
+m6_recording_set_split (M6Recording *self,
+                        guint64      bytes,
+                        double       seconds)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+  g_return_if_fail (self->writer == NULL);
+
+  self->split_bytes = bytes;
+  self->split_us = seconds > 0 ? (gint64) (seconds * G_USEC_PER_SEC) : 0;
+}
+
+/* The next file of a split series. */
+static char *
+split_name (M6Recording *self)
+{
+  const char *base = self->split_base;
+  g_autofree char *stem = g_str_has_suffix (base, ".mach6")
+    ? g_strndup (base, strlen (base) - strlen (".mach6")) : g_strdup (base);
+
+  return g_strdup_printf ("%s-%03u.mach6", stem, self->split_paths->len + 1);
+}
+
+/* A writer for @path, in the background. */
+static M6CaptureWriter *
+open_writer (M6Recording  *self,
+             const char   *path,
+             GError      **error)
+{
+  M6CaptureWriter *writer = m6_capture_writer_new (path, self->session, error);
+
+  if (writer == NULL)
+    return NULL;
+  /* The worker's share of recording is then a memcpy; the page-cache
+   * copy of write() (about 10 ns an event) runs beside it. */
+  if (!m6_capture_writer_set_background (writer, error))
+    {
+      m6_capture_writer_free (writer);
+      return NULL;
+    }
+  g_mutex_lock (&self->state_lock);
+  g_ptr_array_add (self->split_paths, g_strdup (path));
+  __atomic_store_n (&self->capture_path, g_ptr_array_index (self->split_paths, self->split_paths->len - 1),
+                    __ATOMIC_RELEASE);
+  g_mutex_unlock (&self->state_lock);
+  self->split_started_us = g_get_monotonic_time ();
+  return writer;
+}
+
 gboolean
 m6_recording_set_capture (M6Recording  *self,
                           const char   *capture_path,
@@ -557,18 +614,52 @@ m6_recording_set_capture (M6Recording  *self,
   g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
   g_return_val_if_fail (self->worker == NULL && self->writer == NULL, FALSE);
 
-  self->writer = m6_capture_writer_new (capture_path, self->session, error);
-  if (self->writer == NULL)
+  if (self->split_paths == NULL)
+    self->split_paths = g_ptr_array_new_with_free_func (g_free);
+  g_free (self->split_base);
+  self->split_base = g_strdup (capture_path);
+  g_autofree char *first = self->split_bytes > 0 || self->split_us > 0 ? split_name (self) : g_strdup (capture_path);
+  self->writer = open_writer (self, first, error);
+  return self->writer != NULL;
+}
+
+/* With the lock held, between batches: the current file is finished and
+ * the next begins, on the same session (its labels and threads declared
+ * again at its start: each file opens on its own). */
+static gboolean
+maybe_split (M6Recording  *self,
+             GError      **error)
+{
+  if (self->writer == NULL || (self->split_bytes == 0 && self->split_us == 0))
+    return TRUE;
+  if (!(self->split_bytes > 0 && m6_capture_writer_get_size (self->writer) >= self->split_bytes)
+      && !(self->split_us > 0 && g_get_monotonic_time () - self->split_started_us >= self->split_us))
+    return TRUE;
+  if (!m6_capture_writer_finish (self->writer, error))
     return FALSE;
-  /* The worker's share of recording is then a memcpy; the page-cache
-   * copy of write() (about 10 ns an event) runs beside it. */
-  if (!m6_capture_writer_set_background (self->writer, error))
-    {
-      g_clear_pointer (&self->writer, m6_capture_writer_free);
-      return FALSE;
-    }
-  self->capture_path = g_strdup (capture_path);
+  g_autofree char *next = split_name (self);
+  M6CaptureWriter *writer = open_writer (self, next, error);
+  if (writer == NULL)
+    return FALSE;
+  m6_capture_writer_free (self->writer);
+  self->writer = writer;
   return TRUE;
+}
+
+char **
+m6_recording_dup_capture_paths (M6Recording *self)
+{
+  GStrvBuilder *builder = g_strv_builder_new ();
+
+  g_return_val_if_fail (M6_IS_RECORDING (self), NULL);
+
+  g_mutex_lock (&self->state_lock);
+  for (guint i = 0; self->split_paths != NULL && i < self->split_paths->len; i++)
+    g_strv_builder_add (builder, g_ptr_array_index (self->split_paths, i));
+  g_mutex_unlock (&self->state_lock);
+  char **paths = g_strv_builder_end (builder);
+  g_strv_builder_unref (builder);
+  return paths;
 }
 
 /* --- getters ------------------------------------------------------------ */
@@ -600,7 +691,7 @@ const char *
 m6_recording_get_capture_path (M6Recording *self)
 {
   g_return_val_if_fail (M6_IS_RECORDING (self), NULL);
-  return self->writer != NULL ? self->capture_path : NULL;
+  return self->writer != NULL ? __atomic_load_n (&self->capture_path, __ATOMIC_ACQUIRE) : NULL;
 }
 
 guint64

@@ -57,6 +57,17 @@ gboolean      m6_recording_set_capture        (M6Recording   *self,
                                                const char    *capture_path,
                                                GError       **error);
 
+/* Before set_capture: write a new capture file every @bytes of capture or
+ * @seconds of recording, whichever comes first (0: no limit); each file
+ * opens on its own. The path given to set_capture then names the series:
+ * "x.mach6" becomes x-001.mach6, x-002.mach6, ... */
+void          m6_recording_set_split          (M6Recording   *self,
+                                               guint64        bytes,
+                                               double         seconds);
+/* The capture files written so far, the current one last (a copy;
+ * g_strfreev). */
+char        **m6_recording_dup_capture_paths  (M6Recording   *self);
+
 /* Start the worker thread. "changed" and notify::running are emitted on
  * the thread-default main context of the caller. */
 void          m6_recording_start              (M6Recording   *self);

@@ -4,7 +4,8 @@
  * mount namespace, `unshare -m`) stops the recording at once, keeps a
  * valid capture marked as stopped on a write error and exits non-zero; a
  * recorder killed with SIGKILL leaves a temporary capture holding all but
- * about the last second of what it recorded. */
+ * about the last second of what it recorded; --split writes a series of
+ * captures that each open on their own (issue 22). */
 #include "reader-test-util.h"
 
 #include <signal.h>
@@ -146,6 +147,63 @@ test_sigkill_bound (void)
   test_rm_dir (dir);
 }
 
+/* --split by size and by time: a series of files, each a finished capture
+ * that opens on its own, together holding what was recorded (less the
+ * scopes cut at a boundary, skipped by the next file's loader). */
+static void
+test_split (void)
+{
+  g_autofree char *comm = g_strdup_printf ("m6split%d", (int) getpid ());
+  const char *args[] = { "--comm", comm, "--mode", "spin", "--sleep-us", "200", NULL };
+  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", producer->pid);
+  g_autoptr (GError) error = NULL;
+
+  g_autoptr (M6Reader) probe = test_attach (producer->pid, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&probe, m6_reader_free);
+
+  const char *const everys[] = { "24K", "0.5s" };
+  for (guint k = 0; k < G_N_ELEMENTS (everys); k++)
+    {
+      g_autofree char *dir = test_tmp_dir ();
+      g_autofree char *path = g_build_filename (dir, "part.mach6", NULL);
+      g_autofree char *out = NULL, *err = NULL;
+      const char *argv[] = { test_cli_path (), "record", pid, "--split", everys[k], "--duration", "2", "-o", path, NULL };
+      int status = -1;
+
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL,
+                                   &out, &err, &status, &error));
+      g_assert_no_error (error);
+      g_test_message ("--split %s: status %d\n%s%s", everys[k], status, out, err);
+      g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+
+      guint n_files = 0;
+      guint64 events = 0;
+      for (guint i = 1;; i++)
+        {
+          g_autofree char *name = g_strdup_printf ("part-%03u.mach6", i);
+          g_autofree char *file = g_build_filename (dir, name, NULL);
+          if (!g_file_test (file, G_FILE_TEST_EXISTS))
+            break;
+          M6CaptureInfo info;
+          g_autoptr (M6Session) session = m6_capture_load_full (file, &info, &error);
+          g_assert_no_error (error);
+          g_assert_true (info.finished);
+          g_assert_cmpuint (info.n_events, >, 0);
+          g_assert_nonnull (m6_session_get_thread (session, 0));
+          g_assert_cmpuint (m6_tree_get_n_nodes (m6_thread_get_tree (m6_session_get_thread (session, 0))), >, 1);
+          g_assert_nonnull (strstr (out, name));
+          events += info.n_events;
+          n_files++;
+        }
+      g_test_message ("%u files, %llu events", n_files, (unsigned long long) events);
+      g_assert_cmpuint (n_files, >=, 3);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+      test_rm_dir (dir);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -154,5 +212,6 @@ main (int   argc,
 
   g_test_add_func ("/reader/record-edges/disk-full", test_disk_full);
   g_test_add_func ("/reader/record-edges/sigkill-bound", test_sigkill_bound);
+  g_test_add_func ("/reader/record-edges/split", test_split);
   return g_test_run ();
 }
