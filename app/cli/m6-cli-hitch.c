@@ -10,6 +10,7 @@
 #include "m6-cli-recording.h"
 #include "m6-duration.h"
 #include "m6-hitch-catcher.h"
+#include "m6-safe-dir.h"
 
 gboolean
 m6_cli_hitch_options_parse (M6CliHitchOptions *options,
@@ -100,10 +101,18 @@ m6_cli_record_hitches (M6Reader                *reader,
   g_autoptr (M6Recording) recording = m6_recording_new (reader);
   M6Session *session = m6_recording_get_session (recording);
   g_autoptr (M6FrameIndex) index = m6_frame_index_new_live (session);
-  g_autofree char *folder = hitch_folder (output);
-  g_autoptr (M6HitchCatcher) catcher = m6_hitch_catcher_new (recording, index, 0, options->threshold_ns, folder);
+  g_autofree char *asked = hitch_folder (output);
   g_autofree char *which = NULL;
   g_autoptr (GError) error = NULL;
+  /* Opened component by component: a link another user planted in a
+   * shared folder (/tmp) is not followed. */
+  g_autofree char *folder = m6_safe_dir_resolve (asked, TRUE, &error);
+  if (folder == NULL)
+    {
+      m6_cli_print_error (error->message);
+      return EXIT_FAILURE;
+    }
+  g_autoptr (M6HitchCatcher) catcher = m6_hitch_catcher_new (recording, index, 0, options->threshold_ns, folder);
   M6CliRecording rec = { .recording = recording, .progress = TRUE };
   char threshold[M6_DURATION_BUF], keep[M6_DURATION_BUF], after[M6_DURATION_BUF];
   gint64 window;

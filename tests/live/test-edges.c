@@ -68,7 +68,8 @@ die_with_parent (gpointer data)
 static GPid
 start_game (const char *threads)
 {
-  const char *argv[] = { DEMO_GAME, "--fps", "200", "--threads", threads, NULL };
+  const char *argv[] = { DEMO_GAME, "--fps", "200", "--threads", threads,
+                         "--hitch-every", "20", "--hitch-ms", "20", NULL };
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "MACH6_RING_EVENTS", "4096", TRUE);
   GPid pid;
@@ -297,6 +298,84 @@ test_planted_segment_refused (void)
     }
 }
 
+/* --- 12. a planted output folder ------------------------------------------ */
+
+static guint
+count_files (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  while (d != NULL && g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+/* In a sticky folder everyone may write, another user plants DIR as a
+ * link to a folder of theirs: `record --on-hitch -o DIR/` refuses with a
+ * sentence and writes nothing there. Through a link of our own it
+ * writes. */
+static void
+test_planted_output_folder (void)
+{
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root to act as two users");
+      return;
+    }
+  uid_t other = nobody_uid ();
+  g_autofree char *shared = test_tmp_dir ();
+  g_autofree char *theirs = g_build_filename (shared, "theirs", NULL);
+  g_autofree char *planted = g_build_filename (shared, "caps", NULL);
+  g_autofree char *mine = g_build_filename (shared, "mine", NULL);
+  g_autofree char *my_link = g_build_filename (shared, "my-caps", NULL);
+  g_assert_no_errno (chmod (shared, 01777));
+
+  pid_t child = fork ();
+  if (child == 0)
+    {
+      if (setgid (other) != 0 || setuid (other) != 0 || mkdir (theirs, 0777) != 0
+          || symlink (theirs, planted) != 0)
+        _exit (1);
+      _exit (0);
+    }
+  int status;
+  waitpid (child, &status, 0);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  g_assert_no_errno (mkdir (mine, 0700));
+  g_assert_no_errno (symlink (mine, my_link));
+
+  GPid game = start_game ("0");
+  wait_segment (game);
+  g_autofree char *pid = g_strdup_printf ("%d", game);
+  {
+    g_autofree char *out = g_strconcat (planted, "/", NULL);
+    const char *args[] = { "record", pid, "--on-hitch", "10ms", "--keep", "0.2s", "--after", "0.1s",
+                           "--duration", "1", "-o", out, NULL };
+    g_auto (CliRun) r = { 0 };
+    run_cli (&r, args);
+    g_test_message ("%s", r.err);
+    g_assert_cmpuint (count_files (theirs), ==, 0);
+    g_assert_cmpint (r.status, !=, 0);
+    g_assert_nonnull (strstr (r.err, "symbolic link that uid"));
+  }
+  {
+    g_autofree char *out = g_strconcat (my_link, "/", NULL);
+    const char *args[] = { "record", pid, "--on-hitch", "10ms", "--keep", "0.2s", "--after", "0.1s",
+                           "--duration", "1", "-o", out, NULL };
+    g_auto (CliRun) r = { 0 };
+    run_cli (&r, args);
+    if (r.status != 0)
+      g_error ("through our own link: %s", r.err);
+    g_assert_cmpuint (count_files (mine), >, 0);
+  }
+  stop_game (game);
+  unlink (planted);
+  unlink (my_link);
+  test_rm_dir (theirs);
+  test_rm_dir (mine);
+  g_rmdir (shared);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -305,5 +384,6 @@ main (int    argc,
   g_test_add_func ("/edges/full-shm/threads", test_full_shm_threads);
   g_test_add_func ("/edges/full-shm/single-thread", test_full_shm_single_thread);
   g_test_add_func ("/edges/planted-segment", test_planted_segment_refused);
+  g_test_add_func ("/edges/planted-output-folder", test_planted_output_folder);
   return g_test_run ();
 }
