@@ -25,7 +25,8 @@ done
 # The uninstalled viewer reads its settings schema from the build tree.
 export GSETTINGS_SCHEMA_DIR="$PWD/$build/data${GSETTINGS_SCHEMA_DIR:+:$GSETTINGS_SCHEMA_DIR}"
 
-LD_PRELOAD="$PWD/$shim" "$game_bin" --fps 60 --leak-kb 4 --threads 2 >/dev/null &
+# Each thread's own bytes (MACH6_HEAP=process for the whole heap's).
+MACH6_HEAP=${MACH6_HEAP:-thread} LD_PRELOAD="$PWD/$shim" "$game_bin" --fps 60 --leak-kb 4 --threads 2 >/dev/null &
 game=$!
 stop_game() {
   if kill -0 "$game" 2>/dev/null; then

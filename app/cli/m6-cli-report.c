@@ -215,10 +215,17 @@ print_leaks (M6Session *session,
     }
 
   /* Process-wide readings put every thread's bytes into every thread's
-   * scopes: a worker would seem to leak what the main thread keeps. */
-  if (m6_session_get_heap_source (session) != M6_HEAP_SOURCE_SHIM_THREAD
-      && m6_session_get_n_threads (session) > 1 && only_thread < 0)
-    g_string_append (out, _("Heap readings are process-wide: each thread’s drift includes what the other threads keep. Record with MACH6_HEAP=thread to keep them apart.\n\n"));
+   * scopes: a worker would seem to leak what the main thread keeps. Only
+   * the shim and the allocation hooks count the whole process; a heap
+   * callback's readings are the program's own (the Lua module's are its
+   * Lua state's), and MACH6_HEAP changes only the shim. */
+  if (m6_session_get_n_threads (session) > 1 && only_thread < 0)
+    {
+      if (m6_session_get_heap_source (session) == M6_HEAP_SOURCE_SHIM)
+        g_string_append (out, _("Heap readings are process-wide: each thread’s drift includes what the other threads keep. Record with MACH6_HEAP=thread (the default of “mach6 run”) to keep them apart.\n\n"));
+      else if (m6_session_get_heap_source (session) == M6_HEAP_SOURCE_HOOKS)
+        g_string_append (out, _("Heap readings are process-wide (the program’s allocation hooks count every thread): each thread’s drift includes what the other threads keep. The preload shim per thread (“mach6 run”) keeps them apart.\n\n"));
+    }
 
   guint n_threads = m6_session_get_n_threads (session);
   g_autofree guint *order = m6_cli_thread_order (session);

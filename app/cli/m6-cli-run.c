@@ -155,6 +155,11 @@ m6_cli_run (int    argc,
       const char *old = g_environ_getenv (envp, "LD_PRELOAD");
       preload = old != NULL && *old != '\0' ? g_strconcat (shim, " ", old, NULL) : g_strdup (shim);
       envp = g_environ_setenv (envp, "LD_PRELOAD", preload, TRUE);
+      /* Each thread's own bytes: process-wide readings would put the
+       * main thread's allocations into whatever scope a worker has open
+       * (the same cost, docs/performance.md). MACH6_HEAP=process keeps
+       * the whole heap. */
+      envp = g_environ_setenv (envp, "MACH6_HEAP", "thread", FALSE);
     }
   else
     g_printerr (_("mach6: warning: the heap shim libmach6-heap.so was not found (set MACH6_SHIM); memory comes only from the program's own heap source\n"));

@@ -50,4 +50,27 @@ t.test ("/lua/love/recorded", function ()
   t.ok (tonumber (part) and tonumber (part) >= 0.9 * tonumber (upd), "particles carries it: " .. tostring (part))
 end)
 
+-- report --leaks on a LÖVE recording: two threads, each reading its own
+-- Lua state's heap, so no advice to record per thread (MACH6_HEAP changes
+-- only the preload shim's readings).
+t.test ("/lua/love/leaks-advice", function ()
+  local tmp = os.tmpname ()
+  local pidfile = tmp .. ".pid"
+  os.execute (string.format ("%s %q/examples/love --leak --quit-after 20 >%q.log 2>&1 & echo $! > %q",
+                             love_bin, root, tmp, pidfile))
+  local f = io.open (pidfile) local pid = f:read ("*l") f:close ()
+  for _ = 1, 300 do
+    if read_command (string.format ("%q list", cli)):find ("\n" .. pid .. "%s") then break end
+    os.execute ("sleep 0.1")
+  end
+  local leaks = read_command (string.format ("%q record %s --duration 1.5 -o %q.mach6 >/dev/null && %q report %q.mach6 --leaks",
+                                             cli, pid, tmp, cli, tmp))
+  os.execute ("kill " .. pid .. " 2>/dev/null")
+  for line in leaks:gmatch ("[^\n]+") do print ("# " .. line) end
+  os.remove (tmp .. ".mach6") os.remove (tmp .. ".log") os.remove (pidfile) os.remove (tmp)
+  t.ok (leaks:find ("“loader”", 1, true), "two threads: the loader's too")
+  t.ok (not leaks:find ("MACH6_HEAP", 1, true), "no MACH6_HEAP advice")
+  t.ok (not leaks:find ("process-wide", 1, true), "not called process-wide")
+end)
+
 t.run ()
