@@ -156,34 +156,7 @@ gboolean
 m6_cli_recording_set_split (const char  *every,
                             GError     **error)
 {
-  static const struct { const char *suffix; double seconds; guint64 bytes; } units[] = {
-    { "s", 1, 0 }, { "min", 60, 0 }, { "m", 60, 0 }, { "h", 3600, 0 },
-    { "k", 0, 1024 }, { "kb", 0, 1024 }, { "kib", 0, 1024 },
-    { "mb", 0, 1024 * 1024 }, { "mib", 0, 1024 * 1024 },
-    { "g", 0, 1024 * 1024 * 1024 }, { "gb", 0, 1024 * 1024 * 1024 }, { "gib", 0, 1024 * 1024 * 1024 },
-  };
-  char *end = NULL;
-  double value = g_ascii_strtod (every, &end);
-
-  if (end != every && value > 0 && end != NULL)
-    for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
-      if (g_ascii_strcasecmp (end, units[i].suffix) == 0)
-        {
-          /* "m" alone is minutes; "M" (or "MB") a size. */
-          if (g_str_equal (end, "M"))
-            {
-              split_bytes = (guint64) (value * 1024 * 1024);
-              return TRUE;
-            }
-          if (units[i].bytes > 0)
-            split_bytes = (guint64) (value * (double) units[i].bytes);
-          else
-            split_seconds = value * units[i].seconds;
-          return TRUE;
-        }
-  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-               _("--split takes a time (like 10min, 30s or 1h) or a size (like 100MB or 1G), not “%s”"), every);
-  return FALSE;
+  return m6_recording_parse_split (every, &split_bytes, &split_seconds, error);
 }
 
 /* Record an attached reader (taken) into @output (or the default name). */

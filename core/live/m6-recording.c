@@ -646,6 +646,44 @@ maybe_split (M6Recording  *self,
   return TRUE;
 }
 
+gboolean
+m6_recording_parse_split (const char  *every,
+                          guint64     *bytes,
+                          double      *seconds,
+                          GError     **error)
+{
+  static const struct { const char *suffix; double seconds; guint64 bytes; } units[] = {
+    { "s", 1, 0 }, { "min", 60, 0 }, { "m", 60, 0 }, { "h", 3600, 0 },
+    { "k", 0, 1024 }, { "kb", 0, 1024 }, { "kib", 0, 1024 },
+    { "mb", 0, 1024 * 1024 }, { "mib", 0, 1024 * 1024 },
+    { "g", 0, 1024 * 1024 * 1024 }, { "gb", 0, 1024 * 1024 * 1024 }, { "gib", 0, 1024 * 1024 * 1024 },
+  };
+  char *end = NULL;
+  double value = g_ascii_strtod (every, &end);
+
+  *bytes = 0;
+  *seconds = 0;
+  if (end != every && value > 0 && end != NULL)
+    for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+      if (g_ascii_strcasecmp (end, units[i].suffix) == 0)
+        {
+          /* "m" alone is minutes; "M" (or "MB") a size. */
+          if (g_str_equal (end, "M"))
+            {
+              *bytes = (guint64) (value * 1024 * 1024);
+              return TRUE;
+            }
+          if (units[i].bytes > 0)
+            *bytes = (guint64) (value * (double) units[i].bytes);
+          else
+            *seconds = value * units[i].seconds;
+          return TRUE;
+        }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               _("a split takes a time (like 10min, 30s or 1h) or a size (like 100MB or 1G), not “%s”"), every);
+  return FALSE;
+}
+
 char **
 m6_recording_dup_capture_paths (M6Recording *self)
 {

@@ -64,6 +64,13 @@ gboolean      m6_recording_set_capture        (M6Recording   *self,
 void          m6_recording_set_split          (M6Recording   *self,
                                                guint64        bytes,
                                                double         seconds);
+/* "10min", "30s", "1h" (seconds in *@seconds) or "100MB", "64K", "1G"
+ * (powers of 1024, in *@bytes; "m" alone is minutes, "M" a size): what
+ * `--split` and the viewer's recording-split setting take. */
+gboolean      m6_recording_parse_split        (const char    *every,
+                                               guint64       *bytes,
+                                               double        *seconds,
+                                               GError       **error);
 /* The capture files written so far, the current one last (a copy;
  * g_strfreev). */
 char        **m6_recording_dup_capture_paths  (M6Recording   *self);

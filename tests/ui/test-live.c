@@ -10,7 +10,9 @@
 #include "mach6.h"
 #include "m6-test-hooks.h"
 #include "m6-flame-graph.h"
+#include "m6-capture.h"
 #include "m6-recording.h"
+#include "m6-settings.h"
 #include "m6-status-bar.h"
 #include "ui-test-util.h"
 
@@ -209,6 +211,47 @@ test_catch_up (void)
   ui_spin (0.05);
 }
 
+/* The recording-split setting: the window's own recording goes to a
+ * series of capture files, each opening on its own. */
+static void
+test_recording_split (void)
+{
+  GSettings *settings = m6_settings_get_default ();
+  pthread_t thread;
+
+  g_assert_nonnull (settings);
+  g_settings_set_string (settings, "recording-split", "0.4s");
+  g_atomic_int_set (&stop, 0);
+  g_atomic_int_set (&flat_out, 0);
+  pthread_create (&thread, NULL, produce, NULL);
+  M6SessionWindow *window = m6_session_window_new_live (GTK_APPLICATION (app), attach_self ());
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (ui_wait_for (tree_shown, window, 10));
+  M6Recording *recording = m6_session_window_get_recording (window);
+  ui_spin (1.5);
+  g_atomic_int_set (&stop, 1);
+  pthread_join (thread, NULL);
+
+  g_auto (GStrv) files = m6_recording_dup_capture_paths (recording);
+  guint n = g_strv_length (files);
+  g_test_message ("%u files", n);
+  g_assert_cmpuint (n, >=, 3);
+  g_assert_true (g_str_has_suffix (files[0], "-001.mach6"));
+  /* All but the current one are finished captures. */
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      M6CaptureInfo info;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (M6Session) session = m6_capture_load_full (files[i], &info, &error);
+      g_assert_no_error (error);
+      g_assert_true (info.finished);
+      g_assert_cmpuint (m6_session_get_n_threads (session), >=, 1);
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_settings_reset (settings, "recording-split");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -219,6 +262,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/live/worker-thread-shown", test_worker_thread_shown);
   g_test_add_func ("/ui/live/catch-up", test_catch_up);
+  g_test_add_func ("/ui/live/recording-split", test_recording_split);
 
   int status = g_test_run ();
   return ui_test_finish (app, status);

@@ -357,6 +357,23 @@ m6_session_window_new_for_recording (GtkApplication *app,
       int saved = errno;
       g_set_error (&error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", dir, g_strerror (saved));
     }
+  /* The recording-split setting, as `mach6 record --split` takes it. */
+  GSettings *settings = m6_settings_get_default ();
+  g_autofree char *split = settings != NULL ? g_settings_get_string (settings, "recording-split") : NULL;
+  guint64 split_bytes = 0;
+  double split_seconds = 0;
+  if (error == NULL && split != NULL && *split != '\0')
+    {
+      g_autoptr (GError) bad = NULL;
+      if (m6_recording_parse_split (split, &split_bytes, &split_seconds, &bad))
+        m6_recording_set_split (self->recording, split_bytes, split_seconds);
+      else
+        {
+          /* Recorded into one file, and said why. */
+          g_autofree char *message = g_strdup_printf (_("The recording-split setting is not used: %s"), bad->message);
+          m6_session_window_show_toast (self, message);
+        }
+    }
   if (error != NULL || !m6_recording_set_capture (self->recording, path, &error))
     {
       g_autofree char *message = g_strdup_printf (_("This session is not being recorded: %s"), error->message);
