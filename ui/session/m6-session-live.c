@@ -377,8 +377,13 @@ m6_session_window_recording_running_cb (M6Recording     *recording,
   m6_session_window_ensure_ticking (self);
   if (error != NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("Reading from the program stopped: %s. The session keeps what it has."),
-                                                  error->message);
+      /* A capture that cannot be written (a full disk) stops the
+       * recording at once; closing the window keeps what fit. */
+      g_autofree char *message = g_error_matches (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO)
+        ? g_strdup_printf (_("Recording stopped: %s. The session keeps what it has; its capture keeps what was written."),
+                           error->message)
+        : g_strdup_printf (_("Reading from the program stopped: %s. The session keeps what it has."),
+                           error->message);
       self->drain_failed = TRUE;
       m6_session_window_show_ended (self, message, GTK_MESSAGE_WARNING);
     }
