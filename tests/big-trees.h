@@ -30,13 +30,18 @@ big_tree_n_nodes (BigTreeShape shape,
   return shape == BIG_TREE_DEEP ? n : n + 1;
 }
 
+/* The node budget the consumers of these trees are given (`--max-nodes`,
+ * the viewer's preference): room for both shapes whole. */
+#define BIG_TREE_MAX_NODES 200000
+
 /* Feed BIG_TREE_FRAMES frames of @shape into a new thread of @session,
- * 1 µs and 16 bytes apart per event. */
+ * 1 µs and 16 bytes apart per event, with room for every node. */
 static inline void
 big_tree_feed (M6Session    *session,
                BigTreeShape  shape,
                guint         n)
 {
+  m6_session_set_max_nodes (session, BIG_TREE_MAX_NODES);
   M6Thread *thread = m6_session_add_thread (session, (guint64) m6_session_get_pid (session), "main");
   guint32 frame = m6_session_intern_label (session, shape == BIG_TREE_DEEP ? "r" : "frame", -1);
   g_autofree guint32 *labels = NULL;

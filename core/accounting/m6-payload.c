@@ -150,6 +150,8 @@ m6_payload_label (M6Tree       *tree,
   M6Labels *labels = m6_tree_get_labels (tree);
   const char *label = m6_labels_get (labels, node->label);
 
+  if (m6_node_is_other (node))
+    return g_strdup (M6_TREE_OTHER_LABEL);
   return g_utf8_make_valid (label ? label : "", m6_labels_get_len (labels, node->label));
 }
 

@@ -26,6 +26,7 @@ struct _M6Session
   M6Labels            *labels;
   GPtrArray           *threads;       /* M6Thread* */
   guint64              threads_unslotted;
+  guint                max_nodes;     /* each thread's tree's node budget */
 
   M6SessionEventsFunc  recorder;
   gpointer             recorder_data;
@@ -40,6 +41,11 @@ struct _M6Session
 };
 
 G_DEFINE_FINAL_TYPE (M6Session, m6_session, G_TYPE_OBJECT)
+
+/* The node budget new sessions start with: one setting for the recorder,
+ * the viewer, serve, report and diff (their --max-nodes, the viewer's
+ * preference), read by every session made afterwards. */
+static gint default_max_nodes = (gint) M6_TREE_MAX_NODES_DEFAULT;
 
 enum {
   PROP_0,
@@ -129,6 +135,7 @@ m6_session_init (M6Session *self)
   self->labels = m6_labels_new ();
   self->threads = g_ptr_array_new_with_free_func (thread_free);
   self->process_name = g_strdup ("");
+  self->max_nodes = (guint) g_atomic_int_get (&default_max_nodes);
   self->start_time_us = g_get_real_time ();
 }
 
@@ -283,6 +290,7 @@ m6_session_add_thread (M6Session  *self,
   thread->name = g_utf8_make_valid (name ? name : "", -1);
   thread->state = M6_THREAD_STATE_LIVE;
   thread->tree = m6_tree_new (self->labels);
+  m6_tree_set_max_nodes (thread->tree, self->max_nodes);
   /* Seeded by index only: a replay draws the same reservoir slots. */
   m6_tree_set_seed (thread->tree, G_GUINT64_CONSTANT (0x6d61636836) + thread->index);
   thread->frames = g_array_new (FALSE, FALSE, sizeof (M6FrameSample));
@@ -344,6 +352,45 @@ m6_session_set_thread_refusals (M6Session *self,
   thread->stray_dones = stray_dones;
   thread->depth_refused = depth_refused;
   thread->label_full = label_full;
+}
+
+void
+m6_session_set_default_max_nodes (guint max_nodes)
+{
+  g_atomic_int_set (&default_max_nodes, (gint) MIN (max_nodes, (guint) G_MAXINT));
+}
+
+guint
+m6_session_get_default_max_nodes (void)
+{
+  return (guint) g_atomic_int_get (&default_max_nodes);
+}
+
+void
+m6_session_set_max_nodes (M6Session *self,
+                          guint      max_nodes)
+{
+  g_return_if_fail (M6_IS_SESSION (self));
+
+  self->max_nodes = max_nodes;
+  for (guint i = 0; i < self->threads->len; i++)
+    m6_tree_set_max_nodes (((M6Thread *) g_ptr_array_index (self->threads, i))->tree, max_nodes);
+}
+
+guint
+m6_session_get_max_nodes (M6Session *self)
+{
+  return self->max_nodes;
+}
+
+guint64
+m6_session_get_over_budget (M6Session *self)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    total += m6_tree_get_over_budget (((M6Thread *) g_ptr_array_index (self->threads, i))->tree);
+  return total;
 }
 
 void
@@ -695,6 +742,12 @@ guint64
 m6_thread_get_rejected (M6Thread *thread)
 {
   return thread->rejected;
+}
+
+guint64
+m6_thread_get_over_budget (M6Thread *thread)
+{
+  return m6_tree_get_over_budget (thread->tree);
 }
 
 guint64

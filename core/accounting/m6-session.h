@@ -92,6 +92,7 @@ guint64        m6_thread_get_n_events (M6Thread *thread);   /* events ingested i
 guint64        m6_thread_get_drops (M6Thread *thread);   /* scopes the producer skipped (ring full) */
 guint64        m6_thread_get_skipped (M6Thread *thread);   /* events dropped while waiting for a top-level mark */
 guint64        m6_thread_get_rejected (M6Thread *thread);   /* events that failed validation */
+guint64        m6_thread_get_over_budget (M6Thread *thread);   /* marks into (other) nodes (the node budget) */
 guint64        m6_thread_get_stray_dones (M6Thread *thread);   /* done() with nothing open (counted by the producer) */
 guint64        m6_thread_get_depth_refused (M6Thread *thread);   /* marks refused at the depth limit (4096) */
 guint64        m6_thread_get_label_full (M6Thread *thread);   /* marks refused: the label table was full */
@@ -157,6 +158,17 @@ void          m6_session_set_thread_refusals (M6Session    *self,
                                               guint64       stray_dones,
                                               guint64       depth_refused,
                                               guint64       label_full);
+/* The node budget of every thread's tree (M6_TREE_MAX_NODES_DEFAULT; 0
+ * for none), for threads there and to come: set it before ingesting. */
+/* What sessions made from now on start with (M6_TREE_MAX_NODES_DEFAULT):
+ * the process's one setting (`--max-nodes`, the viewer's preference). */
+void          m6_session_set_default_max_nodes (guint       max_nodes);
+guint         m6_session_get_default_max_nodes (void);
+void          m6_session_set_max_nodes       (M6Session    *self,
+                                              guint         max_nodes);
+guint         m6_session_get_max_nodes       (M6Session    *self);
+/* Marks accounted to (other) nodes, over threads. */
+guint64       m6_session_get_over_budget     (M6Session    *self);
 /* Threads of the process that found no ring slot (so nothing of them is
  * in the session). */
 void          m6_session_set_threads_unslotted (M6Session  *self,

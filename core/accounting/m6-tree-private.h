@@ -33,6 +33,11 @@ struct _M6Tree
   guint64     n_frames;       /* top-level marks */
   M6Rng       rng;
   GHashTable *wide_children;  /* (parent id << 32 | label) -> M6Node* */
+  guint       max_nodes;      /* the node budget, 0 for none */
+  guint       n_other;        /* (other) nodes, outside the budget */
+  guint64     over_budget;    /* marks into (other) nodes or folded into their calls */
+  M6Node     *folded;         /* what a mark inside an (other) call opens: not
+                               * in the tree, depth 0, never written to */
 };
 
 /* Differences and sums in two's complement without undefined behaviour:
@@ -57,6 +62,8 @@ G_GNUC_INTERNAL G_NO_INLINE M6Node *m6_tree_find_or_add_child (M6Tree  *self,
                                                               M6Node  *parent,
                                                               guint32  label);
 G_GNUC_INTERNAL G_NO_INLINE void    m6_tree_grow_stack        (M6Tree  *self);
+G_GNUC_INTERNAL G_NO_INLINE void    m6_tree_push_folded       (M6Tree  *self,
+                                                              guint    depth);
 
 /* The hot path over a batch: the caller keeps the open depth and the
  * generator in locals (the compiler keeps them in registers across the
@@ -78,6 +85,13 @@ m6_tree_mark_fast (M6Tree  *self,
   if (G_UNLIKELY (node == NULL || node->label != label_id))
     {
       node = m6_tree_find_or_add_child (self, parent, label_id);
+      if (G_UNLIKELY (node == self->folded))
+        {
+          /* Inside an (other) call: an open entry with no accounting. */
+          m6_tree_push_folded (self, d);
+          *depth = d + 1;
+          return node;
+        }
       parent->hint = node;
     }
 
@@ -120,6 +134,14 @@ m6_tree_done_fast (M6Tree       *self,
   M6Node *node = open->node;
   gint64 dt = wrap_sub (t_ns, open->t_open);
   gint64 delta = wrap_sub (heap, open->h_open);
+
+  /* A call folded into an (other) call: its time and memory are that
+   * call's own (self) part. */
+  if (G_UNLIKELY (node->depth == 0))
+    {
+      *dt_out = dt;
+      return node;
+    }
 
   node->count++;
   node->time_sum = wrap_add (node->time_sum, dt);

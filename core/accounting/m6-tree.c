@@ -55,6 +55,9 @@ m6_tree_new (M6Labels *labels)
 
   M6Node *root = alloc_node (self);
   root->label = M6_LABEL_ROOT;
+  self->max_nodes = M6_TREE_MAX_NODES_DEFAULT;
+  self->folded = g_aligned_alloc0 (1, sizeof (M6Node), 64);
+  self->folded->id = G_MAXUINT32;
   return self;
 }
 
@@ -73,6 +76,7 @@ m6_tree_free (M6Tree *self)
   for (guint i = 0; i < self->n_chunks; i++)
     g_aligned_free (self->chunks[i]);
   g_free (self->chunks);
+  g_aligned_free (self->folded);
   g_free (self->stack);
   g_hash_table_destroy (self->wide_children);
   m6_labels_unref (self->labels);
@@ -84,6 +88,25 @@ m6_tree_set_seed (M6Tree  *self,
                   guint64  seed)
 {
   m6_rng_seed (&self->rng, seed);
+}
+
+void
+m6_tree_set_max_nodes (M6Tree *self,
+                       guint   max_nodes)
+{
+  self->max_nodes = max_nodes;
+}
+
+guint
+m6_tree_get_max_nodes (M6Tree *self)
+{
+  return self->max_nodes;
+}
+
+guint64
+m6_tree_get_over_budget (M6Tree *self)
+{
+  return self->over_budget;
 }
 
 M6Labels *
@@ -134,7 +157,7 @@ m6_tree_get_n_frames (M6Tree *self)
 gsize
 m6_tree_get_memory_size (M6Tree *self)
 {
-  gsize size = sizeof *self
+  gsize size = sizeof *self + sizeof (M6Node)
              + (gsize) self->n_chunks * (CHUNK_SIZE * sizeof (M6Node) + sizeof (M6Node *))
              + (gsize) self->stack_alloc * sizeof (OpenScope);
 
@@ -152,6 +175,8 @@ const char *
 m6_tree_node_label (M6Tree       *self,
                     const M6Node *node)
 {
+  if (m6_node_is_other (node))
+    return M6_TREE_OTHER_LABEL;
   return m6_labels_get (self->labels, node->label);
 }
 
@@ -171,12 +196,23 @@ index_child (M6Tree *self,
   g_hash_table_insert (self->wide_children, key, child);
 }
 
+static M6Node *add_child (M6Tree  *self,
+                          M6Node  *parent,
+                          guint32  label);
+
 M6Node *
 m6_tree_find_or_add_child (M6Tree  *self,
                    M6Node  *parent,
                    guint32  label)
 {
   M6Node *hint = parent->hint;
+
+  /* Inside an (other) call (or a call folded into one): folded too. */
+  if (G_UNLIKELY (parent == self->folded || m6_node_is_other (parent)))
+    {
+      self->over_budget++;
+      return self->folded;
+    }
 
   /* Siblings tend to be opened in the same order every frame. */
   if (hint != NULL)
@@ -200,6 +236,26 @@ m6_tree_find_or_add_child (M6Tree  *self,
           return child;
     }
 
+  /* Past the budget: the parent's (other) child, made once. */
+  if (G_UNLIKELY (self->max_nodes != 0 && self->n_nodes - self->n_other >= self->max_nodes))
+    {
+      M6Node *other = m6_tree_find_child (self, parent, 0);
+      if (other == NULL)
+        {
+          other = add_child (self, parent, 0);
+          self->n_other++;
+        }
+      self->over_budget++;
+      return other;
+    }
+  return add_child (self, parent, label);
+}
+
+static M6Node *
+add_child (M6Tree  *self,
+           M6Node  *parent,
+           guint32  label)
+{
   M6Node *child = alloc_node (self);
   child->parent = parent;
   child->label = label;
@@ -227,6 +283,15 @@ m6_tree_grow_stack (M6Tree *self)
 {
   self->stack_alloc = self->stack_alloc ? self->stack_alloc * 2 : 32;
   self->stack = g_renew (OpenScope, self->stack, self->stack_alloc);
+}
+
+void
+m6_tree_push_folded (M6Tree *self,
+                     guint   depth)
+{
+  if (depth == self->stack_alloc)
+    m6_tree_grow_stack (self);
+  self->stack[depth] = (OpenScope) { self->folded, 0, 0, 0 };
 }
 
 M6Node *
@@ -272,6 +337,9 @@ m6_tree_abandon_open (M6Tree *self)
     {
       OpenScope *open = &self->stack[--self->depth];
       M6Node *node = open->node;
+
+      if (node == self->folded)
+        continue;
 
       /* Its children's D closed inside it stays in their sums: the ledger
        * shows it as lost, so the parts still add up. */
@@ -332,6 +400,8 @@ m6_tree_find_path (M6Tree     *self,
         continue;
 
       guint32 label = m6_labels_lookup (self->labels, parts[i], -1);
+      if (label == G_MAXUINT32 && strcmp (parts[i], M6_TREE_OTHER_LABEL) == 0)
+        label = 0;
       M6Node *child = node->first_child;
       while (child != NULL && child->label != label)
         child = child->next_sibling;

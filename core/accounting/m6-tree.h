@@ -56,10 +56,25 @@ struct _M6Node
   guint8       padding[32];
 };
 
+/* The node budget (docs/accounting.md#the-node-budget): a tree holds at
+ * most this many nodes (the root included, its (other) nodes not); a mark
+ * that would make a new node past it enters its parent's (other) child,
+ * and marks inside an (other) call are folded into it. 65,536 nodes cost
+ * at most about 420 MB with full reservoirs and drift history (6.4 KB a
+ * node), and typically a tenth of that. */
+#define M6_TREE_MAX_NODES_DEFAULT 65536u
+#define M6_TREE_OTHER_LABEL       "(other)"
+
 M6Tree       *m6_tree_new              (M6Labels     *labels);
 void          m6_tree_free             (M6Tree       *self);
 void          m6_tree_set_seed         (M6Tree       *self,
                                         guint64       seed);
+/* 0: no budget. Applies to nodes made from then on. */
+void          m6_tree_set_max_nodes    (M6Tree       *self,
+                                        guint         max_nodes);
+guint         m6_tree_get_max_nodes    (M6Tree       *self);
+/* Marks accounted to an (other) node, or folded into one's call. */
+guint64       m6_tree_get_over_budget  (M6Tree       *self);
 M6Labels     *m6_tree_get_labels       (M6Tree       *self);
 M6Node       *m6_tree_get_root         (M6Tree       *self);
 guint         m6_tree_get_n_nodes      (M6Tree       *self);
@@ -110,6 +125,14 @@ gint64        m6_tree_get_open_child_sum (M6Tree      *self,
 /* Find a node by its label path ("frame/physics"); NULL if absent. */
 M6Node       *m6_tree_find_path        (M6Tree       *self,
                                         const char   *path);
+
+/* An (other) node: label id 0 (the root's, which no mark carries) below
+ * the root. It has no children. */
+static inline gboolean
+m6_node_is_other (const M6Node *node)
+{
+  return node->label == 0 && node->depth > 0;
+}
 
 /* mem.net = mem_sum + inverse_sum (telescoping: h_last - h_first). The sums
  * wrap in unsigned arithmetic (no undefined behaviour on hostile readings);

@@ -37,6 +37,7 @@ setup (Fixture       *fx,
   big_tree_write_capture (fx->capture, fx->shape, fx->n);
 
   fx->session = m6_session_new ();
+  m6_session_set_max_nodes (fx->session, BIG_TREE_MAX_NODES);
   fx->log = m6_event_log_new ();
   m6_session_set_recorder (fx->session, m6_event_log_record, fx->log);
   g_assert_true (m6_capture_load_into (fx->capture, fx->session, NULL, &error));
@@ -192,6 +193,8 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  /* What `--max-nodes` sets: every session made here, the exports' own included. */
+  m6_session_set_default_max_nodes (BIG_TREE_MAX_NODES);
 
   g_test_add ("/core/big-trees/deep/every-format", Fixture, GINT_TO_POINTER (BIG_TREE_DEEP),
               setup, test_every_format, teardown);
