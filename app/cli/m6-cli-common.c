@@ -94,9 +94,22 @@ m6_cli_parse_options (const char           *command,
 {
   g_autoptr (GOptionContext) context = g_option_context_new (parameters);
   g_autoptr (GError) error = NULL;
+  /* The node budget, for every command that builds scope trees
+   * (docs/accounting.md#the-node-budget): one setting, the session's. */
+  static const char *const budgeted[] = { "record", "run", "serve", "report", "diff" };
+  gint64 max_nodes = -1;
+  const GOptionEntry budget_entries[] = {
+    { "max-nodes", 0, 0, G_OPTION_ARG_INT64, &max_nodes,
+      N_("Nodes a thread’s scope tree may hold; scopes past them are counted in an “(other)” scope of their parent "
+         "(default 65536, at most about 420 MB a thread; 0: no limit)"), "N" },
+    { NULL }
+  };
+  gboolean with_budget = g_strv_contains ((const char *const *) budgeted, command);
 
   g_option_context_set_summary (context, summary);
   g_option_context_add_main_entries (context, entries, NULL);
+  if (with_budget)
+    g_option_context_add_main_entries (context, budget_entries, NULL);
   g_option_context_set_strict_posix (context, stop_at_command);
   g_auto (GStrv) given = g_strdupv (*argv);
   if (!g_option_context_parse (context, argc, argv, &error))
@@ -107,6 +120,17 @@ m6_cli_parse_options (const char           *command,
         sentence = bad_number_sentence (entries, given);
       *status = m6_cli_usage_error (command, sentence ? sentence : error->message);
       return FALSE;
+    }
+  if (with_budget && max_nodes != -1)
+    {
+      if (max_nodes < 0 || max_nodes > G_MAXINT || (max_nodes > 0 && max_nodes < 2))
+        {
+          g_autofree char *sentence = g_strdup_printf (_("--max-nodes takes 0 (no limit) or a number of nodes from 2 to %d, not %lld"),
+                                                       G_MAXINT, (long long) max_nodes);
+          *status = m6_cli_usage_error (command, sentence);
+          return FALSE;
+        }
+      m6_session_set_default_max_nodes ((guint) max_nodes);
     }
   /* GOption leaves a "--" in place. */
   if (*argc > 1 && g_str_equal ((*argv)[1], "--"))

@@ -173,6 +173,12 @@ print_table (M6Session *session,
         g_string_append_printf (out, _("  refused: %llu marks deeper than 4096, %llu marks with the label table full\n"),
                                 (unsigned long long) m6_thread_get_depth_refused (thread),
                                 (unsigned long long) m6_thread_get_label_full (thread));
+      /* The node budget (docs/accounting.md#the-node-budget). */
+      if (m6_thread_get_over_budget (thread) > 0)
+        g_string_append_printf (out, _("  over the node budget: %llu marks accounted to (other), %u nodes kept (--max-nodes %u)\n"),
+                                (unsigned long long) m6_thread_get_over_budget (thread),
+                                m6_tree_get_n_nodes (m6_thread_get_tree (thread)),
+                                m6_tree_get_max_nodes (m6_thread_get_tree (thread)));
       if (root->first_child == NULL)
         {
           g_string_append (out, _("  (no scopes recorded)\n"));

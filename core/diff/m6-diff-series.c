@@ -27,7 +27,12 @@ typedef struct
   GArray     *touched;  /* guint32 node ids with time in the open frame */
   gboolean    synced;
   gint64      last_t;
+  guint       max_nodes;   /* the tree's node budget, applied the same way */
+  guint       n_kept;      /* nodes within it (the root included) */
 } ShadowThread;
+
+/* A call folded into an (other) call: no node, no series. */
+#define FOLDED G_MAXUINT32
 
 typedef struct
 {
@@ -50,11 +55,13 @@ shadow_thread_free (gpointer data)
 }
 
 static ShadowThread *
-shadow_thread_new (void)
+shadow_thread_new (guint max_nodes)
 {
   ShadowThread *st = g_new0 (ShadowThread, 1);
   Shadow root = { 0 };
 
+  st->max_nodes = max_nodes;
+  st->n_kept = 1;
   st->nodes = g_array_new (FALSE, TRUE, sizeof (Shadow));
   g_array_append_val (st->nodes, root);
   st->index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
@@ -68,11 +75,25 @@ shadow_child (ShadowThread *st,
               guint32       parent,
               guint32       label)
 {
+  /* The node budget as the tree applies it (docs/accounting.md#the-node-budget):
+   * past it, a new scope is its parent's (other), label 0; inside an
+   * (other) call everything is folded into it. */
+  if (parent == FOLDED || (parent != 0 && g_array_index (st->nodes, Shadow, parent).label == 0))
+    return FOLDED;
+
   gint64 key = (gint64) parent << 32 | label;
   gpointer found = g_hash_table_lookup (st->index, &key);
 
   if (found != NULL)
     return GPOINTER_TO_UINT (found);
+  if (st->max_nodes != 0 && st->n_kept >= st->max_nodes)
+    {
+      if (label == 0)
+        return FOLDED;   /* not reached: a mark's label is never 0 */
+      return shadow_child (st, parent, 0);
+    }
+  if (label != 0)
+    st->n_kept++;
 
   Shadow node = { .parent = parent, .label = label, .series = g_array_new (FALSE, FALSE, sizeof (gint64)) };
   guint32 id = st->nodes->len;
@@ -111,7 +132,7 @@ on_events (M6Session     *session,
   guint32 n_labels = m6_labels_count (m6_session_get_labels (session));
 
   while (run->shadows->len <= thread->index)
-    g_ptr_array_add (run->shadows, shadow_thread_new ());
+    g_ptr_array_add (run->shadows, shadow_thread_new (m6_tree_get_max_nodes (thread->tree)));
   ShadowThread *st = g_ptr_array_index (run->shadows, thread->index);
 
   for (gsize i = 0; i < n_events; i++)
@@ -120,6 +141,11 @@ on_events (M6Session     *session,
       gint64 t = MAX (ev->t_ns, st->last_t);
       gboolean mark = ev->label != M6_EVENT_DONE;
 
+      if (!m6_event_in_range (ev))
+        {
+          shadow_lose_sync (st);
+          continue;
+        }
       st->last_t = t;
       if (!st->synced)
         {
@@ -140,10 +166,15 @@ on_events (M6Session     *session,
           continue;
         }
 
-      if (st->stack->len == 0)
-        continue;   /* unbalanced done: ignored, as the tree does */
+      if (st->stack->len == 0 || ev->depth != st->stack->len - 1)
+        {
+          shadow_lose_sync (st);   /* rejected, as the session does */
+          continue;
+        }
       OpenScope open = g_array_index (st->stack, OpenScope, st->stack->len - 1);
       g_array_set_size (st->stack, st->stack->len - 1);
+      if (open.node == FOLDED)
+        continue;
       Shadow *node = &g_array_index (st->nodes, Shadow, open.node);
       node->accum += t - open.t_open;
       if (!node->touched)

@@ -430,30 +430,25 @@ m6_diff_least_threshold (const M6DiffOptions *options,
 
 /* --- leaks -------------------------------------------------------------- */
 
-static GPtrArray *
-child_rows (GPtrArray       *rows,
-            const M6DiffRow *parent)
+/* The rows' children, by index: first_child[row] and next_sibling[row]
+ * hold a row + 1 (0 for none), so a walk down costs its children only, not
+ * every row of the thread (linear in the rows however many leaks). */
+typedef struct
 {
-  GPtrArray *children = g_ptr_array_new ();
-  gsize len = strlen (parent->path);
-
-  for (guint i = 0; i < rows->len; i++)
-    {
-      M6DiffRow *r = g_ptr_array_index (rows, i);
-      if (r->depth == parent->depth + 1 && strncmp (r->path, parent->path, len) == 0 && r->path[len] == '/')
-        g_ptr_array_add (children, r);
-    }
-  return children;
-}
-
+  guint *first_child;
+  guint *next_sibling;
+} RowChildren;
 /* Walk from a top-level row whose drift changed down to the scope whose
  * self part carries the change (docs/accounting.md#self-and-the-ledger). */
 static gboolean
-locate_leak (GPtrArray *rows,
-             M6DiffRow *top)
+locate_leak (GPtrArray         *rows,
+             const RowChildren *children,
+             guint              top_index)
 {
+  M6DiffRow *top = g_ptr_array_index (rows, top_index);
   double change = top->drift_rate_b - top->drift_rate_a;
   M6DiffRow *at = top;
+  guint at_index = top_index;
 
   if (!top->in_a || !top->in_b || fabs (change) < M6_DIFF_LEAK_KB)
     return FALSE;
@@ -462,22 +457,24 @@ locate_leak (GPtrArray *rows,
       double self = at->self_rate_b - at->self_rate_a;
       if (self * change > 0 && fabs (self) >= fabs (change) / 2)
         break;
-      g_autoptr (GPtrArray) children = child_rows (rows, at);
       M6DiffRow *best = NULL;
+      guint best_index = 0;
       double best_change = 0;
-      for (guint i = 0; i < children->len; i++)
+      for (guint c1 = children->first_child[at_index]; c1 != 0; c1 = children->next_sibling[c1 - 1])
         {
-          M6DiffRow *c = g_ptr_array_index (children, i);
+          M6DiffRow *c = g_ptr_array_index (rows, c1 - 1);
           double d = c->alloc_rate_b - c->alloc_rate_a;
           if (d * change > 0 && fabs (d) > fabs (best_change))
             {
               best = c;
+              best_index = c1 - 1;
               best_change = d;
             }
         }
       if (best == NULL || fabs (best_change) < fabs (change) / 2)
         break;   /* spread over several scopes, or between frames: say it here */
       at = best;
+      at_index = best_index;
     }
   at->leak = TRUE;
   at->leak_rate = change;
@@ -512,6 +509,7 @@ typedef struct
 {
   GHashTable *index;   /* "parent row:label" -> row + 1 */
   GPtrArray  *paths;   /* path by row */
+  GArray     *parents; /* guint by row: its parent's row + 1, 0 at top level */
 } Rows;
 
 static void
@@ -538,6 +536,7 @@ add_rows (Rows      *rows,
           const char *parent_path = parent ? g_ptr_array_index (rows->paths, parent - 1) : NULL;
           g_ptr_array_add (rows->paths, parent_path ? g_strconcat (parent_path, "/", label, NULL) : g_strdup (label));
           row = rows->paths->len;
+          g_array_append_val (rows->parents, parent);
           g_hash_table_insert (rows->index, g_steal_pointer (&key), GUINT_TO_POINTER (row));
         }
       row_of[id] = row;
@@ -592,7 +591,7 @@ m6_diff_compute (M6DiffRun           **a,
         {
           M6DiffThread *dt = g_new0 (M6DiffThread, 1);
           Rows rows = { g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
-                        g_ptr_array_new_with_free_func (g_free) };
+                        g_ptr_array_new_with_free_func (g_free), g_array_new (FALSE, FALSE, sizeof (guint)) };
 
           dt->name = g_strdup (lead_thread->name);
           dt->index = i;
@@ -610,12 +609,24 @@ m6_diff_compute (M6DiffRun           **a,
             }
           g_hash_table_unref (rows.index);
           g_ptr_array_unref (rows.paths);
+          RowChildren children = { g_new0 (guint, dt->rows->len + 1), g_new0 (guint, dt->rows->len + 1) };
+          for (guint r = dt->rows->len; r-- > 0;)
+            {
+              guint parent = g_array_index (rows.parents, guint, r);
+              if (parent == 0)
+                continue;
+              children.next_sibling[r] = children.first_child[parent - 1];
+              children.first_child[parent - 1] = r + 1;
+            }
+          g_array_unref (rows.parents);
           for (guint r = 0; r < dt->rows->len; r++)
             {
               M6DiffRow *row = g_ptr_array_index (dt->rows, r);
               if (row->top_level)
-                diff->n_leaks += locate_leak (dt->rows, row);
+                diff->n_leaks += locate_leak (dt->rows, &children, r);
             }
+          g_free (children.first_child);
+          g_free (children.next_sibling);
           diff->n_rows += dt->rows->len;
           g_ptr_array_add (diff->threads, dt);
         }

@@ -44,6 +44,12 @@ add_session_metadata (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) m6_session_get_depth_refused (session));
   json_builder_set_member_name (builder, "label_full");
   json_builder_add_int_value (builder, (gint64) m6_session_get_label_full (session));
+  /* The node budget (docs/accounting.md#the-node-budget): each thread's
+   * tree's limit (0: none), and the marks accounted to (other) nodes. */
+  json_builder_set_member_name (builder, "max_nodes");
+  json_builder_add_int_value (builder, m6_session_get_max_nodes (session));
+  json_builder_set_member_name (builder, "over_budget");
+  json_builder_add_int_value (builder, (gint64) m6_session_get_over_budget (session));
   json_builder_set_member_name (builder, "memory_available");
   json_builder_add_boolean_value (builder, m6_session_get_memory_available (session));
   json_builder_set_member_name (builder, "ended");
@@ -80,6 +86,8 @@ add_thread (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) thread->rejected);
   json_builder_set_member_name (builder, "skipped");
   json_builder_add_int_value (builder, (gint64) thread->skipped);
+  json_builder_set_member_name (builder, "over_budget");
+  json_builder_add_int_value (builder, (gint64) m6_thread_get_over_budget (thread));
   json_builder_set_member_name (builder, "payload");
   if (with_payload)
     json_builder_add_value (builder, m6_payload_build (thread->tree, m6_tree_get_root (thread->tree)));

@@ -50,7 +50,7 @@ check_cli (BigTreeShape shape)
   Scan scan;
 
   /* The table: a row per node, rows of bounded width at any depth. */
-  const char *report[] = { "report", capture, NULL };
+  const char *report[] = { "report", "--max-nodes", G_STRINGIFY (BIG_TREE_MAX_NODES), capture, NULL };
   g_assert_cmpint (run_to_file (report, out), ==, 0);
   scan_file (out, "\n", &scan);
   g_test_message ("report: %" G_GUINT64_FORMAT " lines, longest %" G_GUINT64_FORMAT " bytes",
@@ -59,7 +59,7 @@ check_cli (BigTreeShape shape)
   g_assert_cmpuint (scan.lines, <=, nodes + 10);
   g_assert_cmpuint (scan.max_line, <=, 240);
 
-  const char *report_json[] = { "report", "--json", capture, NULL };
+  const char *report_json[] = { "report", "--json", "--max-nodes", G_STRINGIFY (BIG_TREE_MAX_NODES), capture, NULL };
   g_assert_cmpint (run_to_file (report_json, out), ==, 0);
   scan_file (out, "\"label\": ", &scan);
   g_test_message ("report --json: %" G_GUINT64_FORMAT " bytes", scan.bytes);
@@ -80,13 +80,13 @@ check_cli (BigTreeShape shape)
       g_unlink (file);
     }
 
-  const char *diff[] = { "diff", capture, capture, NULL };
+  const char *diff[] = { "diff", "--max-nodes", G_STRINGIFY (BIG_TREE_MAX_NODES), capture, capture, NULL };
   g_assert_cmpint (run_to_file (diff, out), ==, 0);
   scan_file (out, "\n", &scan);
   g_assert_cmpuint (scan.lines, >=, nodes);
   g_assert_cmpuint (scan.max_line, <=, 240);
 
-  const char *diff_json[] = { "diff", "--json", capture, capture, NULL };
+  const char *diff_json[] = { "diff", "--json", "--max-nodes", G_STRINGIFY (BIG_TREE_MAX_NODES), capture, capture, NULL };
   g_assert_cmpint (run_to_file (diff_json, out), ==, 0);
   scan_file (out, "\"path\": ", &scan);
   g_assert_cmpuint (scan.hits, ==, nodes);

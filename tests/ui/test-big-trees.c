@@ -132,6 +132,10 @@ main (int   argc,
     return 0;
   dir = g_dir_make_tmp ("mach6-big-ui-XXXXXX", NULL);
   app = ui_test_app_new ();
+  /* The viewer's node budget preference: room for the wide tree whole. */
+  g_settings_set_uint (m6_application_get_settings (app), "max-nodes", BIG_TREE_MAX_NODES);
+  ui_spin (0.1);
+  g_assert_cmpuint (m6_session_get_default_max_nodes (), ==, BIG_TREE_MAX_NODES);
 
   g_test_add_func ("/ui/format/tiny-kb", test_tiny_kb);
   g_test_add_func ("/ui/big-trees/deep", test_deep);

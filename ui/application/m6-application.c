@@ -389,6 +389,10 @@ settings_changed_cb (GSettings     *settings,
                                           : g_str_equal (style, "light") ? ADW_COLOR_SCHEME_FORCE_LIGHT
                                           : ADW_COLOR_SCHEME_DEFAULT);
     }
+  else if (g_str_equal (key, "max-nodes"))
+    /* The node budget of the sessions opened from now on
+     * (docs/accounting.md#the-node-budget). */
+    m6_session_set_default_max_nodes (g_settings_get_uint (settings, key));
 }
 
 /* --- scripted screenshots ----------------------------------------------- */
@@ -559,6 +563,7 @@ m6_application_startup (GApplication *app)
       g_signal_connect (self->settings, "changed", G_CALLBACK (settings_changed_cb), self);
       settings_changed_cb (self->settings, "color-mode", self);
       settings_changed_cb (self->settings, "dark-style", self);
+      settings_changed_cb (self->settings, "max-nodes", self);
     }
 }
 
