@@ -386,6 +386,216 @@ test_rate (void)
   g_rmdir (dir);
 }
 
+/* Remove @path and what is below it. */
+static void
+remove_tree (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+      const char *entry;
+      while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, entry, NULL);
+          remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
+/* Read one line of @fd (up to @size - 1 bytes). */
+static gboolean
+read_line (int fd, char *line, gsize size)
+{
+  gsize len = 0;
+  while (len < size - 1 && read (fd, line + len, 1) == 1 && line[len] != '\n')
+    len++;
+  line[len] = '\0';
+  return len > 0;
+}
+
+/* The number of the sample @metric{...@needle...} in an exposition, or -1. */
+static double
+sample_value (const char *body, const char *metric, const char *needle)
+{
+  g_auto (GStrv) lines = g_strsplit (body, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], metric) && lines[i][strlen (metric)] == '{' && strstr (lines[i], needle) != NULL)
+      {
+        const char *space = strrchr (lines[i], ' ');
+        return space != NULL ? g_ascii_strtod (space + 1, NULL) : -1;
+      }
+  return -1;
+}
+
+static char *
+metrics_get (guint port)
+{
+  const char *get = "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n";
+  char *answer = raw_request (port, get, strlen (get));
+  const char *body = strstr (answer, "\r\n\r\n");
+  char *text = g_strdup (body != NULL ? body + 4 : "");
+  g_free (answer);
+  return text;
+}
+
+/* Run the CLI with @config as its XDG_CONFIG_HOME; its stdout, NULL if it failed. */
+static char *
+cli_out (const char *config, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) MACH6_CLI);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "XDG_CONFIG_HOME", config, TRUE);
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  if (!g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL)
+      || !g_spawn_check_wait_status (status, NULL))
+    {
+      g_test_message ("mach6 %s failed: %s", args[0], err ? err : "");
+      return NULL;
+    }
+  return g_steal_pointer (&out);
+}
+
+/* A Studio session seen as a process by `mach6 stream NAME`, by `mach6
+ * serve` (a remote client lists and records it over TLS) and by its
+ * Prometheus metrics (promtool checks the exposition when it is there). */
+static void
+test_serve_stream_metrics (void)
+{
+  Bridge b = { 0 };
+  bridge_start (&b, NULL);
+  g_autofree char *url = bridge_url (&b);
+  g_autofree char *name = g_strdup_printf ("serve%d", (int) getpid () % 100000);
+  g_autofree char *dir = g_dir_make_tmp ("mach6-bridge-XXXXXX", NULL);
+  int out_fd, err_fd;
+  GPid game = game_start (url, name, 0, 3, 60, "nowait", &out_fd, &err_fd);
+  for (int i = 0; i < 100 && !listed (name); i++)
+    g_usleep (50000);
+  g_assert_true (listed (name));
+
+  /* mach6 stream NAME: JSON lines with the session's frames. */
+  const char *stream_argv[] = { MACH6_CLI, "stream", name, "--interval", "0.5", NULL };
+  GPid stream;
+  int stream_fd;
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) stream_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                           NULL, NULL, &stream, NULL, &stream_fd, NULL, NULL));
+  gboolean framed = FALSE;
+  for (int i = 0; i < 20 && !framed; i++)
+    {
+      char line[65536];
+      if (!read_line (stream_fd, line, sizeof line))
+        break;
+      g_autoptr (JsonObject) o = parse_object (line);
+      framed = strstr (line, "\"frame\"") != NULL;
+    }
+  kill (stream, SIGINT);
+  wait_exit (stream);
+  close (stream_fd);
+  g_assert_true (framed);
+
+  /* mach6 serve --attach NAME --metrics --listen. */
+  g_autofree char *token_file = g_build_filename (dir, "token", NULL);
+  g_assert_true (g_file_set_contents (token_file, "luau-bridge-serve-token-0123", -1, NULL));
+  g_chmod (token_file, 0600);
+  const char *serve_argv[] = { MACH6_CLI, "serve", "--attach", name, "--metrics", "127.0.0.1:0",
+                               "--listen", "127.0.0.1:0", "--token-file", token_file, NULL };
+  GPid serve;
+  int serve_fd;
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) serve_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                           NULL, NULL, &serve, NULL, &serve_fd, NULL, NULL));
+  guint metrics_port = 0;
+  g_autofree char *remote = NULL;
+  char line[1024];
+  while ((metrics_port == 0 || remote == NULL) && read_line (serve_fd, line, sizeof line))
+    {
+      const char *at = strstr (line, "127.0.0.1:");
+      if (at == NULL)
+        continue;
+      if (g_str_has_prefix (line, "Serving metrics"))
+        metrics_port = (guint) g_ascii_strtoull (at + 10, NULL, 10);
+      else if (g_str_has_prefix (line, "Serving remote"))
+        remote = g_strndup (at, strcspn (at, " "));
+    }
+  g_assert_cmpuint (metrics_port, >, 0);
+  g_assert_nonnull (remote);
+
+  g_autofree char *needle = g_strdup_printf ("process=\"%s\"", name);
+  g_autofree char *body = NULL;
+  double frames = -1;
+  for (int i = 0; i < 200 && frames < 10; i++)
+    {
+      g_free (body);
+      body = metrics_get (metrics_port);
+      frames = sample_value (body, "mach6_thread_frames_total", needle);
+      if (frames < 10)
+        g_usleep (100000);
+    }
+  if (frames < 10)
+    g_error ("no frames of %s in the metrics:\n%.3000s", name, body);
+#ifdef PROMTOOL
+  {
+    g_autofree char *file = g_build_filename (dir, "metrics.txt", NULL);
+    g_assert_true (g_file_set_contents (file, body, -1, NULL));
+    g_autofree char *command = g_strdup_printf ("'%s' check metrics < '%s'", PROMTOOL, file);
+    const char *argv[] = { "/bin/sh", "-c", command, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    int status;
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+    if (!g_spawn_check_wait_status (status, NULL))
+      g_error ("promtool check metrics: %s%s\non:\n%s", out, err, body);
+    g_unlink (file);
+  }
+#endif
+
+  /* A remote client: list, then record the session over TLS. */
+  g_autofree char *config = g_build_filename (dir, "config", NULL);
+  g_autofree char *listing = NULL;
+  for (int i = 0; i < 100 && (listing == NULL || strstr (listing, name) == NULL); i++)
+    {
+      g_free (listing);
+      const char *args[] = { "list", "--remote", remote, "--token-file", token_file, NULL };
+      listing = cli_out (config, args);
+      if (listing == NULL || strstr (listing, name) == NULL)
+        g_usleep (100000);
+    }
+  if (listing == NULL || strstr (listing, name) == NULL)
+    g_error ("%s not in mach6 list --remote %s: %s", name, remote, listing ? listing : "(failed)");
+  g_autofree char *pid = NULL;
+  g_auto (GStrv) rows = g_strsplit (listing, "\n", -1);
+  for (guint i = 0; rows[i] != NULL && pid == NULL; i++)
+    if (strstr (rows[i], name) != NULL)
+      {
+        const char *p = rows[i] + strspn (rows[i], " ");
+        pid = g_strndup (p, strspn (p, "0123456789"));
+      }
+  g_assert_nonnull (pid);
+  g_assert_cmpuint (strlen (pid), >, 0);
+  g_autofree char *target = g_strdup_printf ("%s/%s", remote, pid);
+  g_autofree char *capture = g_build_filename (dir, "remote.mach6", NULL);
+  const char *rec_args[] = { "record", target, "--token-file", token_file, "--duration", "2", "-o", capture, NULL };
+  g_autofree char *rec = cli_out (config, rec_args);
+  g_assert_nonnull (rec);
+  g_autoptr (JsonObject) recorded = recorded_node (capture, "frame");
+  g_assert_cmpfloat (stat_of (recorded, "count"), >=, 10);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (recorded, "children")), ==, 3);
+
+  kill (serve, SIGINT);
+  wait_exit (serve);
+  close (serve_fd);
+  kill (game, SIGTERM);
+  wait_exit (game);
+  g_free (read_all_fd (out_fd));
+  g_free (read_all_fd (err_fd));
+  bridge_stop (&b);
+  remove_tree (dir);
+}
+
 /* Beyond loopback only with a token; without it a request is refused. */
 static void
 test_token (void)
@@ -426,5 +636,6 @@ main (int argc, char **argv)
   g_test_add_func ("/luau/bridge/hostile", test_hostile);
   g_test_add_func ("/luau/bridge/rate-60fps-200-scopes", test_rate);
   g_test_add_func ("/luau/bridge/token", test_token);
+  g_test_add_func ("/luau/bridge/serve-stream-metrics", test_serve_stream_metrics);
   return g_test_run ();
 }
