@@ -94,6 +94,16 @@ m6_cli_serve_remote (const char  *address,
   return g_steal_pointer (&server);
 }
 
+/* The fingerprint, on stderr, the first time this machine meets a server. */
+static void
+m6_cli_say_first_connection (M6RemoteClient *client)
+{
+  g_autofree char *message = m6_remote_client_first_connection_message (client);
+
+  if (message != NULL)
+    g_printerr ("mach6: %s\n", message);
+}
+
 GPtrArray *
 m6_cli_list_remote (const char  *host_port,
                     const char  *token,
@@ -104,6 +114,7 @@ m6_cli_list_remote (const char  *host_port,
 
   if (client == NULL)
     return NULL;
+  m6_cli_say_first_connection (client);
   *server_name = g_strdup (m6_remote_client_get_server_name (client));
   return m6_remote_client_list (client, error);
 }
@@ -146,6 +157,7 @@ m6_cli_record_remote (const char *target,
       m6_cli_print_error (error->message);
       return EXIT_FAILURE;
     }
+  m6_cli_say_first_connection (client);
   M6Recording *recording = m6_remote_client_attach (client, pid, &error);
   if (recording == NULL)
     {

@@ -29,6 +29,8 @@ struct _M6RemoteClient
   char              *peer;
   char              *server_name;
   char              *fingerprint;
+  char              *known_hosts;
+  gboolean           first;        /* the certificate was pinned by this connection */
   GSocketConnection *connection;
   GIOStream         *tls;
   guint              stream_timeout_s;
@@ -225,6 +227,8 @@ m6_remote_client_connect (const char    *host_port,
   /* Trusted and let in: remember both. */
   if (new_pin && !m6_trust_add_pin (known, self->peer, self->fingerprint, &local))
     g_warning ("mach6: could not pin the certificate of %s in %s: %s", self->peer, known, local->message);
+  self->first = new_pin;
+  self->known_hosts = g_strdup (known);
   g_clear_error (&local);
   if (kept_token == NULL && !m6_trust_store_token (tokens, self->peer, token, &local))
     g_warning ("mach6: could not keep the token of %s in %s: %s", self->peer, tokens, local->message);
@@ -245,6 +249,25 @@ const char *
 m6_remote_client_get_server_name (M6RemoteClient *self)
 {
   return self->server_name;
+}
+
+gboolean
+m6_remote_client_get_first_connection (M6RemoteClient *self)
+{
+  return self->first;
+}
+
+char *
+m6_remote_client_first_connection_message (M6RemoteClient *self)
+{
+  if (!self->first)
+    return NULL;
+  return g_strdup_printf (_("First connection to %s: its certificate's fingerprint is SHA-256 %s. Compare it with the "
+                            "“Certificate fingerprint (SHA-256)” line that “mach6 serve” printed on that machine "
+                            "when it started: if they differ, someone else answered, and has the token; remove the "
+                            "line for %s from %s and start that serve again (it prints a new token). If they match, "
+                            "the certificate is now pinned and checked on every connection."),
+                          self->peer, self->fingerprint, self->peer, self->known_hosts);
 }
 
 const char *
@@ -319,6 +342,7 @@ m6_remote_client_free (M6RemoteClient *self)
   g_free (self->peer);
   g_free (self->server_name);
   g_free (self->fingerprint);
+  g_free (self->known_hosts);
   g_free (self);
 }
 

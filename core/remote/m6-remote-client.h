@@ -33,6 +33,11 @@ void            m6_remote_client_set_stream_timeout (M6RemoteClient *self,
                                                      guint           seconds);
 const char     *m6_remote_client_get_server_name (M6RemoteClient *self);
 const char     *m6_remote_client_get_fingerprint (M6RemoteClient *self);
+/* Whether this connection pinned the server's certificate (the first one
+ * to it), and then the sentence that shows the fingerprint and says what
+ * to compare it with (else NULL): the CLI and the viewer say the same. */
+gboolean        m6_remote_client_get_first_connection (M6RemoteClient *self);
+char           *m6_remote_client_first_connection_message (M6RemoteClient *self);
 
 /* The server's processes (element type M6ProcessInfo). */
 GPtrArray      *m6_remote_client_list      (M6RemoteClient  *self,

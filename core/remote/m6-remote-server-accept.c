@@ -14,6 +14,7 @@
 #include "m6-remote-server-private.h"
 
 #include <glib/gi18n.h>
+#include <malloc.h>
 #include <sys/socket.h>
 
 #include "m6-remote-trust.h"
@@ -21,9 +22,23 @@
 
 #define HEADER 5u
 
+/* What the door knows of one source address. */
+typedef struct
+{
+  guint   pending;         /* its connections at the door */
+  guint   handshakes;      /* of them, in a TLS handshake */
+  guint   failures;        /* wrong tokens since window_start */
+  gint64  window_start;    /* monotonic µs */
+  gint64  locked_until;    /* tokens are not checked before this */
+} DoorSource;
+
 typedef struct
 {
   M6RemoteServer    *server;
+  char              *source;      /* the peer's address, without its port */
+  DoorSource        *from;
+  gboolean           handshaking;  /* holds a handshake slot */
+  gboolean           queued;       /* in handshake_wait */
   GSocketConnection *connection;
   GIOStream         *tls;         /* after the first bytes arrived */
   GCancellable      *cancel;      /* the step in flight fails with CANCELLED */
@@ -37,10 +52,45 @@ typedef struct
 
 /* --- closing ------------------------------------------------------------ */
 
+static void start_handshake (Pending *p);
+
+/* A handshake slot is free: the oldest waiting connection whose source
+ * has none in progress takes it. */
+static void
+handshake_done (Pending *p)
+{
+  M6RemoteServer *server = p->server;
+
+  if (!p->handshaking)
+    return;
+  p->handshaking = FALSE;
+  p->from->handshakes--;
+  server->n_handshakes--;
+  for (GList *l = server->handshake_wait.head; l != NULL; l = l->next)
+    {
+      Pending *next = l->data;
+      if (next->from->handshakes < MAX_HANDSHAKES_PER_SOURCE)
+        {
+          g_queue_delete_link (&server->handshake_wait, l);
+          next->queued = FALSE;
+          start_handshake (next);
+          return;
+        }
+    }
+}
+
 static void
 pending_close (Pending *p)
 {
   M6RemoteServer *server = p->server;
+
+  handshake_done (p);
+  if (p->queued)
+    g_queue_remove (&server->handshake_wait, p);
+  p->queued = FALSE;
+  if (--p->from->pending == 0 && p->from->failures == 0 && p->from->locked_until <= g_get_monotonic_time ())
+    g_hash_table_remove (server->sources, p->source);
+  g_free (p->source);
 
   if (p->deadline != NULL)
     g_source_destroy (p->deadline);
@@ -62,17 +112,25 @@ pending_close (Pending *p)
   g_free (p);
   if (server->pending->len < MAX_PENDING / 2)
     server->crowded = FALSE;
+  /* A crowd's handshakes leave glib-networking's threads with memory in
+   * their malloc arenas: given back once the door is empty again. */
+  if (server->pending->len == 0 && server->peak_pending >= 8)
+    {
+      server->peak_pending = 0;
+      malloc_trim (0);
+    }
   if (server->stopping && server->pending->len == 0)
     g_main_loop_quit (server->accept_loop);
 }
 
 /* Whatever step is in flight fails with CANCELLED, and its callback
- * closes; a wrong token's delay has nothing in flight: closed here. */
+ * closes; a wrong token's delay and a wait for a handshake slot have
+ * nothing in flight: closed here. */
 static void
 pending_abort (Pending *p)
 {
   g_cancellable_cancel (p->cancel);
-  if (p->delay != NULL)
+  if (p->delay != NULL || p->queued)
     pending_close (p);
 }
 
@@ -207,8 +265,33 @@ check_hello (Pending *p)
       refuse (p, M6_WIRE_ERROR_VERSION, msg, 0);
       return;
     }
+  gint64 now = g_get_monotonic_time ();
+  if (p->from->locked_until > now)
+    {
+      guint left = (guint) ((p->from->locked_until - now + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC);
+      g_autofree char *msg = g_strdup_printf (_("Too many wrong tokens came from your address: this server checks "
+                                                "no token from it for %u more seconds."), left);
+      m6_remote_serve_log (_("%s: a token during its address's lockout (%u s left); not checked, closing."),
+                           p->peer, left);
+      refuse (p, M6_WIRE_ERROR_TOKEN, msg, 1000);
+      return;
+    }
   if (!m6_trust_token_equal (token, server->token))
     {
+      if (now - p->from->window_start > (gint64) TOKEN_WINDOW_S * G_USEC_PER_SEC)
+        {
+          p->from->window_start = now;
+          p->from->failures = 0;
+        }
+      if (++p->from->failures >= TOKEN_FAILURES_MAX)
+        {
+          p->from->locked_until = now + (gint64) TOKEN_LOCKOUT_S * G_USEC_PER_SEC;
+          p->from->failures = 0;
+          p->from->window_start = now;
+          m6_remote_serve_log (_("%s: %u wrong tokens from %s within %u seconds: no token from that address is "
+                                 "checked for the next %u seconds."),
+                               p->peer, TOKEN_FAILURES_MAX, p->source, TOKEN_WINDOW_S, TOKEN_LOCKOUT_S);
+        }
       m6_remote_serve_log (_("%s sent a wrong token; closing."), p->peer);
       /* Slow guessing down: the answer waits a second (a timer, no thread). */
       refuse (p, M6_WIRE_ERROR_TOKEN, _("The token is wrong: use the one “mach6 serve” printed at its start."),
@@ -282,6 +365,7 @@ on_handshake (GObject      *source,
   Pending *p = data;
   g_autoptr (GError) error = NULL;
 
+  handshake_done (p);
   if (!g_tls_connection_handshake_finish (G_TLS_CONNECTION (source), result, &error))
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -308,15 +392,50 @@ on_first_bytes (GSocket      *socket,
       pending_close (p);
       return G_SOURCE_REMOVE;
     }
+  /* The handshake budget: a few at once, one per source; the others wait
+   * their turn here, costing a socket and this struct. */
+  if (p->server->n_handshakes >= MAX_HANDSHAKES || p->from->handshakes >= MAX_HANDSHAKES_PER_SOURCE)
+    {
+      g_queue_push_tail (&p->server->handshake_wait, p);
+      p->queued = TRUE;
+      return G_SOURCE_REMOVE;
+    }
+  start_handshake (p);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+start_handshake (Pending *p)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (g_cancellable_is_cancelled (p->cancel))
+    {
+      pending_close (p);
+      return;
+    }
   p->tls = g_tls_server_connection_new (G_IO_STREAM (p->connection), p->server->certificate, &error);
   if (p->tls == NULL)
     {
       m6_remote_serve_log (_("%s: the TLS handshake failed: %s"), p->peer, error->message);
       pending_close (p);
-      return G_SOURCE_REMOVE;
+      return;
     }
+  p->handshaking = TRUE;
+  p->from->handshakes++;
+  p->server->n_handshakes++;
   g_tls_connection_handshake_async (G_TLS_CONNECTION (p->tls), G_PRIORITY_DEFAULT, p->cancel, on_handshake, p);
-  return G_SOURCE_REMOVE;
+}
+
+/* The peer's address without its port: what the door counts per source. */
+static char *
+source_name (GSocketConnection *connection)
+{
+  g_autoptr (GSocketAddress) address = g_socket_connection_get_remote_address (connection, NULL);
+
+  if (G_IS_INET_SOCKET_ADDRESS (address))
+    return g_inet_address_to_string (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (address)));
+  return g_strdup ("");
 }
 
 static char *
@@ -342,7 +461,24 @@ on_incoming (GSocketService    *service,
              M6RemoteServer    *server)
 {
   GSocket *socket = g_socket_connection_get_socket (connection);
+  g_autofree char *source = source_name (connection);
+  DoorSource *from = g_hash_table_lookup (server->sources, source);
   Pending *p;
+
+  /* One source at its bound: its own oldest goes, nobody else's. */
+  if (from != NULL && from->pending >= MAX_PENDING_PER_SOURCE)
+    for (guint i = 0; i < server->pending->len; i++)
+      {
+        Pending *oldest = g_ptr_array_index (server->pending, i);
+        if (oldest->from == from && !g_cancellable_is_cancelled (oldest->cancel))
+          {
+            if (from->pending == MAX_PENDING_PER_SOURCE && !server->crowded)
+              m6_remote_serve_log (_("%u connections from %s wait for their HELLO: closing its oldest as new ones "
+                                     "come."), MAX_PENDING_PER_SOURCE, source);
+            pending_abort (oldest);
+            break;
+          }
+      }
 
   /* Full: the oldest goes (its callback closes it). Said once per crowd,
    * so that a flood of connections does not flood the log as well. */
@@ -361,12 +497,37 @@ on_incoming (GSocketService    *service,
           }
       }
 
+  from = g_hash_table_lookup (server->sources, source);
+  if (from == NULL)
+    {
+      /* Forget the sources that have nothing left to remember. */
+      if (g_hash_table_size (server->sources) >= 1024)
+        {
+          GHashTableIter it;
+          gpointer value;
+          gint64 now = g_get_monotonic_time ();
+          g_hash_table_iter_init (&it, server->sources);
+          while (g_hash_table_iter_next (&it, NULL, &value))
+            {
+              DoorSource *s = value;
+              if (s->pending == 0 && s->locked_until <= now
+                  && now - s->window_start > (gint64) TOKEN_WINDOW_S * G_USEC_PER_SEC)
+                g_hash_table_iter_remove (&it);
+            }
+        }
+      from = g_new0 (DoorSource, 1);
+      g_hash_table_insert (server->sources, g_strdup (source), from);
+    }
+  from->pending++;
   p = g_new0 (Pending, 1);
   p->server = server;
+  p->source = g_strdup (source);
+  p->from = from;
   p->connection = g_object_ref (connection);
   p->cancel = g_cancellable_new ();
   p->peer = peer_name (connection);
   g_ptr_array_add (server->pending, p);
+  server->peak_pending = MAX (server->peak_pending, server->pending->len);
 
   /* The handshake's blocking reads on glib-networking's thread end at the
    * deadline too, should a cancel not reach them. */
@@ -405,6 +566,8 @@ m6_remote_server_accept_start (M6RemoteServer  *self,
   gboolean ok;
 
   self->pending = g_ptr_array_new ();
+  self->sources = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_queue_init (&self->handshake_wait);
   self->accept_context = g_main_context_new ();
   self->accept_loop = g_main_loop_new (self->accept_context, FALSE);
   /* The service accepts on the thread-default context of where it
@@ -455,4 +618,5 @@ m6_remote_server_accept_stop (M6RemoteServer *self)
   g_clear_pointer (&self->accept_loop, g_main_loop_unref);
   g_clear_pointer (&self->accept_context, g_main_context_unref);
   g_clear_pointer (&self->pending, g_ptr_array_unref);
+  g_clear_pointer (&self->sources, g_hash_table_unref);
 }

@@ -19,6 +19,19 @@ G_BEGIN_DECLS
 #define PREAUTH_TIMEOUT_S 10u
 /* Connections waiting for their HELLO at once; one more closes the oldest. */
 #define MAX_PENDING       64u
+/* Of those, from one source address; one more closes that source's oldest,
+ * so one address cannot crowd the others out. */
+#define MAX_PENDING_PER_SOURCE 8u
+/* TLS handshakes in progress at once (each holds a thread of
+ * glib-networking's pool and its memory until it ends), overall and per
+ * source address; the others wait their turn with their bytes unread. */
+#define MAX_HANDSHAKES         4u
+#define MAX_HANDSHAKES_PER_SOURCE 1u
+/* Wrong tokens from one source address within TOKEN_WINDOW_S before its
+ * tokens are not checked at all for TOKEN_LOCKOUT_S. */
+#define TOKEN_FAILURES_MAX 5u
+#define TOKEN_WINDOW_S     60u
+#define TOKEN_LOCKOUT_S    60u
 /* Authenticated clients at once (each has threads of its own); one more
  * gets ERROR 6. */
 #define MAX_CLIENTS       16u
@@ -33,6 +46,10 @@ struct _M6RemoteServer
   GPtrArray       *pending;       /* waiting for HELLO, oldest first; the door's thread only */
   gboolean         stopping;      /* the door's thread only */
   gboolean         crowded;       /* closing the oldest was logged; the door's thread only */
+  GHashTable      *sources;       /* address -> DoorSource; the door's thread only */
+  GQueue           handshake_wait;  /* pending connections waiting for a handshake slot */
+  guint            n_handshakes;  /* in progress; the door's thread only */
+  guint            peak_pending;  /* since memory was last given back */
 
   GTlsCertificate *certificate;
   char            *token;

@@ -258,12 +258,8 @@ m6_remote_server_new (const char  *identity_dir,
                            _("TLS is not available: install glib-networking."));
       return NULL;
     }
-  if (token != NULL && strlen (token) < 16)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           _("The token is too short: a token needs at least 16 characters."));
-      return NULL;
-    }
+  if (token != NULL && !m6_trust_token_check (token, _("given"), error))
+    return NULL;
   cert = m6_trust_server_identity (dir, error);
   if (cert == NULL)
     return NULL;

@@ -5,6 +5,8 @@
 #include "m6-remote-trust.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <gnutls/gnutls.h>
@@ -71,29 +73,92 @@ m6_trust_token_equal (const char *a,
   return diff == 0;
 }
 
+gboolean
+m6_trust_token_check (const char  *token,
+                      const char  *what,
+                      GError     **error)
+{
+  guint counts[256] = { 0 };
+  gsize len = strlen (token);
+  guint distinct = 0, most = 0;
+
+  if (len < 16)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("The token %s is too short: a token needs at least 16 characters."), what);
+      return FALSE;
+    }
+  for (gsize i = 0; i < len; i++)
+    {
+      guint c = (guint8) token[i];
+      distinct += counts[c]++ == 0;
+      most = MAX (most, counts[c]);
+    }
+  if (distinct < 8 || most * 4 > len)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("The token %s is weak: it has %u different characters, and one makes up %u of its %zu; "
+                     "leave the token to “mach6 serve”, or make one with “head -c 32 /dev/urandom | base64”."),
+                   what, distinct, most, len);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 char *
 m6_trust_read_token_file (const char  *path,
                           GError     **error)
 {
   g_autofree char *contents = NULL;
-  g_autoptr (GError) local = NULL;
+  g_autofree char *what = NULL;
+  char buf[4096];
+  struct stat st;
+  ssize_t n;
+  int fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0);
 
-  if (!g_file_get_contents (path, &contents, NULL, &local))
+  if (fd < 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not read the token file “%s”: %s"),
-                   path, local->message);
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not read the token file “%s”: %s"),
+                   path, g_strerror (saved));
       return NULL;
     }
+  /* A token others may read is not a secret; one they may write is theirs. */
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (st.st_uid != getuid () && st.st_uid != 0)
+      || (st.st_mode & 077) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   _("The token file “%s” may be read or written by other users (owner uid %u, mode %03o); "
+                     "it must be a file of yours with mode 600: run “chmod 600 %s”."),
+                   path, (unsigned) st.st_uid, (unsigned) (st.st_mode & 0777), path);
+      close (fd);
+      return NULL;
+    }
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not read the token file “%s”: %s"),
+                   path, g_strerror (saved));
+      return NULL;
+    }
+  buf[n] = '\0';
+  contents = g_strdup (buf);
+  memset (buf, 0, sizeof buf);
   char *nl = strchr (contents, '\n');
   if (nl != NULL)
     *nl = '\0';
   g_strstrip (contents);
-  if (strlen (contents) < 16 || !g_utf8_validate (contents, -1, NULL))
+  what = g_strdup_printf (_("in “%s”"), path);
+  if (!g_utf8_validate (contents, -1, NULL))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("The token in “%s” is too short: a token needs at least 16 characters."), path);
+                   _("The token in “%s” is not UTF-8 text."), path);
       return NULL;
     }
+  if (!m6_trust_token_check (contents, what, error))
+    return NULL;
   return g_steal_pointer (&contents);
 }
 
@@ -167,6 +232,36 @@ out:
   return ok;
 }
 
+static gboolean
+identity_item_safe (const char  *path,
+                    gboolean     folder,
+                    GError     **error)
+{
+  struct stat st;
+
+  if (lstat (path, &st) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not read “%s”: %s"),
+                   path, g_strerror (saved));
+      return FALSE;
+    }
+  if ((folder ? !S_ISDIR (st.st_mode) : !S_ISREG (st.st_mode))
+      || (st.st_uid != getuid () && st.st_uid != 0) || (st.st_mode & 022) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   folder ? _("The server's certificate folder “%s” is not a folder of yours that only you may write "
+                              "(owner uid %u, mode %03o): another user could plant a certificate and key there. "
+                              "Run “chmod 700 %s” if it is yours, or remove it to make a new one.")
+                          : _("The server's certificate file “%s” is not a file of yours that only you may write "
+                              "(owner uid %u, mode %03o): another user could have planted it. "
+                              "Run “chmod 600 %s” if it is yours, or remove it to make a new one."),
+                   path, (unsigned) st.st_uid, (unsigned) (st.st_mode & 0777), path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 GTlsCertificate *
 m6_trust_server_identity (const char  *dir,
                           GError     **error)
@@ -182,9 +277,16 @@ m6_trust_server_identity (const char  *dir,
                    _("Could not create the folder “%s”: %s"), dir, g_strerror (saved));
       return NULL;
     }
+  /* Whoever may write the folder or the files may replace the server's
+   * identity with theirs: the folder and both files must be ours (or
+   * root's), and writable by nobody else. */
+  if (!identity_item_safe (dir, TRUE, error))
+    return NULL;
   if (!g_file_test (key_path, G_FILE_TEST_EXISTS) || !g_file_test (cert_path, G_FILE_TEST_EXISTS))
     if (!create_identity (dir, cert_path, key_path, error))
       return NULL;
+  if (!identity_item_safe (cert_path, FALSE, error) || !identity_item_safe (key_path, FALSE, error))
+    return NULL;
   /* A key others may read is not a secret any more. */
   if (g_stat (key_path, &st) == 0 && (st.st_mode & 077) != 0)
     {

@@ -26,7 +26,16 @@ char            *m6_trust_fingerprint       (GTlsCertificate *certificate);
 /* 32 random bytes as 64 hex digits. */
 char            *m6_trust_new_token         (void);
 
-/* The first line of @path, stripped; it must hold at least 16 characters. */
+/* Is @token strong enough to guard a server? At least 16 characters, of
+ * which at least 8 differ and none makes up more than a quarter: FALSE
+ * with a sentence otherwise (@what names where it came from). */
+gboolean         m6_trust_token_check       (const char      *token,
+                                             const char      *what,
+                                             GError         **error);
+
+/* The first line of @path, stripped, checked as m6_trust_token_check()
+ * does; the file must be a regular file of ours (or root's) that no other
+ * user may read or write. */
 char            *m6_trust_read_token_file   (const char      *path,
                                              GError         **error);
 

@@ -170,7 +170,7 @@ write_token_file (const char  *dir,
   char *path = g_build_filename (dir, "token", NULL);
 
   *token = g_strdup_printf ("fleet-%s", uuid);
-  g_assert_true (g_file_set_contents (path, *token, -1, &error));
+  g_assert_true (g_file_set_contents_full (path, *token, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error));
   g_assert_no_error (error);
   return path;
 }
