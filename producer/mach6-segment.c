@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mach6-segment.c — this process's shared-memory segment: an unguessable
  * name in /dev/shm, the control page filled in before its magic, the label
- * table copied in, and the segments of our dead processes pruned. Rings are
+ * table copied in, and the segments of our dead processes pruned (on a
+ * thread of its own, off the game's first mark). Rings are
  * backed later, one per thread, by mach6-threads.c.
  */
 #include "mach6-private.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,6 +101,37 @@ segment_prune_dead (void)
   close (dir);
 }
 
+/* The prune reads every name in /dev/shm: 100,000 files of neighbours
+ * there took 60 ms, too long for a game's first mark. So it runs on a
+ * short-lived thread of its own, all signals blocked, and the game does not
+ * wait for it (if the thread cannot be made, the next producer prunes). */
+static void *
+prune_main (void *data)
+{
+  (void) data;
+  prctl (PR_SET_NAME, "mach6-prune");
+  segment_prune_dead ();
+  return NULL;
+}
+
+static void
+segment_prune_dead_later (void)
+{
+  pthread_attr_t attr;
+  sigset_t all, old;
+  pthread_t thread;
+
+  if (pthread_attr_init (&attr) != 0)
+    return;
+  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize (&attr, 64 * 1024);
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  (void) pthread_create (&thread, &attr, prune_main, NULL);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  pthread_attr_destroy (&attr);
+}
+
 /* The one line the library ever prints: a game that was meant to be
  * profilable and is not should not leave its user guessing. Once. */
 static void
@@ -138,7 +171,7 @@ mach6__segment_create (void)
    * its magic, the less often a reader finds it half made. */
   uint64_t producer_start = mach6__proc_starttime (s.pid);
 
-  segment_prune_dead ();
+  segment_prune_dead_later ();
 
   /* /dev/shm is shared by every user: a predictable name could be taken
    * first by a neighbour, who would stop us from being profiled. A random

@@ -376,6 +376,84 @@ test_planted_output_folder (void)
   g_rmdir (shared);
 }
 
+/* --- 2. junk in /dev/shm --------------------------------------------------- */
+
+/* 20,000 neighbours' files and dead segments of ours in /dev/shm: the
+ * game's own thread (its first mark) never reads the folder; the prune
+ * runs on a thread of its own, and still removes the dead ones. */
+static void
+junk_body (void)
+{
+  for (guint i = 0; i < 20000; i++)
+    {
+      g_autofree char *name = i % 2 == 0 ? g_strdup_printf ("/dev/shm/junk-%u", i)
+                                         : g_strdup_printf ("/dev/shm/mach6-%u-%u-%016x", (unsigned) getuid (),
+                                                            3000000 + i, i);
+      int fd = open (name, O_CREAT | O_WRONLY, 0600);
+      g_assert_cmpint (fd, >=, 0);
+      close (fd);
+    }
+  g_autofree char *trace = g_strdup ("/dev/shm/strace.out");
+  const char *argv[] = { "strace", "-f", "-qq", "-e", "trace=execve,getdents64", "-o", trace,
+                         DEMO_GAME, "--fps", "200", "--frames", "1000", NULL };
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (trace, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  /* strace -f writes the tid first on every line; the first line is the
+   * game's execve, on its main thread. */
+  long main_tid = 0;
+  guint on_main = 0, elsewhere = 0;
+  g_autoptr (GDir) dir = NULL;
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      long tid = strtol (lines[i], NULL, 10);
+      if (tid == 0)
+        continue;
+      if (main_tid == 0)
+        main_tid = tid;
+      if (strstr (lines[i], "getdents64(") == NULL)
+        continue;
+      if (tid == main_tid)
+        on_main++;
+      else
+        elsewhere++;
+    }
+  g_test_message ("getdents64 calls: %u on the game's main thread (tid %ld), %u on others", on_main, main_tid,
+                  elsewhere);
+  g_assert_cmpuint (on_main, ==, 0);
+  g_assert_cmpuint (elsewhere, >, 0);
+  guint left = 0;
+  dir = g_dir_open ("/dev/shm", 0, NULL);
+  for (const char *name; dir != NULL && (name = g_dir_read_name (dir)) != NULL;)
+    left += g_str_has_prefix (name, "mach6-");
+  g_test_message ("mach6- files left of 10,000 dead: %u", left);
+  g_assert_cmpuint (left, <=, 4);
+  unlink (trace);
+}
+
+static void
+test_junk_not_on_game_path (void)
+{
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root for a private /dev/shm");
+      return;
+    }
+  if (!g_find_program_in_path ("strace"))
+    {
+      g_test_skip ("needs strace");
+      return;
+    }
+  in_private_shm ("64m", junk_body);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -385,5 +463,6 @@ main (int    argc,
   g_test_add_func ("/edges/full-shm/single-thread", test_full_shm_single_thread);
   g_test_add_func ("/edges/planted-segment", test_planted_segment_refused);
   g_test_add_func ("/edges/planted-output-folder", test_planted_output_folder);
+  g_test_add_func ("/edges/junk-not-on-game-path", test_junk_not_on_game_path);
   return g_test_run ();
 }
