@@ -10,6 +10,7 @@
 #include "m6-cli-common.h"
 #include "m6-cli-recording.h"
 #include "m6-duration.h"
+#include "m6-remote-client.h"
 
 /* NAME-PID-YYYYmmdd-HHMMSS.mach6, with a name that is safe in a path. */
 static char *
@@ -147,6 +148,10 @@ print_saved (const char *path,
            m6_session_get_n_threads (session),
            (unsigned long long) m6_session_get_drops (session),
            m6_duration_format_buf (m6_session_get_duration (session), duration));
+  /* A remote stream whose END never came: its last counts are missing. */
+  if (g_object_get_data (G_OBJECT (session), M6_REMOTE_COUNTS_INCOMPLETE) != NULL)
+    g_printerr ("%s", _("mach6: warning: the server’s final counts did not arrive before the wait after detaching "
+                        "ended; the drops above may be short of what the server dropped\n"));
 }
 
 static guint64 split_bytes;

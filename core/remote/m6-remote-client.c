@@ -23,6 +23,10 @@
 /* Events queued but not applied, at most; then the network thread waits
  * (and the server, its queue full, drops scopes). */
 #define MAX_QUEUED_EVENTS (4u << 20)
+/* After DETACH, how long the client waits for the rest of the stream: the
+ * bytes already on their way, the final COUNTS (the server sends them
+ * ahead of its queue) and END (docs/remote-protocol.md). */
+#define DETACH_WAIT_S     10
 
 struct _M6RemoteClient
 {
@@ -400,6 +404,7 @@ network_main (gpointer data)
       g_queue_push_tail (&src->items, item);
       if (last)
         src->done = TRUE;
+      g_cond_broadcast (&src->cond);
       g_mutex_unlock (&src->lock);
       if (last)
         break;
@@ -484,8 +489,41 @@ source_detach (gpointer data)
 
   if (src->thread == NULL)
     return;
-  /* Polite first (the server ends the stream), then stop reading. */
-  m6_wire_write_frame (g_io_stream_get_output_stream (src->client->tls), M6_MSG_DETACH, NULL, 0, src->cancel, NULL);
+  /* Polite first (the server ends the stream), then take what is still on
+   * its way until END, for at most DETACH_WAIT_S: the server drops what it
+   * had queued, counts it and sends its final COUNTS ahead of END, so the
+   * recording says what it lost whatever the link's speed. The worker is
+   * gone: nothing else applies items now. */
+  gboolean ended = FALSE;
+  if (m6_wire_write_frame (g_io_stream_get_output_stream (src->client->tls), M6_MSG_DETACH, NULL, 0, src->cancel, NULL))
+    {
+      gint64 until = g_get_monotonic_time () + DETACH_WAIT_S * G_USEC_PER_SEC;
+      for (;;)
+        {
+          g_mutex_lock (&src->lock);
+          while (g_queue_is_empty (&src->items) && !src->done)
+            if (!g_cond_wait_until (&src->cond, &src->lock, until))
+              break;
+          M6RemoteItem *item = g_queue_pop_head (&src->items);
+          if (item != NULL)
+            {
+              src->queued_events -= item->n;
+              g_cond_broadcast (&src->cond);
+            }
+          g_mutex_unlock (&src->lock);
+          if (item == NULL)
+            break;   /* the time is up, or the stream ended without END */
+          gboolean over = item->type == 0 || item->type == M6_MSG_END;
+          if (item->type != 0)
+            m6_remote_applier_apply (&src->applier, item);
+          ended |= item->type == M6_MSG_END;
+          m6_remote_item_free (item);
+          if (over)
+            break;
+        }
+    }
+  if (!ended)
+    g_object_set_data (G_OBJECT (src->session), M6_REMOTE_COUNTS_INCOMPLETE, GINT_TO_POINTER (1));
   g_cancellable_cancel (src->cancel);
   g_mutex_lock (&src->lock);
   g_cond_broadcast (&src->cond);

@@ -13,6 +13,11 @@
 
 G_BEGIN_DECLS
 
+/* Set (object data) on a remote recording's session when its stream did
+ * not end with the server's END after DETACH within the wait: its final
+ * counts are missing, so the drops it shows may be short. */
+#define M6_REMOTE_COUNTS_INCOMPLETE "m6-remote-counts-incomplete"
+
 typedef struct _M6RemoteClient M6RemoteClient;
 
 /* Connect to @host_port ("HOST:PORT", "HOST" for port 7766, "[::1]:PORT").

@@ -38,6 +38,22 @@
 
 typedef struct
 {
+  GBytes *bytes;
+  guint   thread;   /* EVENTS: the thread index and the marks in it */
+  guint   marks;
+} Queued;
+
+static void
+queued_free (gpointer data)
+{
+  Queued *q = data;
+
+  g_bytes_unref (q->bytes);
+  g_free (q);
+}
+
+typedef struct
+{
   GArray  *pending;         /* M6Event, drained, not packed yet */
   gint64   skip_depth;      /* dropping the scope opened at this depth; -1 none */
   guint64  net_drops;
@@ -61,9 +77,12 @@ typedef struct
   guint64         sent_state[3];
   gboolean        state_sent;
 
-  GMutex          lock;         /* the queue and the flags below */
+  GMutex          lock;         /* the queues and the flags below */
   GCond           cond;
-  GQueue          frames;       /* GBytes, whole frames */
+  GQueue          frames;       /* Queued, whole frames in order */
+  GQueue          urgent;       /* Queued THREAD, COUNTS and STATE: sent before
+                                 * the next of @frames, so counts never wait
+                                 * behind MiBs of events on a slow link */
   gsize           queued;       /* bytes; read unlocked by the recorder (a hint) */
   gint64          last_push;    /* monotonic µs of the latest frame queued */
   gboolean        writer_done;
@@ -91,17 +110,73 @@ thread_out (Stream *st,
 }
 
 static void
+push_frame_full (Stream     *st,
+                 GByteArray *buf,
+                 guint       thread,
+                 guint       marks)
+{
+  m6_wire_end (buf);
+  Queued *q = g_new (Queued, 1);
+  guint8 type = buf->data[4];
+
+  q->bytes = g_bytes_new (buf->data, buf->len);
+  q->thread = thread;
+  q->marks = marks;
+  g_mutex_lock (&st->lock);
+  /* ATTACHED is the first frame of all: urgent too, so nothing passes it. */
+  if (type == M6_MSG_ATTACHED || type == M6_MSG_THREAD || type == M6_MSG_COUNTS || type == M6_MSG_STATE)
+    g_queue_push_tail (&st->urgent, q);
+  else
+    g_queue_push_tail (&st->frames, q);
+  __atomic_store_n (&st->queued, st->queued + g_bytes_get_size (q->bytes), __ATOMIC_RELAXED);
+  st->last_push = g_get_monotonic_time ();
+  g_cond_broadcast (&st->cond);
+  g_mutex_unlock (&st->lock);
+}
+
+static void
 push_frame (Stream     *st,
             GByteArray *buf)
 {
-  m6_wire_end (buf);
-  GBytes *bytes = g_bytes_new (buf->data, buf->len);
+  push_frame_full (st, buf, 0, 0);
+}
+
+static guint
+count_marks (const M6Event *events,
+             gsize          n)
+{
+  guint marks = 0;
+
+  for (gsize i = 0; i < n; i++)
+    marks += events[i].label != M6_EVENT_DONE;
+  return marks;
+}
+
+/* The client detached: the EVENTS still queued will never be read in
+ * time, so they are not sent; their scopes are counted as the server's
+ * drops (the final COUNTS then says so, ahead of END). */
+static void
+drop_queued_events (Stream *st)
+{
+  GQueue keep = G_QUEUE_INIT;
+  Queued *q;
 
   g_mutex_lock (&st->lock);
-  g_queue_push_tail (&st->frames, bytes);
-  __atomic_store_n (&st->queued, st->queued + g_bytes_get_size (bytes), __ATOMIC_RELAXED);
-  st->last_push = g_get_monotonic_time ();
-  g_cond_broadcast (&st->cond);
+  while ((q = g_queue_pop_head (&st->frames)) != NULL)
+    {
+      const guint8 *bytes = g_bytes_get_data (q->bytes, NULL);
+      if (bytes[4] != M6_MSG_EVENTS)
+        {
+          g_queue_push_tail (&keep, q);
+          continue;
+        }
+      ThreadOut *to = &g_array_index (st->threads, ThreadOut, q->thread);
+      to->net_drops += q->marks;
+      __atomic_fetch_add (&st->server->drops, q->marks, __ATOMIC_RELAXED);
+      __atomic_store_n (&st->queued, st->queued - g_bytes_get_size (q->bytes), __ATOMIC_RELAXED);
+      queued_free (q);
+    }
+  st->frames = keep;
   g_mutex_unlock (&st->lock);
 }
 
@@ -236,11 +311,28 @@ pack_events (Stream *st,
       for (guint at = 0; at < b->events->len; at += BLOCK_EVENTS)
         {
           g_autoptr (GByteArray) buf = g_byte_array_new ();
+          guint n = MIN (BLOCK_EVENTS, b->events->len - at);
           m6_wire_begin (buf, M6_MSG_EVENTS);
           m6_wire_put_uint (buf, b->index);
-          m6_pack_encode (SEND_CODEC, ev + at, MIN (BLOCK_EVENTS, b->events->len - at), buf);
-          push_frame (st, buf);
+          m6_pack_encode (SEND_CODEC, ev + at, n, buf);
+          push_frame_full (st, buf, b->index, count_marks (ev + at, n));
         }
+      g_array_unref (b->events);
+    }
+  g_array_unref (batches);
+}
+
+/* Scopes drained but not sent (the client detached): counted as dropped. */
+static void
+drop_events (Stream *st,
+             GArray *batches)
+{
+  for (guint k = 0; k < batches->len; k++)
+    {
+      Batch *b = &g_array_index (batches, Batch, k);
+      guint marks = count_marks ((const M6Event *) b->events->data, b->events->len);
+      g_array_index (st->threads, ThreadOut, b->index).net_drops += marks;
+      __atomic_fetch_add (&st->server->drops, marks, __ATOMIC_RELAXED);
       g_array_unref (b->events);
     }
   g_array_unref (batches);
@@ -324,19 +416,21 @@ writer_main (gpointer data)
   for (;;)
     {
       g_autoptr (GError) error = NULL;
-      GBytes *frame;
+      Queued *frame;
 
       g_mutex_lock (&st->lock);
-      while (g_queue_is_empty (&st->frames))
+      while (g_queue_is_empty (&st->frames) && g_queue_is_empty (&st->urgent))
         g_cond_wait (&st->cond, &st->lock);
-      frame = g_queue_pop_head (&st->frames);
+      frame = g_queue_pop_head (&st->urgent);
+      if (frame == NULL)
+        frame = g_queue_pop_head (&st->frames);
       g_mutex_unlock (&st->lock);
 
       gsize size = 0;
-      const guint8 *bytes = g_bytes_get_data (frame, &size);
+      const guint8 *bytes = g_bytes_get_data (frame->bytes, &size);
       gboolean last = bytes[4] == M6_MSG_END;
       gboolean ok = g_output_stream_write_all (st->out, bytes, size, NULL, st->cancel, &error);
-      g_bytes_unref (frame);
+      queued_free (frame);
 
       g_mutex_lock (&st->lock);
       __atomic_store_n (&st->queued, st->queued - size, __ATOMIC_RELAXED);
@@ -494,6 +588,7 @@ m6_remote_send_attached (M6RemoteServer *server,
   g_mutex_init (&st.lock);
   g_cond_init (&st.cond);
   g_queue_init (&st.frames);
+  g_queue_init (&st.urgent);
   if (recording != NULL)
     m6_recording_lock (recording);
   m6_session_set_recorder (st.session, recorder_cb, &st);
@@ -526,11 +621,35 @@ m6_remote_send_attached (M6RemoteServer *server,
   flush_labels (&st);
   flush_threads (&st);
   GArray *batches = take_events (&st);
+  g_mutex_lock (&st.lock);
+  gboolean detached = st.detach;
+  g_mutex_unlock (&st.lock);
+  if (detached)
+    {
+      /* Nothing more is worth queueing for a client that left: what it
+       * has not got is counted, and the counts go out at once. */
+      drop_events (&st, g_steal_pointer (&batches));
+      drop_queued_events (&st);
+    }
   flush_counts (&st);
   if (recording != NULL)
     m6_recording_unlock (recording);
-  pack_events (&st, batches);
+  if (batches != NULL)
+    pack_events (&st, batches);
   push_simple (&st, M6_MSG_END);
+  {
+    guint64 ring = 0, net = 0;
+    for (guint i = 0; i < st.threads->len; i++)
+      {
+        M6Thread *thread = m6_session_get_thread (st.session, i);
+        ring += thread != NULL ? thread->drops : 0;
+        net += g_array_index (st.threads, ThreadOut, i).net_drops;
+      }
+    m6_remote_serve_log (_("%s: the stream of process %d ends%s: %llu scopes dropped by the program, "
+                           "%llu by this server (link too slow)"),
+                         st.peer, m6_session_get_pid (st.session), detached ? _(" (the viewer detached)") : "",
+                         (unsigned long long) ring, (unsigned long long) net);
+  }
 
   /* Let the writer send what is queued; a client that reads nothing for
    * END_GRACE_US is cut off. */
@@ -546,7 +665,8 @@ m6_remote_send_attached (M6RemoteServer *server,
 
   if (reader != NULL)
     m6_reader_detach (reader);
-  g_queue_clear_full (&st.frames, (GDestroyNotify) g_bytes_unref);
+  g_queue_clear_full (&st.frames, queued_free);
+  g_queue_clear_full (&st.urgent, queued_free);
   g_array_unref (st.threads);
   g_mutex_clear (&st.lock);
   g_cond_clear (&st.cond);

@@ -15,10 +15,15 @@
 
 #include <glib/gi18n.h>
 #include <malloc.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include "m6-remote-trust.h"
 #include "m6-wire.h"
+
+/* Unsent bytes the kernel keeps for a connection before a write waits. */
+#define NOTSENT_LOWAT (32 * 1024)
 
 #define HEADER 5u
 
@@ -535,6 +540,10 @@ on_incoming (GSocketService    *service,
   m6_wire_set_keepalive (socket);
   if (server->send_buffer > 0)
     g_socket_set_option (socket, SOL_SOCKET, SO_SNDBUF, server->send_buffer, NULL);
+  /* At most this much not yet sent in the kernel (the window in flight is
+   * TCP's own): the rest waits in serve's queue, where COUNTS pass the
+   * events and a slow link drops scopes whole (docs/remote-protocol.md). */
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_NOTSENT_LOWAT, NOTSENT_LOWAT, NULL);
   set_deadline (p);
 
   GSource *wait = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, p->cancel);
