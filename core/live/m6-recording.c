@@ -424,18 +424,20 @@ m6_recording_save_copy (M6Recording    *self,
 
   g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
 
+  /* Only the flush and the END record need the session still; the bytes
+   * already in the file do not change. The worker swaps writers under
+   * the lock (--split). */
+  gboolean held = m6_recording_holds_lock (self);
+  if (!held)
+    g_mutex_lock (&self->lock);
   if (self->writer == NULL)
     {
+      if (!held)
+        g_mutex_unlock (&self->lock);
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                            _("This session was not recorded, so there is no capture to save."));
       return FALSE;
     }
-
-  /* Only the flush and the END record need the session still; the bytes
-   * already in the file do not change. */
-  gboolean held = m6_recording_holds_lock (self);
-  if (!held)
-    g_mutex_lock (&self->lock);
   copy = m6_capture_writer_begin_copy (self->writer, error);
   if (!held)
     g_mutex_unlock (&self->lock);
@@ -635,15 +637,16 @@ maybe_split (M6Recording  *self,
   if (!(self->split_bytes > 0 && m6_capture_writer_get_size (self->writer) >= self->split_bytes)
       && !(self->split_us > 0 && g_get_monotonic_time () - self->split_started_us >= self->split_us))
     return TRUE;
-  if (!m6_capture_writer_finish (self->writer, error))
+  /* Finished (or, failing, kept as far as it got: the error says so),
+   * the old writer goes either way, so that finishing the recording does
+   * not finish it twice. */
+  gboolean ok = m6_capture_writer_finish (self->writer, error);
+  g_clear_pointer (&self->writer, m6_capture_writer_free);
+  if (!ok)
     return FALSE;
   g_autofree char *next = split_name (self);
-  M6CaptureWriter *writer = open_writer (self, next, error);
-  if (writer == NULL)
-    return FALSE;
-  m6_capture_writer_free (self->writer);
-  self->writer = writer;
-  return TRUE;
+  self->writer = open_writer (self, next, error);
+  return self->writer != NULL;
 }
 
 gboolean
@@ -736,7 +739,15 @@ guint64
 m6_recording_get_capture_size (M6Recording *self)
 {
   g_return_val_if_fail (M6_IS_RECORDING (self), 0);
-  return self->writer != NULL ? m6_capture_writer_get_size (self->writer) : 0;
+
+  /* The worker swaps writers under the lock (--split). */
+  gboolean held = m6_recording_holds_lock (self);
+  if (!held)
+    g_mutex_lock (&self->lock);
+  guint64 size = self->writer != NULL ? m6_capture_writer_get_size (self->writer) : 0;
+  if (!held)
+    g_mutex_unlock (&self->lock);
+  return size;
 }
 
 gboolean
