@@ -3,7 +3,13 @@
  * binding's mark/done pair unattached and with `mach6 record` attached, the
  * Roblox Studio module's pair (with its accounting, amortized, and without),
  * beside an empty Luau call pair and the module's clock and gcinfo() reads
- * in the same run. One JSON line per figure; thread CPU time, best of 5. */
+ * in the same run. One JSON line per figure; thread CPU time, best of 5.
+ *
+ *   bench-luau [BASELINE.luau]
+ *
+ * With BASELINE (another version of Mach6.luau, e.g. `git show
+ * HEAD~1:luau/roblox/Mach6.luau`), its hot pair is measured too, in
+ * alternation with this one's, as module_pair_hot_ns_baseline. */
 #include "mach6.h"
 #include "mach6-luau.h"
 
@@ -21,7 +27,7 @@
 #include <unistd.h>
 
 static const char bench_source[] = R"LUAU(
-local Mach6, binding = ...
+local Mach6, binding, Base = ...
 local mark, done = binding.profiler.mark, binding.profiler.done
 local mmark, mdone = Mach6.profiler.mark, Mach6.profiler.done
 local function e() end
@@ -32,6 +38,15 @@ function b.binding(n) for _ = 1, n do mark("x") done() end end
 function b.module(n) for _ = 1, n do mmark("x") mdone() end local _ = Mach6.profiler.root end
 function b.module_hot(n) for _ = 1, n do mmark("x") mdone() end end
 function b.module_account(n) local _ = Mach6.profiler.root end
+-- The floor of any buffered pair: the calls, the four reads and each
+-- event's two stores, nothing checked or looked up.
+local fev, fn = table.create(4 * 60000), 0
+local function fmark(label) local i = fn fev[i + 1] = os.clock() fev[i + 2] = gcinfo() * 65536 + 1 fn = i + 2 end
+local function fdone() local i = fn fev[i + 1] = os.clock() fev[i + 2] = gcinfo() * 65536 fn = i + 2 end
+function b.floor(n) fn = 0 for _ = 1, n do fmark("x") fdone() end end
+function b.base_hot(n) local m, d = Base.profiler.mark, Base.profiler.done for _ = 1, n do m("x") d() end end
+function b.hot_again(n) for _ = 1, n do mmark("x") mdone() end end
+function b.reset(n) local _ = Mach6.profiler.root if Base then local _ = Base.profiler.root end end
 return b
 )LUAU";
 
@@ -87,8 +102,27 @@ load (lua_State *S, const char *name, const std::string &source)
   return st == 0;
 }
 
+/* Load the module file @path and leave what it returns on the stack. */
+static void
+load_module (const char *path, const char *chunk)
+{
+  std::string module;
+  FILE *f = fopen (path, "rb");
+  char buf[65536];
+  size_t n;
+  while (f != NULL && (n = fread (buf, 1, sizeof buf, f)) > 0)
+    module.append (buf, n);
+  if (f != NULL)
+    fclose (f);
+  if (f == NULL || !load (L, chunk, module) || lua_pcall (L, 0, 1, 0) != 0)
+    {
+      fprintf (stderr, "bench-luau: %s: %s\n", path, f == NULL ? "cannot read" : lua_tostring (L, -1));
+      exit (1);
+    }
+}
+
 int
-main (void)
+main (int argc, char **argv)
 {
   L = luaL_newstate ();
   luaL_openlibs (L);
@@ -96,24 +130,17 @@ main (void)
   lua_setglobal (L, "mach6");
   luaL_sandbox (L);
 
-  std::string module;
-  FILE *f = fopen (ROBLOX_MODULE, "rb");
-  char buf[65536];
-  size_t n;
-  while (f != NULL && (n = fread (buf, 1, sizeof buf, f)) > 0)
-    module.append (buf, n);
-  if (f != NULL)
-    fclose (f);
-  if (!load (L, "@Mach6", module) || lua_pcall (L, 0, 1, 0) != 0)
-    {
-      fprintf (stderr, "bench-luau: %s\n", lua_tostring (L, -1));
-      return 1;
-    }
+  const char *baseline = argc > 1 ? argv[1] : NULL;
+  load_module (ROBLOX_MODULE, "@Mach6");
   lua_getglobal (L, "mach6");
+  if (baseline != NULL)
+    load_module (baseline, "@Mach6-baseline");
+  else
+    lua_pushnil (L);
   if (!load (L, "=bench", bench_source))
     return 1;
-  lua_insert (L, -3);
-  if (lua_pcall (L, 2, 1, 0) != 0)
+  lua_insert (L, -4);
+  if (lua_pcall (L, 3, 1, 0) != 0)
     {
       fprintf (stderr, "bench-luau: %s\n", lua_tostring (L, -1));
       return 1;
@@ -151,6 +178,25 @@ main (void)
   emit ("module_account_per_pair_ns", acc, "ns");
   emit ("module_pair_ns", together, "ns");
   emit ("module_pair_target_ns", 3 * empty + reads, "ns");
+  emit ("module_pair_floor_ns", best ("floor", 60000), "ns");
+
+  /* A/B: this module's hot pair and the baseline's, alternately, each
+   * from an accounted (empty) buffer, 10 rounds, best of each. */
+  if (baseline != NULL)
+    {
+      double a = 1e300, b = 1e300;
+      for (int r = 0; r < 10; r++)
+        {
+          best ("reset", 1);
+          double x = best ("hot_again", 15000);
+          best ("reset", 1);
+          double y = best ("base_hot", 15000);
+          a = x < a ? x : a;
+          b = y < b ? y : b;
+        }
+      emit ("module_pair_hot_ns_ab", a, "ns");
+      emit ("module_pair_hot_ns_baseline", b, "ns");
+    }
 
   /* Attached: a real `mach6 record` of this process drains the ring. */
   const char *cli = getenv ("MACH6_CLI");

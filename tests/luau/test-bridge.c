@@ -379,6 +379,10 @@ test_rate (void)
   g_assert_cmpfloat (rate, <=, 4.0);
   g_autoptr (JsonObject) recorded = recorded_node (capture, "frame");
   JsonObject *module = json_object_get_object_member (result, "payload");
+  /* Nothing dropped: every frame but the last open one, in the game and
+   * in the recording alike, each with its 200 scopes. */
+  g_assert_cmpfloat (stat_of (module, "count"), ==, frames - 1);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (module, "children")), ==, 200);
   assert_agree (module, recorded, FALSE);
   g_assert_cmpstr (err, ==, "");
   bridge_stop (&b);
