@@ -11,6 +11,9 @@
 
 #include "m6-cli-common.h"
 #include "m6-locale.h"
+#include "m6-test-hooks.h"
+
+#include <sys/resource.h>
 
 #ifndef MACH6_VERSION
 # define MACH6_VERSION "unknown"
@@ -110,7 +113,16 @@ main (int    argc,
       {
         g_autofree char *prgname = g_strconcat ("mach6 ", argv[1], NULL);
         g_set_prgname (prgname);
-        return commands[i].run (argc - 1, argv + 1);
+        int status = commands[i].run (argc - 1, argv + 1);
+        /* For tests of bounded memory (MACH6_TEST=print-peak-rss=1): the
+         * process's own peak resident set, from the kernel. */
+        if (m6_test_knob ("print-peak-rss", 0) != 0)
+          {
+            struct rusage usage;
+            if (getrusage (RUSAGE_SELF, &usage) == 0)
+              fprintf (stderr, "mach6 %s: peak RSS %ld KB\n", argv[1], usage.ru_maxrss);
+          }
+        return status;
       }
 
   g_printerr (_("mach6: “%s” is not a command\n"), argv[1]);

@@ -105,9 +105,11 @@ bench_shape (BigTreeShape  shape,
   g_snprintf (metric, sizeof metric, "load_ms_%s", name);
   emit (metric, load, "ms");
 
-  const char *report[] = { MACH6_CLI, "report", path, NULL };
-  const char *report_json[] = { MACH6_CLI, "report", "--json", path, NULL };
-  const char *diff[] = { MACH6_CLI, "diff", path, path, NULL };
+  /* Room for the whole tree, as in the tests of these shapes. */
+  const char *budget = G_STRINGIFY (BIG_TREE_MAX_NODES);
+  const char *report[] = { MACH6_CLI, "report", "--max-nodes", budget, path, NULL };
+  const char *report_json[] = { MACH6_CLI, "report", "--json", "--max-nodes", budget, path, NULL };
+  const char *diff[] = { MACH6_CLI, "diff", "--max-nodes", budget, path, path, NULL };
   struct { const char *metric; const char *const *args; } cli[] = {
     { "report", report }, { "report_json", report_json }, { "diff_cli", diff },
   };
@@ -160,6 +162,9 @@ main (int   argc,
       char *argv[])
 {
   g_autofree char *dir = g_dir_make_tmp ("mach6-bench-trees-XXXXXX", NULL);
+
+  /* What --max-nodes sets, for the sessions made here. */
+  m6_session_set_default_max_nodes (BIG_TREE_MAX_NODES);
 
   bench_shape (BIG_TREE_DEEP, "deep4000", dir);
   bench_shape (BIG_TREE_WIDE, "wide100000", dir);
