@@ -321,6 +321,12 @@ draw_bars (M6Chart       *self,
 
       if (!isfinite (v) || (p->log && v <= 0))
         continue;
+      if (layer->low != NULL)
+        {
+          double l = g_array_index (layer->low, double, i);
+          if (isfinite (l) && (!p->log || l > 0))
+            low = MIN (plot_y (p, l), bottom);
+        }
       top = MAX (plot_y (p, v), p->y);
       if (low - top < 1)
         top = low - 1;
@@ -371,21 +377,31 @@ draw_guide (M6Chart       *self,
     return;
 
   text_size (self, layer->label, TRUE, FALSE, &lw, &lh);
-  const double xs[] = { p->x + p->w - lw - 4, p->x + 4, p->x + p->w - lw - 4, p->x + 4 };
-  const double ys[] = { y - lh - 1, y - lh - 1, y + 2, y + 2 };
-  guint pick = 0;
-  for (guint k = 0; k < G_N_ELEMENTS (xs); k++)
+  /* Above the line from the right, then below it: the first place along
+   * it, in steps of a quarter label, where no mark is under the label (a
+   * long session's spikes leave gaps between them). */
+  const double ys[] = { y - lh - 1, y + 2 };
+  double step = MAX (lw / 4.0, 8.0);
+  double px = p->x + p->w - lw - 4, py = ys[0];
+  gboolean found = FALSE;
+  for (guint k = 0; k < G_N_ELEMENTS (ys) && !found; k++)
     {
-      graphene_rect_t r = GRAPHENE_RECT_INIT ((float) xs[k], (float) ys[k], (float) lw, (float) lh);
-      if (ys[k] >= p->y && ys[k] + lh <= p->y + p->h && !rect_hits_marks (self, &r))
+      if (ys[k] < p->y || ys[k] + lh > p->y + p->h)
+        continue;
+      for (double x = p->x + p->w - lw - 4; x >= p->x + 4 && !found; x -= step)
         {
-          pick = k;
-          break;
+          graphene_rect_t r = GRAPHENE_RECT_INIT ((float) x, (float) ys[k], (float) lw, (float) lh);
+          if (!rect_hits_marks (self, &r))
+            {
+              px = x;
+              py = ys[k];
+              found = TRUE;
+            }
         }
     }
-  layer->label_rect = GRAPHENE_RECT_INIT ((float) xs[pick], (float) ys[pick], (float) lw, (float) lh);
+  layer->label_rect = GRAPHENE_RECT_INIT ((float) px, (float) py, (float) lw, (float) lh);
   layer->label_drawn = TRUE;
-  draw_text (self, painter, layer->label, xs[pick], ys[pick], 0, &pal->dim, TRUE, FALSE, 0);
+  draw_text (self, painter, layer->label, px, py, 0, &pal->dim, TRUE, FALSE, 0);
 }
 
 /* --- the whole chart ---------------------------------------------------- */

@@ -13,6 +13,7 @@ typedef struct
   M6ChartColor color;
   GArray      *x;      /* double */
   GArray      *y;      /* double */
+  GArray      *low;    /* double, bars and marks from there (NULL: the baseline) */
   double       width_s;
   char        *label;  /* guides */
   graphene_rect_t label_rect;

@@ -20,6 +20,7 @@ layer_free (gpointer data)
 
   g_clear_pointer (&layer->x, g_array_unref);
   g_clear_pointer (&layer->y, g_array_unref);
+  g_clear_pointer (&layer->low, g_array_unref);
   g_free (layer->label);
   g_free (layer);
 }
@@ -481,6 +482,23 @@ m6_chart_layer_set_width (M6Chart *self,
 {
   g_return_if_fail (M6_IS_CHART (self) && index < self->layers->len);
   ((Layer *) g_ptr_array_index (self->layers, index))->width_s = width_s;
+  m6_chart_invalidate (self);
+}
+
+void
+m6_chart_layer_set_lows (M6Chart      *self,
+                         guint         index,
+                         const double *low,
+                         gsize         n)
+{
+  Layer *layer;
+
+  g_return_if_fail (M6_IS_CHART (self) && index < self->layers->len);
+  layer = g_ptr_array_index (self->layers, index);
+  g_return_if_fail (n == layer->y->len);
+  g_clear_pointer (&layer->low, g_array_unref);
+  layer->low = g_array_sized_new (FALSE, FALSE, sizeof (double), (guint) n);
+  g_array_append_vals (layer->low, low, (guint) n);
   m6_chart_invalidate (self);
 }
 

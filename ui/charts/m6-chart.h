@@ -93,6 +93,12 @@ guint      m6_chart_add_layer         (M6Chart           *self,
 void       m6_chart_layer_set_width   (M6Chart           *self,
                                        guint              layer,
                                        double             width_s);
+/* Bars (or marks) of @layer from @low[i] to their value instead of from
+ * the baseline: a range, a spread (@n: the layer's points; copied). */
+void       m6_chart_layer_set_lows    (M6Chart           *self,
+                                       guint              layer,
+                                       const double      *low,
+                                       gsize              n);
 /* A guide at @y with @label placed where it covers no mark. */
 guint      m6_chart_add_guide         (M6Chart           *self,
                                        double             y,
