@@ -209,6 +209,16 @@ test_compose_address (void)
     }
 }
 
+static gboolean
+window_disconnected (gpointer data)
+{
+  M6SessionWindow *window = data;
+  const char *subtitle = m6_session_window_get_subtitle (window);
+
+  return m6_session_window_get_notice (window) != NULL && subtitle != NULL
+         && g_str_has_suffix (subtitle, "· disconnected");
+}
+
 static void
 test_connect_and_attach (void)
 {
@@ -257,6 +267,12 @@ test_connect_and_attach (void)
   g_assert_true (gtk_widget_get_root (GTK_WIDGET (remote)) == GTK_ROOT (picker));
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (local)));
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (remote)));
+  /* The first connection shows the fingerprint and what to compare it
+   * with, as the CLI does (issue 26 item 11, issue 21 item 13). */
+  const char *notice = m6_remote_targets_get_notice (remote);
+  g_autofree char *want = g_strdup_printf ("its certificate's fingerprint is SHA-256 %s", serve->fingerprint);
+  if (notice == NULL || strstr (notice, want) == NULL || strstr (notice, "“mach6 serve” printed") == NULL)
+    g_error ("the picker shows no fingerprint on first connection: %s", notice != NULL ? notice : "(nothing)");
   shoot (GTK_WIDGET (picker), "remote-picker.png");
 
   /* The certificate is pinned, the token kept for next time: 0600. */
@@ -280,6 +296,20 @@ test_connect_and_attach (void)
   g_test_message ("remote session: %" G_GUINT64_FORMAT " events, %" G_GINT64_FORMAT " ns",
                   m6_session_get_n_events (session), m6_session_get_duration (session));
   shoot (GTK_WIDGET (window), "remote-session.png");
+
+  /* Serve goes away, the game runs on: "disconnected", not "ended", and
+   * the sentence has one period where the error ends in one (issue 21
+   * item 13). */
+  kill (serve->pid, SIGKILL);
+  waitpid (serve->pid, NULL, 0);
+  serve->pid = 0;
+  g_assert_true (ui_wait_for (window_disconnected, window, 60));
+  const char *said = m6_session_window_get_notice (window);
+  g_test_message ("serve gone: “%s”, “%s”", m6_session_window_get_subtitle (window), said);
+  g_assert_nonnull (said);
+  g_assert_null (strstr (said, ".."));
+  g_assert_cmpint (kill (game, 0), ==, 0);
+  shoot (GTK_WIDGET (window), "remote-disconnected.png");
 
   gtk_window_destroy (GTK_WINDOW (window));
   ui_spin (0.2);

@@ -27,6 +27,7 @@ struct _M6RemoteTargets
   GtkWidget    *clamp;
   GtkListBox   *list;
   GtkLabel     *error_label;
+  GtkLabel     *notice_label;   /* the fingerprint, on a first connection */
   GPtrArray    *servers;
   GSettings    *settings;
   GCancellable *cancel;
@@ -149,14 +150,29 @@ typedef struct
   char     *token;       /* NULL: the kept one */
   gboolean  from_dialog;
   gint      pid;         /* attach */
+  char     *first_message;  /* set by the thread: m6_remote_client_first_connection_message */
 } Request;
 
 static void
 request_free (Request *request)
 {
+  g_free (request->first_message);
   g_free (request->host_port);
   g_free (request->token);
   g_free (request);
+}
+
+/* The CLI's sentence (m6_remote_client_first_connection_message): the
+ * fingerprint of a server met for the first time, and what to compare it
+ * with, under the list until another server is met. */
+static void
+show_first_connection (M6RemoteTargets *self,
+                       Request         *request)
+{
+  if (request->first_message == NULL)
+    return;
+  gtk_label_set_text (self->notice_label, request->first_message);
+  gtk_widget_set_visible (GTK_WIDGET (self->notice_label), TRUE);
 }
 
 static void
@@ -170,6 +186,10 @@ list_thread (GTask        *task,
   g_autoptr (M6RemoteClient) client = m6_remote_client_connect (request->host_port, request->token, NULL,
                                                                 cancellable, &error);
   GPtrArray *list = client != NULL ? m6_remote_client_list (client, &error) : NULL;
+
+  /* Read by list_done once the task is over. */
+  if (client != NULL)
+    request->first_message = m6_remote_client_first_connection_message (client);
 
   if (list == NULL)
     g_task_return_error (task, error);
@@ -190,6 +210,7 @@ list_done (GObject      *source,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   Server *server = find_server (self, request->host_port, list != NULL);
+  show_first_connection (self, request);
   if (request->from_dialog)
     {
       g_free (self->error);
@@ -266,6 +287,8 @@ attach_thread (GTask        *task,
   M6RemoteClient *client = m6_remote_client_connect (request->host_port, NULL, NULL, cancellable, &error);
   M6Recording *recording = NULL;
 
+  if (client != NULL)
+    request->first_message = m6_remote_client_first_connection_message (client);
   if (client != NULL && (recording = m6_remote_client_attach (client, request->pid, &error)) == NULL)
     m6_remote_client_free (client);
   if (recording == NULL)
@@ -286,6 +309,7 @@ attach_done (GObject      *source,
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   GtkApplication *app = GTK_IS_WINDOW (root) ? gtk_window_get_application (GTK_WINDOW (root)) : NULL;
 
+  show_first_connection (self, request);
   if (recording == NULL || app == NULL)
     {
       if (error != NULL)
@@ -560,6 +584,14 @@ m6_remote_targets_init (M6RemoteTargets *self)
   gtk_box_append (GTK_BOX (heading), title);
   gtk_box_append (GTK_BOX (heading), button);
   gtk_box_append (GTK_BOX (box), heading);
+  /* Above the list, where it is seen without scrolling. */
+  self->notice_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->notice_label, TRUE);
+  gtk_label_set_xalign (self->notice_label, 0);
+  gtk_label_set_selectable (self->notice_label, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->notice_label), "warning");
+  gtk_widget_set_visible (GTK_WIDGET (self->notice_label), FALSE);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->notice_label));
 
   self->list = GTK_LIST_BOX (gtk_list_box_new ());
   gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_NONE);
@@ -591,6 +623,12 @@ GtkListBox *
 m6_remote_targets_get_list (M6RemoteTargets *self)
 {
   return self->list;
+}
+
+const char *
+m6_remote_targets_get_notice (M6RemoteTargets *self)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (self->notice_label)) ? gtk_label_get_text (self->notice_label) : NULL;
 }
 
 GtkWindow *

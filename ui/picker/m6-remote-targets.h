@@ -23,6 +23,8 @@ GtkListBox *m6_remote_targets_get_list     (M6RemoteTargets *self);
 /* The open "Connect to…" dialog, or NULL; its host, port and token
  * entries, and the sentence it shows after a failure. */
 GtkWindow  *m6_remote_targets_get_dialog   (M6RemoteTargets *self);
+/* The first-connection sentence shown (the server's fingerprint), or NULL. */
+const char *m6_remote_targets_get_notice   (M6RemoteTargets *self);
 GtkEditable *m6_remote_targets_get_dialog_entry (M6RemoteTargets *self,
                                                  const char      *which);
 const char *m6_remote_targets_get_error    (M6RemoteTargets *self);

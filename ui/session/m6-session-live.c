@@ -379,11 +379,17 @@ m6_session_window_recording_running_cb (M6Recording     *recording,
     {
       /* A capture that cannot be written (a full disk) stops the
        * recording at once; closing the window keeps what fit. */
+      /* The error's own sentence may end in a period already ("…
+       * closed the connection."): one period, not two. */
+      g_autofree char *reason = g_strdup (error->message);
+      gsize n = strlen (reason);
+      while (n > 0 && (reason[n - 1] == '.' || reason[n - 1] == ' '))
+        reason[--n] = '\0';
       g_autofree char *message = g_error_matches (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO)
         ? g_strdup_printf (_("Recording stopped: %s. The session keeps what it has; its capture keeps what was written."),
-                           error->message)
+                           reason)
         : g_strdup_printf (_("Reading from the program stopped: %s. The session keeps what it has."),
-                           error->message);
+                           reason);
       self->drain_failed = TRUE;
       m6_session_window_show_ended (self, message, GTK_MESSAGE_WARNING);
     }
@@ -396,7 +402,11 @@ void
 m6_session_window_update_status (M6SessionWindow *self)
 {
   gboolean live = self->recording != NULL && !m6_session_get_ended (self->session) && !self->drain_failed;
+  /* A remote game whose server went away may still run: not "ended". */
+  gboolean disconnected = !live && self->recording != NULL && self->host != NULL && self->drain_failed
+                          && !m6_session_get_process_exited (self->session);
   M6StatusState state = self->recording == NULL ? M6_STATUS_CAPTURE
+                        : disconnected ? M6_STATUS_DISCONNECTED
                         : !live ? M6_STATUS_ENDED : self->paused ? M6_STATUS_PAUSED
                         : g_get_monotonic_time () < self->catch_up_until_us ? M6_STATUS_CATCHING_UP
                         : M6_STATUS_LIVE;
@@ -423,7 +433,8 @@ m6_session_window_update_status (M6SessionWindow *self)
   else if (self->host != NULL)
     /* Translators: a remote game's window: "pid 4242 on rig:7766 · live" */
     subtitle = g_strdup_printf (_("pid %d on %s · %s"), m6_session_get_pid (self->session), self->host,
-                                live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));
+                                live ? (self->paused ? _("paused, still recording") : _("live"))
+                                : disconnected ? _("disconnected") : _("ended"));
   else
     subtitle = g_strdup_printf (_("pid %d · %s"), m6_session_get_pid (self->session),
                                 live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));

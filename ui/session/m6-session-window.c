@@ -552,6 +552,12 @@ m6_session_window_show_notice (M6SessionWindow *self,
 }
 
 const char *
+m6_session_window_get_subtitle (M6SessionWindow *self)
+{
+  return adw_window_title_get_subtitle (self->window_title);
+}
+
+const char *
 m6_session_window_get_notice (M6SessionWindow *self)
 {
   if (!gtk_info_bar_get_revealed (self->ended_bar))

@@ -91,6 +91,8 @@ const char      *m6_session_window_get_last_message  (M6SessionWindow *self);
 void             m6_session_window_show_notice       (M6SessionWindow *self,
                                                       const char      *message);
 const char      *m6_session_window_get_notice        (M6SessionWindow *self);
+/* The header's subtitle ("pid 4242 on rig:7766 · live"). */
+const char      *m6_session_window_get_subtitle      (M6SessionWindow *self);
 /* A live session's recording (its worker drains; see m6-recording.h), or
  * NULL; the bar of a save or export running on a thread; the file a
  * loaded session came from, or NULL. */

@@ -71,6 +71,7 @@ m6_status_bar_update (M6StatusBar   *self,
     {
     case M6_STATUS_CAPTURE: state_text = _("Capture"), state_class = "dim-label"; break;
     case M6_STATUS_ENDED:   state_text = _("Ended"), state_class = "dim-label"; break;
+    case M6_STATUS_DISCONNECTED: state_text = _("Disconnected"), state_class = "warning"; break;
     case M6_STATUS_PAUSED:  state_text = _("Paused"), state_class = "warning"; break;
     case M6_STATUS_CATCHING_UP: state_text = _("● Catching Up"), state_class = "warning"; break;
     case M6_STATUS_LIVE:

@@ -13,6 +13,7 @@ typedef enum
 {
   M6_STATUS_CAPTURE,   /* a loaded capture */
   M6_STATUS_ENDED,     /* a live session that ended or stopped reading */
+  M6_STATUS_DISCONNECTED, /* a remote session whose server went away, its game not known to have ended */
   M6_STATUS_PAUSED,    /* live, still recording, the view held */
   M6_STATUS_LIVE,
   M6_STATUS_CATCHING_UP, /* live, the recording behind the program: views slowed */
