@@ -96,6 +96,72 @@ check_viewer (BigTreeShape shape)
     g_unlink (shot);
 }
 
+/* A label of @widget's subtree whose text contains @needle, or NULL. */
+static GtkLabel *
+find_label (GtkWidget  *widget,
+            const char *needle)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget)
+      && strstr (gtk_label_get_text (GTK_LABEL (widget)), needle) != NULL)
+    return GTK_LABEL (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkLabel *found = find_label (c, needle);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The viewer's node budget (the max-nodes preference): the wide tree
+ * opened with room for 1,000 nodes keeps 1,000, the rest of the frame's
+ * children are its (other), which the stats view lists, and the status
+ * bar counts the marks that went there. */
+static void
+test_budget (void)
+{
+  g_autofree char *capture = g_build_filename (dir, "budget.mach6", NULL);
+  GSettings *settings = m6_application_get_settings (app);
+
+  big_tree_write_capture (capture, BIG_TREE_WIDE, BIG_TREE_WIDTH);
+  g_settings_set_uint (settings, "max-nodes", 1000);
+  ui_spin (0.1);
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (capture));
+  ui_wait_jobs (app);
+  M6SessionWindow *window = session_window ();
+  g_assert_nonnull (window);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+
+  M6Session *session = m6_session_window_get_session (window);
+  M6Thread *thread = m6_session_get_thread (session, 0);
+  M6Tree *tree = m6_thread_get_tree (thread);
+  g_assert_cmpuint (m6_tree_get_max_nodes (tree), ==, 1000);
+  g_assert_cmpuint (m6_tree_get_n_nodes (tree), ==, 1001);
+  M6Node *other = m6_tree_find_path (tree, "frame/(other)");
+  g_assert_nonnull (other);
+  /* Both frames: every child past the 998 kept, with the frame's ledger whole. */
+  g_assert_cmpuint (other->count, ==, (BIG_TREE_WIDTH - 998) * BIG_TREE_FRAMES);
+  g_assert_cmpuint (m6_thread_get_over_budget (thread), ==, other->count);
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (ui_wait_for (flame_drawn, m6_session_window_get_flame_graph (window), 30));
+  ui_spin (0.3);
+  M6StatsView *stats = m6_session_window_get_stats_view (window);
+  g_assert_cmpuint (m6_stats_view_find_node (stats, other->id), !=, GTK_INVALID_LIST_POSITION);
+  g_autofree char *count = m6_format_count (other->count);
+  g_autofree char *needle = g_strdup_printf ("%s marks over the node budget", count);
+  GtkLabel *label = find_label (GTK_WIDGET (window), needle);
+  g_assert_nonnull (label);
+  g_test_message ("status bar: %s", gtk_label_get_text (label));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_assert_null (window);
+  g_settings_set_uint (settings, "max-nodes", BIG_TREE_MAX_NODES);
+  ui_spin (0.1);
+  g_unlink (capture);
+}
+
 static void
 test_deep (void)
 {
@@ -140,6 +206,7 @@ main (int   argc,
   g_test_add_func ("/ui/format/tiny-kb", test_tiny_kb);
   g_test_add_func ("/ui/big-trees/deep", test_deep);
   g_test_add_func ("/ui/big-trees/wide", test_wide);
+  g_test_add_func ("/ui/big-trees/budget", test_budget);
 
   int status = g_test_run ();
   ui_remove_tree (dir);

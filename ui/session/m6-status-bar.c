@@ -146,6 +146,17 @@ m6_status_bar_update (M6StatusBar   *self,
       g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s refused: label table full",
                                                     "%s refused: label table full", label_full), count);
     }
+  /* The node budget (docs/accounting.md#the-node-budget): marks that got
+   * no scope of their own, counted in (other) scopes. */
+  guint64 over_budget = m6_session_get_over_budget (session);
+  if (over_budget > 0)
+    {
+      g_autofree char *count = m6_format_count (over_budget);
+      if (refused->len > 0)
+        g_string_append (refused, " · ");
+      g_string_append_printf (refused, g_dngettext (GETTEXT_PACKAGE, "%s mark over the node budget, in (other)",
+                                                    "%s marks over the node budget, in (other)", over_budget), count);
+    }
   set_label (self->refused_label, refused->str, NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->refused_label), refused->len > 0);
 
