@@ -15,7 +15,8 @@ DEB_PACKAGES := meson ninja-build pkg-config gcc g++ libc6-dev \
 	librsvg2-bin poppler-utils python3 libx11-dev libxtst6 locales \
 	clang lua5.4 liblua5.4-dev luajit libluajit-5.1-dev love prometheus \
 	glib-networking libzstd-dev liblz4-dev libgnutls28-dev strace \
-	adwaita-icon-theme librsvg2-common shared-mime-info libgtk-4-bin
+	adwaita-icon-theme librsvg2-common shared-mime-info libgtk-4-bin \
+	libdw-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -17,6 +17,9 @@ m6_cli_record (int    argc,
 {
   double seconds = 0;
   g_autofree char *split = NULL;
+  gint sample_hz = 0;
+  g_autofree char *unwind = NULL;
+  M6CliSampling sampling = { 0 };
   g_autofree char *output = NULL, *token = NULL, *token_file = NULL;
   g_autofree char *on_hitch = NULL, *keep = NULL, *after = NULL, *thread = NULL;
   M6CliHitchOptions hitch = { 0 };
@@ -29,6 +32,7 @@ m6_cli_record (int    argc,
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds (default: when the process ends or on Ctrl-C)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
     { "split", 0, 0, G_OPTION_ARG_STRING, &split, N_("A new capture file every EVERY (a time like 10min or a size like 100MB): FILE-001.mach6, FILE-002.mach6, …, each opening on its own"), "EVERY" },
+    M6_CLI_SAMPLING_ENTRIES (sample_hz, unwind),
     { NULL }
   };
   g_autoptr (M6Reader) reader = NULL;
@@ -44,12 +48,17 @@ m6_cli_record (int    argc,
     return m6_cli_usage_error ("record", _("expected one PID or process name"));
   if (seconds < 0)
     return m6_cli_usage_error ("record", _("the duration cannot be negative"));
-  if (!m6_cli_hitch_options_parse (&hitch, on_hitch, keep, after, thread, &error))
+  if (!m6_cli_hitch_options_parse (&hitch, on_hitch, keep, after, thread, &error)
+      || !m6_cli_sampling_parse (&sampling, sample_hz, unwind, &error))
     return m6_cli_usage_error ("record", error->message);
+  if (sample_hz > 0 && split != NULL)
+    return m6_cli_usage_error ("record", _("--sample writes its samples into one capture, not a --split series"));
   if (split != NULL && (on_hitch != NULL || m6_cli_is_remote_target (argv[1])))
     return m6_cli_usage_error ("record", _("--split records a process on this machine to one series of files, without --on-hitch"));
   if (split != NULL && !m6_cli_recording_set_split (split, &error))
     return m6_cli_usage_error ("record", error->message);
+  if (sample_hz > 0 && (on_hitch != NULL || m6_cli_is_remote_target (argv[1])))
+    return m6_cli_usage_error ("record", _("--sample records a whole capture of a process on this machine"));
 
   if (m6_cli_is_remote_target (argv[1]))
     {
@@ -86,5 +95,5 @@ m6_cli_record (int    argc,
     }
   if (on_hitch != NULL)
     return m6_cli_record_hitches (g_steal_pointer (&reader), output, seconds, &hitch);
-  return m6_cli_record_to_file (g_steal_pointer (&reader), output, seconds, NULL);
+  return m6_cli_record_to_file_sampled (g_steal_pointer (&reader), output, seconds, NULL, &sampling);
 }

@@ -91,6 +91,63 @@ on_stop_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The sampler's samples into the capture, before its END record. */
+static void
+write_samples (M6CliRecording *rec)
+{
+  g_autoptr (M6Samples) samples = m6_sampler_finish (rec->sampler);
+  g_autoptr (GError) error = NULL;
+
+  g_clear_pointer (&rec->sampler, m6_sampler_free);
+  for (guint i = 0; i < samples->threads->len; i++)
+    {
+      M6SampleThread *t = samples->threads->pdata[i];
+      /* Translators: a thread id, its samples, lost samples and the unwinding method ("fp" or "dwarf") */
+      g_printerr (_("sampled thread %llu: %u samples, %llu lost, %s unwinding\n"),
+                  (unsigned long long) t->tid, t->samples->len, (unsigned long long) t->lost,
+                  m6_unwind_name (t->method));
+    }
+  if (samples->status != NULL)
+    g_printerr (_("mach6: note: %s\n"), samples->status);
+  M6CaptureWriter *writer = m6_recording_get_capture_writer (rec->recording);
+  if (writer == NULL)
+    return;
+  m6_recording_lock (rec->recording);
+  gboolean ok = m6_samples_write (samples, writer, &error);
+  m6_recording_unlock (rec->recording);
+  if (!ok)
+    m6_cli_print_error (error->message);
+}
+
+gboolean
+m6_cli_sampling_parse (M6CliSampling  *sampling,
+                       gint            hz,
+                       const char     *unwind,
+                       GError        **error)
+{
+  sampling->hz = hz;
+  sampling->unwind = M6_UNWIND_AUTO;
+  if (hz != 0 && (hz < (gint) M6_SAMPLER_HZ_MIN || hz > (gint) M6_SAMPLER_HZ_MAX))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("--sample takes 1 to 10000 samples a second, not %d"), hz);
+      return FALSE;
+    }
+  if (unwind != NULL && !m6_unwind_parse (unwind, &sampling->unwind))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("--unwind takes fp, dwarf or auto, not “%s”"), unwind);
+      return FALSE;
+    }
+  if (unwind != NULL && hz == 0)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           _("--unwind goes with --sample HZ"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Record until the producer ends, the time is up or a signal comes; then
  * take what the rings still hold, and finish the capture if there is one. */
 gboolean
@@ -119,6 +176,8 @@ m6_cli_record_loop (M6CliRecording  *rec,
   g_source_remove (sigterm);
   g_signal_handler_disconnect (rec->recording, running_id);
   g_clear_pointer (&rec->loop, g_main_loop_unref);
+  if (rec->sampler != NULL)
+    write_samples (rec);
 
   if (m6_recording_get_error (rec->recording) != NULL)
     {
@@ -171,7 +230,23 @@ m6_cli_record_to_file (M6Reader   *reader,
                        double      seconds,
                        gboolean   *ended)
 {
-  return m6_cli_record_recording_to_file (m6_recording_new (reader), output, seconds, ended);
+  return m6_cli_record_to_file_sampled (reader, output, seconds, ended, NULL);
+}
+
+static int record_to_file (M6Recording         *taken,
+                           const char          *output,
+                           double               seconds,
+                           gboolean            *ended,
+                           const M6CliSampling *sampling);
+
+int
+m6_cli_record_to_file_sampled (M6Reader            *reader,
+                               const char          *output,
+                               double               seconds,
+                               gboolean            *ended,
+                               const M6CliSampling *sampling)
+{
+  return record_to_file (m6_recording_new (reader), output, seconds, ended, sampling);
 }
 
 int
@@ -179,6 +254,16 @@ m6_cli_record_recording_to_file (M6Recording *taken,
                                  const char  *output,
                                  double       seconds,
                                  gboolean    *ended)
+{
+  return record_to_file (taken, output, seconds, ended, NULL);
+}
+
+static int
+record_to_file (M6Recording         *taken,
+                const char          *output,
+                double               seconds,
+                gboolean            *ended,
+                const M6CliSampling *sampling)
 {
   g_autoptr (M6Recording) recording = taken;
   M6Session *session = m6_recording_get_session (recording);
@@ -192,6 +277,18 @@ m6_cli_record_recording_to_file (M6Recording *taken,
     {
       m6_cli_print_error (error->message);
       return EXIT_FAILURE;
+    }
+  if (sampling != NULL && sampling->hz > 0 && m6_recording_get_reader (recording) != NULL)
+    {
+      /* From the recorder's side: the game pays only the kernel's interrupt. */
+      rec.sampler = m6_sampler_start (m6_session_get_pid (session), (guint) sampling->hz, sampling->unwind,
+                                      m6_reader_get_origin_ns (m6_recording_get_reader (recording)), &error);
+      if (rec.sampler == NULL)
+        {
+          /* Translators: %s is why the kernel refused, with the setting to change */
+          g_printerr (_("mach6: warning: %s; recording goes on without samples\n"), error->message);
+          g_clear_error (&error);
+        }
     }
 
   gboolean ok = m6_cli_record_loop (&rec, seconds, &error);

@@ -7,6 +7,7 @@
 
 #include "m6-reader.h"
 #include "m6-recording.h"
+#include "m6-sampler.h"
 
 G_BEGIN_DECLS
 
@@ -21,7 +22,25 @@ typedef struct
   gboolean         interrupted;
   gboolean         ended;
   guint            tick;
+  M6Sampler       *sampler;      /* taken: its samples go into the capture at the end */
 } M6CliRecording;
+
+/* `--sample HZ` and `--unwind fp|dwarf|auto` (record, run). */
+typedef struct
+{
+  gint      hz;                  /* 0: off */
+  M6Unwind  unwind;
+} M6CliSampling;
+
+#define M6_CLI_SAMPLING_ENTRIES(hz, unwind) \
+  { "sample", 0, 0, G_OPTION_ARG_INT, &(hz), N_("Sample the threads' call stacks HZ times a second of CPU time (1–10000; default off)"), "HZ" }, \
+  { "unwind", 0, 0, G_OPTION_ARG_STRING, &(unwind), N_("With --sample: how to take call chains: fp (frame pointers), dwarf (a copy of the stack, unwound with its CFI) or auto (default: frame pointers unless a thread has none)"), "METHOD" }
+
+/* Check the options; FALSE with a sentence for bad ones. */
+gboolean m6_cli_sampling_parse  (M6CliSampling   *sampling,
+                                 gint             hz,
+                                 const char      *unwind,
+                                 GError         **error);
 
 /* Record until the producer ends, @seconds are up (0: no limit) or a
  * signal comes; then take what the rings still hold and finish the capture
@@ -42,6 +61,12 @@ int      m6_cli_record_to_file  (M6Reader        *reader,
                                  const char      *output,
                                  double           seconds,
                                  gboolean        *ended);
+/* m6_cli_record_to_file() with samples (@sampling NULL or hz 0: none). */
+int      m6_cli_record_to_file_sampled (M6Reader            *reader,
+                                        const char          *output,
+                                        double               seconds,
+                                        gboolean            *ended,
+                                        const M6CliSampling *sampling);
 /* The same for a recording not started yet (taken): a remote one. */
 int      m6_cli_record_recording_to_file (M6Recording *recording,
                                           const char  *output,

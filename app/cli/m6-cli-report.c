@@ -16,6 +16,7 @@
 #include "m6-duration.h"
 #include "m6-export.h"
 #include "m6-json.h"
+#include "m6-samples.h"
 #include "m6-ledger.h"
 #include "m6-payload.h"
 #include "m6-reader.h"
@@ -326,6 +327,7 @@ m6_cli_report (int    argc,
 {
   gboolean json = FALSE;
   gboolean leaks = FALSE;
+  gboolean samples = FALSE;
   gint only_thread = -1;
   g_autofree char *thread_spec = NULL;
   double seconds = REPORT_SECONDS;
@@ -335,6 +337,7 @@ m6_cli_report (int    argc,
     { "worst", 'w', 0, G_OPTION_ARG_INT, &worst, N_("The N slowest frames of each thread, with the scope that cost each most"), "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the payload JSON of every thread"), NULL },
     { "leaks", 'l', 0, G_OPTION_ARG_NONE, &leaks, N_("Find the leak: where each thread’s drift is kept, with the ledger"), NULL },
+    { "samples", 's', 0, G_OPTION_ARG_NONE, &samples, N_("A capture recorded with --sample: each scope’s self time split by function, and its off-CPU time with where it blocked"), NULL },
     { "thread", 't', 0, G_OPTION_ARG_STRING, &thread_spec, N_("Only one thread: its number as the report shows it (the main thread is 0), its tid or its name"), "N|TID|NAME" },
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("For a process: record for S seconds first (default 2)"), "S" },
     { NULL }
@@ -356,6 +359,20 @@ m6_cli_report (int    argc,
     return m6_cli_usage_error ("report", _("--worst needs a positive number of frames"));
   if (argc != 2)
     return m6_cli_usage_error ("report", _("expected one capture file, PID or process name"));
+
+  if (samples)
+    {
+      if (!g_file_test (argv[1], G_FILE_TEST_EXISTS))
+        return m6_cli_usage_error ("report", _("--samples reads a capture file recorded with --sample HZ"));
+      g_autofree char *text = m6_samples_report (argv[1], json, &error);
+      if (text == NULL)
+        {
+          m6_cli_print_error (error->message);
+          return EXIT_FAILURE;
+        }
+      g_print ("%s%s", text, g_str_has_suffix (text, "\n") ? "" : "\n");
+      return EXIT_SUCCESS;
+    }
 
   /* A file if it exists or looks like one; else a pid or a name. */
   if (g_file_test (argv[1], G_FILE_TEST_EXISTS)

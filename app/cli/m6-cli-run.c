@@ -120,6 +120,9 @@ m6_cli_run (int    argc,
             char **argv)
 {
   double seconds = 0;
+  gint sample_hz = 0;
+  g_autofree char *unwind = NULL;
+  M6CliSampling sampling = { 0 };
   double wait_seconds = RUN_WAIT_SECONDS;
   g_autofree char *split = NULL;
   g_autofree char *output = NULL;
@@ -127,6 +130,7 @@ m6_cli_run (int    argc,
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds and end the command (default: when it exits)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
     { "split", 0, 0, G_OPTION_ARG_STRING, &split, N_("A new capture file every EVERY (a time like 10min or a size like 100MB): FILE-001.mach6, FILE-002.mach6, …, each opening on its own"), "EVERY" },
+    M6_CLI_SAMPLING_ENTRIES (sample_hz, unwind),
     { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait_seconds, N_("Wait up to S seconds for the command to show up as an instrumented program (default 5)"), "S" },
     { NULL }
   };
@@ -145,6 +149,10 @@ m6_cli_run (int    argc,
     return m6_cli_usage_error ("run", _("expected a command to run"));
   if (seconds < 0 || wait_seconds <= 0)
     return m6_cli_usage_error ("run", _("durations must be positive"));
+  if (!m6_cli_sampling_parse (&sampling, sample_hz, unwind, &error))
+    return m6_cli_usage_error ("run", error->message);
+  if (sample_hz > 0 && split != NULL)
+    return m6_cli_usage_error ("run", _("--sample writes its samples into one capture, not a --split series"));
   if (split != NULL && !m6_cli_recording_set_split (split, &error))
     return m6_cli_usage_error ("run", error->message);
 
@@ -207,7 +215,7 @@ m6_cli_run (int    argc,
     }
 
   gboolean ended = FALSE;
-  status = m6_cli_record_to_file (g_steal_pointer (&launch.reader), output, seconds, &ended);
+  status = m6_cli_record_to_file_sampled (g_steal_pointer (&launch.reader), output, seconds, &ended, &sampling);
   m6_reader_free (g_steal_pointer (&launch.reader));
 
   /* Stopped early (time limit or Ctrl-C): the command goes too. */

@@ -87,6 +87,12 @@ m6_capture_record_type_name (guint32 type)
     case M6_CAPTURE_RECORD_UNSLOTTED:    return "UNSLOTTED";
     case M6_CAPTURE_RECORD_PAD:          return "PAD";
     case M6_CAPTURE_RECORD_PACKED_EVENTS: return "PACKED_EVENTS";
+    case 20: return "SAMPLE_THREAD";
+    case 21: return "SAMPLE_SYMBOLS";
+    case 22: return "SAMPLES";
+    case 23: return "OFF_CPU";
+    case 24: return "SAMPLE_STATUS";
+    case 25: case 26: case 27: case 28: case 29: return "SAMPLING_RESERVED";
     default:                             return NULL;
     }
 }

@@ -288,6 +288,9 @@ load_record (Loader        *ld,
       }
 
     default:
+      /* The samples' records: core/sampling reads them. */
+      if (type >= M6_CAPTURE_RECORD_SAMPLES_FIRST && type <= M6_CAPTURE_RECORD_SAMPLES_LAST)
+        return TRUE;
       return load_fail (ld, error, _("unknown record type %u"), type);
     }
 }

@@ -408,6 +408,41 @@ writer_commit (M6Session     *session,
     m6_capture_writer_flush_if_old (self);
 }
 
+/* A record of a floor above this one (the samples' 20-29): appended
+ * whole after what the session gave so far. */
+gboolean
+m6_capture_writer_append_record (M6CaptureWriter  *self,
+                                 guint32           type,
+                                 const guint8     *payload,
+                                 gsize             length,
+                                 GError          **error)
+{
+  if (self->error != NULL || self->done)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
+                   _("the capture %s is no longer being written"), self->path);
+      return FALSE;
+    }
+  if (length > M6_CAPTURE_RECORD_MAX)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_FAILED,
+                   _("a record of %llu bytes is too long for a capture"), U (length));
+      return FALSE;
+    }
+  m6_capture_writer_sync_records (self);
+  gsize start = record_begin (self, type);
+  g_byte_array_append (self->buf, payload, (guint) length);
+  record_end (self, start);
+  if (self->buf->len >= FLUSH_BYTES)
+    m6_capture_writer_flush_buffer (self);
+  if (self->error != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 on_changed (M6Session *session,
             gpointer   user_data)

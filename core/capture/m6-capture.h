@@ -55,6 +55,10 @@ typedef enum
   M6_CAPTURE_RECORD_UNSLOTTED = 10,    /* u64 threads that found no slot */
   M6_CAPTURE_RECORD_PAD = 11,          /* 0 to 7 zero bytes, skipped: it puts the next EVENTS record's events on an 8-byte boundary of the writer's buffer (version 2) */
   M6_CAPTURE_RECORD_PACKED_EVENTS = 12, /* u32 index, u32 count, the events packed by m6-pack.h (version 3) */
+  /* 20-29: call-stack samples (core/sampling, docs/capture-format.md);
+   * the session loader skips them, m6-samples-file.c reads them. */
+  M6_CAPTURE_RECORD_SAMPLES_FIRST = 20,
+  M6_CAPTURE_RECORD_SAMPLES_LAST = 29,
 } M6CaptureRecordType;
 
 /* What a load found besides the session. */
@@ -103,6 +107,13 @@ gboolean          m6_capture_writer_set_background (M6CaptureWriter *self,
  * touches nothing else of the writer): a recorder calls it before it
  * takes its session's lock, so a slow disk never holds the lock. */
 void              m6_capture_writer_wait_io_room (M6CaptureWriter *self);
+/* Append one record of @type (M6_CAPTURE_RECORD_SAMPLES_FIRST..LAST)
+ * with @length bytes of @payload, with the session's lock held. */
+gboolean          m6_capture_writer_append_record (M6CaptureWriter *self,
+                                                   guint32          type,
+                                                   const guint8    *payload,
+                                                   gsize            length,
+                                                   GError         **error);
 /* Wait until the buffers handed to that thread are written. */
 gboolean          m6_capture_writer_wait_io    (M6CaptureWriter *self);
 /* Write the END record, sync, and rename over @path atomically. */

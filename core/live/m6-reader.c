@@ -451,6 +451,14 @@ m6_reader_get_pending (M6Reader *self)
 }
 
 guint64
+m6_reader_get_origin_ns (M6Reader *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->origin_ns;
+}
+
+guint64
 m6_reader_get_written (M6Reader *self)
 {
   g_return_val_if_fail (self != NULL, 0);

@@ -87,6 +87,9 @@ guint64       m6_reader_get_pending    (M6Reader     *self);
  * get_pending() == 0 on an ended program: > 0 means an earlier reader took
  * them all, 0 that nothing was ever recorded. */
 guint64       m6_reader_get_written    (M6Reader     *self);
+/* The CLOCK_MONOTONIC time (ns) that is session time 0: a sampler's
+ * kernel times minus it are the events' times. */
+guint64       m6_reader_get_origin_ns  (M6Reader     *self);
 
 /* Unlink the segments of our uid whose producer is gone (one that cannot
  * be removed is skipped); returns how many were removed, or -1 with @error

@@ -735,6 +735,13 @@ m6_recording_get_capture_path (M6Recording *self)
   return self->writer != NULL ? __atomic_load_n (&self->capture_path, __ATOMIC_ACQUIRE) : NULL;
 }
 
+M6CaptureWriter *
+m6_recording_get_capture_writer (M6Recording *self)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), NULL);
+  return self->writer;
+}
+
 guint64
 m6_recording_get_capture_size (M6Recording *self)
 {

@@ -119,6 +119,9 @@ M6Reader     *m6_recording_get_reader         (M6Recording   *self);
 gint          m6_recording_get_pid            (M6Recording   *self);
 /* The capture being written, or NULL. */
 const char   *m6_recording_get_capture_path   (M6Recording   *self);
+/* The capture's writer, or NULL: records of a higher floor (samples) go
+ * through it with the lock held, before finish. */
+M6CaptureWriter *m6_recording_get_capture_writer (M6Recording *self);
 /* Bytes of the capture so far (0 without one); with the lock held. */
 guint64       m6_recording_get_capture_size   (M6Recording   *self);
 /* Is the worker draining? FALSE once the producer has ended and its rings

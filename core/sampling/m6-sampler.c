@@ -1,0 +1,796 @@
+/* SPDX-License-Identifier: MIT */
+/* m6-sampler.c — perf_event_open(2) from the recorder's side: per thread
+ * of the recorded process a CPU-clock event (user call chains, optionally
+ * registers and a copy of the user stack, context-switch records) and,
+ * where the kernel allows it, a context-switch event whose samples give
+ * the chain where the thread blocked. One thread of the sampler's own
+ * reads the rings, unwinds DWARF stacks with libdwfl and symbolizes new
+ * addresses in batches (m6-symbols.c). */
+#include "m6-sampler.h"
+#include "m6-symbols.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RING_PAGES_FP     64u      /* data pages per ring, a power of two */
+#define RING_PAGES_DWARF  512u
+#define STACK_USER_BYTES  8192u
+#define MAX_FRAMES        128u
+#define PROBE_SAMPLES     32u      /* auto: samples compared before choosing */
+#define RESCAN_NS         (100 * 1000 * 1000)
+#define SYMBOLIZE_NS      (250 * 1000 * 1000)
+
+/* x86-64 user registers asked for: AX..IP (0..8) and R8..R15 (16..23), in
+ * perf's order; DWARF numbers them differently (to_dwarf). */
+#define REGS_MASK (((1ull << 9) - 1) | (0xffull << 16))
+#define N_REGS    17u
+
+typedef struct
+{
+  int        fd;
+  guint8    *base;          /* the control page, then the data pages */
+  gsize      data_size;
+  gboolean   switches;      /* the context-switch event */
+  gboolean   stack;         /* its samples carry registers and a stack copy */
+} Ring;
+
+typedef struct
+{
+  guint64   tid;
+  Ring      clock;
+  Ring      cs;             /* fd -1 when the kernel refused it */
+  M6Unwind  method;         /* FP or DWARF once chosen; AUTO while probing */
+  guint     probed;
+  guint64   fp_depths, dwarf_depths;
+  gint64    out_t;          /* switched out at (kernel time), or -1 */
+  GArray   *pending_chain;  /* guint64: the cs sample's chain, for the next switch-out */
+  gint64    pending_t;
+  gboolean  gone;
+} Target;
+
+struct _M6Sampler
+{
+  gint         pid;
+  guint        hz;
+  M6Unwind     unwind;
+  guint64      origin_ns;
+  gboolean     cs_refused;
+  GPtrArray   *targets;     /* Target */
+  GHashTable  *by_tid;
+  GThread     *thread;
+  gint         stop;
+  /* Collected, with addresses until finish turns them into ids. */
+  M6Samples   *samples;
+  GArray      *addrs;       /* guint64, M6Sample/M6OffCpu first/depth index it */
+  M6Symbols   *symbols;
+  gsize        symbolized;  /* addrs[0 .. symbolized) are resolved */
+  guint8      *scratch;     /* a record that wraps around the ring */
+  gsize        scratch_size;
+  GArray      *chain;       /* guint64, one sample's chain */
+};
+
+static long
+perf_event_open (struct perf_event_attr *attr,
+                 pid_t                   pid,
+                 int                     cpu,
+                 int                     group,
+                 unsigned long           flags)
+{
+  return syscall (SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+const char *
+m6_unwind_name (M6Unwind unwind)
+{
+  switch (unwind)
+    {
+    case M6_UNWIND_FP:    return "fp";
+    case M6_UNWIND_DWARF: return "dwarf";
+    case M6_UNWIND_AUTO:
+    default:              return "auto";
+    }
+}
+
+gboolean
+m6_unwind_parse (const char *text,
+                 M6Unwind   *unwind)
+{
+  if (g_strcmp0 (text, "fp") == 0)
+    *unwind = M6_UNWIND_FP;
+  else if (g_strcmp0 (text, "dwarf") == 0)
+    *unwind = M6_UNWIND_DWARF;
+  else if (g_strcmp0 (text, "auto") == 0)
+    *unwind = M6_UNWIND_AUTO;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static int
+read_int_file (const char *path,
+               int         fallback)
+{
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return fallback;
+  return atoi (text);
+}
+
+char *
+m6_sampler_explain (gint pid,
+                    int  errsv)
+{
+  g_autofree char *status_path = g_strdup_printf ("/proc/%d", pid);
+  int paranoid = read_int_file ("/proc/sys/kernel/perf_event_paranoid", -100);
+  int yama = read_int_file ("/proc/sys/kernel/yama/ptrace_scope", -1);
+  struct stat st;
+
+  if (errsv == ESRCH || stat (status_path, &st) != 0)
+    return g_strdup_printf (_("cannot sample process %d: it is gone"), pid);
+  if (errsv == ENOSYS || errsv == ENOENT || errsv == EOPNOTSUPP)
+    return g_strdup_printf (_("cannot sample process %d: this kernel has no perf events "
+                              "(perf_event_open failed: %s); build it with CONFIG_PERF_EVENTS "
+                              "or allow the syscall in the container's seccomp profile"),
+                            pid, g_strerror (errsv));
+  if (errsv == EACCES || errsv == EPERM)
+    {
+      if (geteuid () != 0 && st.st_uid != geteuid ())
+        return g_strdup_printf (_("cannot sample process %d: it belongs to another user "
+                                  "(uid %u, mach6 runs as uid %u); record it as that user or as root"),
+                                pid, (unsigned) st.st_uid, (unsigned) geteuid ());
+      if (paranoid > 2)
+        return g_strdup_printf (_("cannot sample process %d: kernel.perf_event_paranoid is %d, "
+                                  "which refuses perf events to users; lower it to 2 "
+                                  "(sysctl kernel.perf_event_paranoid=2) or record as root"),
+                                pid, paranoid);
+      if (yama >= 1)
+        return g_strdup_printf (_("cannot sample process %d: kernel.yama.ptrace_scope is %d, so "
+                                  "only mach6's own children can be sampled; start the program with "
+                                  "mach6 run, or set ptrace_scope to 0 (sysctl kernel.yama.ptrace_scope=0)"),
+                                pid, yama);
+      return g_strdup_printf (_("cannot sample process %d: perf_event_open was refused (%s) with "
+                                "kernel.perf_event_paranoid at %d; lower it (sysctl "
+                                "kernel.perf_event_paranoid=2) or record as root"),
+                              pid, g_strerror (errsv), paranoid);
+    }
+  return g_strdup_printf (_("cannot sample process %d: perf_event_open failed: %s"),
+                          pid, g_strerror (errsv));
+}
+
+static void
+ring_close (Ring *ring)
+{
+  if (ring->base != NULL)
+    munmap (ring->base, ring->data_size + (gsize) sysconf (_SC_PAGESIZE));
+  if (ring->fd >= 0)
+    close (ring->fd);
+  ring->base = NULL;
+  ring->fd = -1;
+}
+
+static int
+ring_open (Ring     *ring,
+           guint64   tid,
+           guint     hz,
+           gboolean  switches,
+           gboolean  stack)
+{
+  struct perf_event_attr attr = { 0 };
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guint pages = stack ? RING_PAGES_DWARF : RING_PAGES_FP;
+
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+  if (stack)
+    {
+      attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      attr.sample_regs_user = REGS_MASK;
+      attr.sample_stack_user = STACK_USER_BYTES;
+    }
+  attr.exclude_callchain_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
+  attr.sample_id_all = 1;
+  attr.watermark = 1;
+  attr.wakeup_watermark = (guint32) (pages * page / 4);
+  if (switches)
+    {
+      /* Every switch-out, with the user chain where it blocked: the
+       * kernel counts it in kernel mode, so it needs exclude_kernel off
+       * (perf_event_paranoid <= 1, or root). */
+      attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+      attr.sample_period = 1;
+    }
+  else
+    {
+      attr.config = PERF_COUNT_SW_CPU_CLOCK;
+      attr.sample_period = 1000000000ull / hz;
+      attr.exclude_kernel = 1;
+      attr.context_switch = 1;
+    }
+
+  ring->fd = -1;
+  ring->base = NULL;
+  ring->switches = switches;
+  ring->stack = stack;
+  int fd = (int) perf_event_open (&attr, (pid_t) tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0)
+    return errno;
+  /* A user's locked perf memory is limited (kernel.perf_event_mlock_kb,
+   * RLIMIT_MEMLOCK): smaller rings, drained as often, rather than none. */
+  void *base = MAP_FAILED;
+  for (; pages >= 8; pages /= 2)
+    {
+      ring->data_size = pages * page;
+      base = mmap (NULL, ring->data_size + page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (base != MAP_FAILED || errno != EPERM)
+        break;
+    }
+  if (base == MAP_FAILED)
+    {
+      int errsv = errno;
+      close (fd);
+      return errsv;
+    }
+  ring->fd = fd;
+  ring->base = base;
+  return 0;
+}
+
+static void
+target_free (gpointer data)
+{
+  Target *t = data;
+
+  ring_close (&t->clock);
+  ring_close (&t->cs);
+  g_array_unref (t->pending_chain);
+  g_free (t);
+}
+
+/* Open the events of thread @tid; the errno of the CPU-clock event's
+ * failure, or 0. */
+static int
+open_target (M6Sampler *self,
+             guint64    tid)
+{
+  Target *t = g_new0 (Target, 1);
+  gboolean stack = self->unwind != M6_UNWIND_FP;
+  int errsv;
+
+  t->tid = tid;
+  t->method = self->unwind;
+  t->out_t = -1;
+  t->pending_t = -1;
+  t->cs.fd = -1;
+  t->pending_chain = g_array_new (FALSE, FALSE, sizeof (guint64));
+  errsv = ring_open (&t->clock, tid, self->hz, FALSE, stack);
+  if (errsv != 0)
+    {
+      target_free (t);
+      return errsv;
+    }
+  if (!self->cs_refused && ring_open (&t->cs, tid, self->hz, TRUE, stack) != 0)
+    self->cs_refused = TRUE;
+  g_ptr_array_add (self->targets, t);
+  g_hash_table_insert (self->by_tid, &t->tid, t);
+  M6SampleThread *st = m6_samples_thread (self->samples, tid);
+  st->method = t->method;
+  return 0;
+}
+
+/* Open threads of the process that have none yet; the errno of the first
+ * failure when nothing could be opened. */
+static int
+scan_threads (M6Sampler *self)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/task", self->pid);
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+  int first_error = 0;
+
+  if (dir == NULL)
+    return ESRCH;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      guint64 tid = g_ascii_strtoull (name, NULL, 10);
+      if (tid == 0 || g_hash_table_contains (self->by_tid, &tid))
+        continue;
+      int errsv = open_target (self, tid);
+      if (errsv != 0 && first_error == 0)
+        first_error = errsv;
+    }
+  return first_error;
+}
+
+/* --- DWARF unwinding ----------------------------------------------------- */
+
+typedef struct
+{
+  M6Sampler     *sampler;
+  const guint64 *regs;        /* perf's order, REGS_MASK */
+  const guint8  *stack;
+  guint64        stack_size;
+  guint64        tid;
+  GArray        *out;         /* guint64 */
+} Unwind;
+
+static Unwind unwind_now;   /* the sampler thread's one sample being unwound */
+
+static pid_t
+dwfl_next_thread (Dwfl   *dwfl,
+                  void   *arg,
+                  void  **thread_argp)
+{
+  if (*thread_argp != NULL)
+    return 0;
+  *thread_argp = arg;
+  return (pid_t) unwind_now.tid;
+}
+
+static bool
+dwfl_get_thread (Dwfl   *dwfl,
+                 pid_t   tid,
+                 void   *arg,
+                 void  **thread_argp)
+{
+  *thread_argp = arg;
+  return true;
+}
+
+static bool
+dwfl_memory_read (Dwfl       *dwfl,
+                  Dwarf_Addr  addr,
+                  Dwarf_Word *result,
+                  void       *arg)
+{
+  guint64 sp = unwind_now.regs[7];
+
+  if (addr >= sp && addr + sizeof (Dwarf_Word) <= sp + unwind_now.stack_size)
+    {
+      memcpy (result, unwind_now.stack + (addr - sp), sizeof (Dwarf_Word));
+      return true;
+    }
+  /* Outside the copy: the process's own memory (its text and data). */
+  struct iovec local = { result, sizeof (Dwarf_Word) };
+  struct iovec remote = { (void *) (uintptr_t) addr, sizeof (Dwarf_Word) };
+  return process_vm_readv (unwind_now.sampler->pid, &local, 1, &remote, 1, 0) == sizeof (Dwarf_Word);
+}
+
+static bool
+dwfl_set_initial_registers (Dwfl_Thread *thread,
+                            void        *arg)
+{
+  /* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip; perf: ax bx
+   * cx dx si di bp sp ip (flags cs ss ... skipped by the mask) r8..r15. */
+  static const guint8 from_perf[N_REGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 8 };
+  Dwarf_Word regs[N_REGS];
+
+  for (guint i = 0; i < N_REGS; i++)
+    regs[i] = unwind_now.regs[from_perf[i]];
+  return dwfl_thread_state_registers (thread, 0, N_REGS, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+  .next_thread = dwfl_next_thread,
+  .get_thread = dwfl_get_thread,
+  .memory_read = dwfl_memory_read,
+  .set_initial_registers = dwfl_set_initial_registers,
+};
+
+static int
+unwind_frame (Dwfl_Frame *frame,
+              void       *arg)
+{
+  Dwarf_Addr pc;
+  bool activation = false;
+
+  if (!dwfl_frame_pc (frame, &pc, &activation) || pc == 0)
+    return DWARF_CB_ABORT;
+  guint64 a = activation ? pc : pc - 1;
+  g_array_append_val (unwind_now.out, a);
+  return unwind_now.out->len >= MAX_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+static void
+unwind_dwarf (M6Sampler     *self,
+              guint64        tid,
+              const guint64 *regs,
+              const guint8  *stack,
+              guint64        stack_size,
+              GArray        *out)
+{
+  Dwfl *dwfl = m6_symbols_attach (self->symbols, &thread_callbacks, regs[8]);
+
+  g_array_set_size (out, 0);
+  if (dwfl == NULL)
+    return;
+  unwind_now = (Unwind) { self, regs, stack, stack_size, tid, out };
+  dwfl_getthread_frames (dwfl, (pid_t) tid, unwind_frame, NULL);
+  unwind_now.sampler = NULL;
+}
+
+/* --- reading the rings --------------------------------------------------- */
+
+static gint64
+session_time (M6Sampler *self,
+              guint64    kernel_ns)
+{
+  return (gint64) (kernel_ns - self->origin_ns);
+}
+
+static guint32
+store_chain (M6Sampler *self,
+             GArray    *chain)
+{
+  guint32 first = self->addrs->len;
+
+  g_array_append_vals (self->addrs, chain->data, chain->len);
+  return first;
+}
+
+/* The user chain of a sample: the kernel's (frame pointers), with the
+ * return addresses after the first made lookup addresses (-1). */
+static void
+fp_chain (const guint64 *ips,
+          guint64        nr,
+          GArray        *out)
+{
+  gboolean leaf = TRUE;
+
+  g_array_set_size (out, 0);
+  for (guint64 i = 0; i < nr && out->len < MAX_FRAMES; i++)
+    {
+      if (ips[i] >= (guint64) PERF_CONTEXT_MAX)
+        continue;
+      guint64 a = leaf ? ips[i] : ips[i] - 1;
+      leaf = FALSE;
+      g_array_append_val (out, a);
+    }
+}
+
+static void
+handle_sample (M6Sampler    *self,
+               Target       *t,
+               gboolean      switches,
+               const guint8 *p,
+               const guint8 *end)
+{
+  guint64 time, nr;
+  const guint64 *ips;
+  const guint64 *regs = NULL;
+  const guint8 *stack = NULL;
+  guint64 stack_size = 0;
+
+  if (end - p < 24)
+    return;
+  p += 8;                        /* pid, tid */
+  memcpy (&time, p, 8); p += 8;
+  memcpy (&nr, p, 8); p += 8;
+  if (nr > (guint64) (end - p) / 8)
+    return;
+  ips = (const guint64 *) p;
+  p += nr * 8;
+  if (t->clock.stack && end - p >= 8)
+    {
+      guint64 abi;
+      memcpy (&abi, p, 8); p += 8;
+      if (abi != 0 && end - p >= (gssize) (N_REGS * 8))
+        {
+          regs = (const guint64 *) p;
+          p += N_REGS * 8;
+        }
+      if (end - p >= 8)
+        {
+          guint64 size;
+          memcpy (&size, p, 8); p += 8;
+          if (size > 0 && (guint64) (end - p) >= size + 8)
+            {
+              stack = p;
+              memcpy (&stack_size, p + size, 8);   /* dyn_size: what was copied */
+              stack_size = MIN (stack_size, size);
+            }
+        }
+    }
+
+  GArray *chain = self->chain;
+  fp_chain (ips, nr, chain);
+  if (t->method != M6_UNWIND_FP && regs != NULL && stack != NULL)
+    {
+      g_autoptr (GArray) dwarf = g_array_new (FALSE, FALSE, sizeof (guint64));
+      unwind_dwarf (self, t->tid, regs, stack, stack_size, dwarf);
+      if (t->method == M6_UNWIND_AUTO && !switches)
+        {
+          /* Choose once: DWARF when frame pointers get nowhere and the
+           * stack's CFI goes further. */
+          t->fp_depths += chain->len;
+          t->dwarf_depths += dwarf->len;
+          if (++t->probed >= PROBE_SAMPLES)
+            {
+              gboolean fp_broken = t->fp_depths < 3u * t->probed;
+              t->method = fp_broken && t->dwarf_depths > t->fp_depths ? M6_UNWIND_DWARF : M6_UNWIND_FP;
+              m6_samples_thread (self->samples, t->tid)->method = t->method;
+            }
+        }
+      if (t->method == M6_UNWIND_DWARF || dwarf->len > chain->len)
+        {
+          g_array_set_size (chain, 0);
+          g_array_append_vals (chain, dwarf->data, dwarf->len);
+        }
+    }
+
+  if (switches)
+    {
+      g_array_set_size (t->pending_chain, 0);
+      g_array_append_vals (t->pending_chain, chain->data, chain->len);
+      t->pending_t = (gint64) time;
+      return;
+    }
+  M6SampleThread *st = m6_samples_thread (self->samples, t->tid);
+  M6Sample s = { session_time (self, time), store_chain (self, chain), chain->len };
+  g_array_append_val (st->samples, s);
+}
+
+static void
+handle_switch (M6Sampler    *self,
+               Target       *t,
+               guint16       misc,
+               const guint8 *p,
+               const guint8 *end)
+{
+  guint64 time;
+
+  /* sample_id: pid, tid, time */
+  if (end - p < 16)
+    return;
+  memcpy (&time, p + 8, 8);
+  if (misc & PERF_RECORD_MISC_SWITCH_OUT)
+    {
+      t->out_t = (gint64) time;
+      return;
+    }
+  if (t->out_t < 0)
+    return;
+  M6SampleThread *st = m6_samples_thread (self->samples, t->tid);
+  M6OffCpu span = { session_time (self, (guint64) t->out_t), session_time (self, time), 0, 0 };
+  /* The context-switch sample comes just before its switch-out. */
+  if (t->pending_t >= 0 && t->pending_t <= t->out_t + 1000000 && t->out_t - t->pending_t < 1000000)
+    {
+      span.first = store_chain (self, t->pending_chain);
+      span.depth = t->pending_chain->len;
+    }
+  t->pending_t = -1;
+  t->out_t = -1;
+  g_array_append_val (st->off_cpu, span);
+}
+
+static void
+drain_ring (M6Sampler *self,
+            Target    *t,
+            Ring      *ring)
+{
+  struct perf_event_mmap_page *meta = (struct perf_event_mmap_page *) ring->base;
+  guint8 *data = ring->base + (gsize) sysconf (_SC_PAGESIZE);
+  guint64 head = __atomic_load_n (&meta->data_head, __ATOMIC_ACQUIRE);
+  guint64 tail = meta->data_tail;
+
+  while (tail + sizeof (struct perf_event_header) <= head)
+    {
+      struct perf_event_header h;
+      gsize off = tail % ring->data_size;
+      const guint8 *rec;
+
+      if (off + sizeof h <= ring->data_size)
+        memcpy (&h, data + off, sizeof h);
+      else
+        {
+          gsize first = ring->data_size - off;
+          memcpy (&h, data + off, first);
+          memcpy ((guint8 *) &h + first, data, sizeof h - first);
+        }
+      if (h.size < sizeof h || tail + h.size > head)
+        break;
+      if (off + h.size <= ring->data_size)
+        rec = data + off;
+      else
+        {
+          gsize first = ring->data_size - off;
+          if (self->scratch_size < h.size)
+            {
+              self->scratch = g_realloc (self->scratch, h.size);
+              self->scratch_size = h.size;
+            }
+          memcpy (self->scratch, data + off, first);
+          memcpy (self->scratch + first, data, h.size - first);
+          rec = self->scratch;
+        }
+      const guint8 *p = rec + sizeof h, *end = rec + h.size;
+      switch (h.type)
+        {
+        case PERF_RECORD_SAMPLE:
+          handle_sample (self, t, ring->switches, p, end);
+          break;
+        case PERF_RECORD_SWITCH:
+          if (!ring->switches)
+            handle_switch (self, t, h.misc, p, end);
+          break;
+        case PERF_RECORD_LOST:
+          if (!ring->switches && end - p >= 16)
+            {
+              guint64 lost;
+              memcpy (&lost, p + 8, 8);
+              m6_samples_thread (self->samples, t->tid)->lost += lost;
+            }
+          break;
+        case PERF_RECORD_EXIT:
+          t->gone = TRUE;
+          break;
+        default:
+          break;
+        }
+      tail += h.size;
+    }
+  __atomic_store_n (&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void
+drain_all (M6Sampler *self)
+{
+  for (guint i = 0; i < self->targets->len; i++)
+    {
+      Target *t = self->targets->pdata[i];
+      drain_ring (self, t, &t->clock);
+      if (t->cs.fd >= 0)
+        drain_ring (self, t, &t->cs);
+    }
+}
+
+static void
+symbolize_new (M6Sampler *self)
+{
+  if (self->symbolized < self->addrs->len)
+    m6_symbols_resolve (self->symbols, &g_array_index (self->addrs, guint64, self->symbolized),
+                        self->addrs->len - self->symbolized);
+  self->symbolized = self->addrs->len;
+}
+
+static guint64
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (guint64) ts.tv_sec * 1000000000ull + (guint64) ts.tv_nsec;
+}
+
+static gpointer
+sampler_thread (gpointer data)
+{
+  M6Sampler *self = data;
+  guint64 next_scan = now_ns () + RESCAN_NS;
+  guint64 next_symbolize = now_ns () + SYMBOLIZE_NS;
+
+  while (!g_atomic_int_get (&self->stop))
+    {
+      g_autofree struct pollfd *fds = g_new0 (struct pollfd, self->targets->len + 1);
+      for (guint i = 0; i < self->targets->len; i++)
+        {
+          fds[i].fd = ((Target *) self->targets->pdata[i])->clock.fd;
+          fds[i].events = POLLIN;
+        }
+      poll (fds, self->targets->len, 5);
+      drain_all (self);
+      guint64 now = now_ns ();
+      if (now >= next_scan)
+        {
+          scan_threads (self);
+          next_scan = now + RESCAN_NS;
+        }
+      if (now >= next_symbolize)
+        {
+          m6_symbols_refresh (self->symbols);
+          symbolize_new (self);
+          next_symbolize = now + SYMBOLIZE_NS;
+        }
+    }
+  drain_all (self);
+  symbolize_new (self);
+  return NULL;
+}
+
+M6Sampler *
+m6_sampler_start (gint       pid,
+                  guint      hz,
+                  M6Unwind   unwind,
+                  guint64    origin_ns,
+                  GError   **error)
+{
+  g_autoptr (M6Sampler) self = g_new0 (M6Sampler, 1);
+  int errsv;
+
+  g_return_val_if_fail (hz >= M6_SAMPLER_HZ_MIN && hz <= M6_SAMPLER_HZ_MAX, NULL);
+
+  self->pid = pid;
+  self->hz = hz;
+  self->unwind = unwind;
+  self->origin_ns = origin_ns;
+  self->targets = g_ptr_array_new_with_free_func (target_free);
+  self->by_tid = g_hash_table_new (g_int64_hash, g_int64_equal);
+  self->samples = m6_samples_new ();
+  self->samples->hz = hz;
+  self->addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->chain = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  errsv = scan_threads (self);
+  if (self->targets->len == 0)
+    {
+      g_autofree char *why = m6_sampler_explain (pid, errsv != 0 ? errsv : ESRCH);
+      g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (errsv != 0 ? errsv : ESRCH), why);
+      return NULL;
+    }
+  self->symbols = m6_symbols_new (pid);
+  self->thread = g_thread_new ("mach6-sampler", sampler_thread, self);
+  return g_steal_pointer (&self);
+}
+
+static void
+stop_thread (M6Sampler *self)
+{
+  if (self->thread == NULL)
+    return;
+  g_atomic_int_set (&self->stop, 1);
+  g_thread_join (self->thread);
+  self->thread = NULL;
+}
+
+M6Samples *
+m6_sampler_finish (M6Sampler *self)
+{
+  stop_thread (self);
+  g_ptr_array_set_size (self->targets, 0);
+
+  /* Addresses become symbol ids. */
+  M6Samples *samples = g_steal_pointer (&self->samples);
+  for (guint i = 0; i < self->addrs->len; i++)
+    {
+      const char *name = m6_symbols_lookup (self->symbols, g_array_index (self->addrs, guint64, i));
+      guint32 id = m6_samples_intern (samples, name);
+      g_array_append_val (samples->frames, id);
+    }
+  if (self->cs_refused)
+    samples->status = g_strdup_printf (_("the chains where threads blocked need "
+                                         "kernel.perf_event_paranoid at 1 or lower (it is %d), or root; "
+                                         "off-CPU times are recorded without them"),
+                                       read_int_file ("/proc/sys/kernel/perf_event_paranoid", -100));
+  return samples;
+}
+
+void
+m6_sampler_free (M6Sampler *self)
+{
+  if (self == NULL)
+    return;
+  stop_thread (self);
+  g_clear_pointer (&self->targets, g_ptr_array_unref);
+  g_clear_pointer (&self->by_tid, g_hash_table_unref);
+  g_clear_pointer (&self->samples, m6_samples_free);
+  g_clear_pointer (&self->addrs, g_array_unref);
+  g_clear_pointer (&self->chain, g_array_unref);
+  g_clear_pointer (&self->symbols, m6_symbols_free);
+  g_free (self->scratch);
+  g_free (self);
+}

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/* m6-samples.c — the samples' store, their capture records (20-24,
+ * docs/capture-format.md) written and read back, and `report --samples`:
+ * each sample placed under the scope open on its thread at its time. */
+#include "m6-samples.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "m6-capture-format.h"
+
+#define REC_THREAD   20u
+#define REC_SYMBOLS  21u
+#define REC_SAMPLES  22u
+#define REC_OFF_CPU  23u
+#define REC_STATUS   24u
+#define RECORD_FILL  (900u * 1024u)   /* start a new record past this */
+#define HEADER_SIZE  128u
+
+static void
+thread_free (gpointer data)
+{
+  M6SampleThread *t = data;
+
+  g_array_unref (t->samples);
+  g_array_unref (t->off_cpu);
+  g_free (t);
+}
+
+M6Samples *
+m6_samples_new (void)
+{
+  M6Samples *self = g_new0 (M6Samples, 1);
+
+  self->threads = g_ptr_array_new_with_free_func (thread_free);
+  self->frames = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->symbols = g_ptr_array_new_with_free_func (g_free);
+  self->symbol_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  m6_samples_intern (self, "[unknown]");
+  return self;
+}
+
+void
+m6_samples_free (M6Samples *self)
+{
+  if (self == NULL)
+    return;
+  g_ptr_array_unref (self->threads);
+  g_array_unref (self->frames);
+  g_hash_table_unref (self->symbol_ids);
+  g_ptr_array_unref (self->symbols);
+  g_free (self->status);
+  g_free (self);
+}
+
+guint32
+m6_samples_intern (M6Samples  *self,
+                   const char *name)
+{
+  gpointer hit = g_hash_table_lookup (self->symbol_ids, name);
+
+  if (hit != NULL)
+    return GPOINTER_TO_UINT (hit) - 1;
+  char *copy = g_strdup (name);
+  guint32 id = self->symbols->len;
+  g_ptr_array_add (self->symbols, copy);
+  g_hash_table_insert (self->symbol_ids, copy, GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+M6SampleThread *
+m6_samples_thread (M6Samples *self,
+                   guint64    tid)
+{
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      M6SampleThread *t = self->threads->pdata[i];
+      if (t->tid == tid)
+        return t;
+    }
+  M6SampleThread *t = g_new0 (M6SampleThread, 1);
+  t->tid = tid;
+  t->method = M6_UNWIND_FP;
+  t->samples = g_array_new (FALSE, FALSE, sizeof (M6Sample));
+  t->off_cpu = g_array_new (FALSE, FALSE, sizeof (M6OffCpu));
+  g_ptr_array_add (self->threads, t);
+  return t;
+}
+
+guint64
+m6_samples_count (M6Samples *self)
+{
+  guint64 n = 0;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    n += ((M6SampleThread *) self->threads->pdata[i])->samples->len;
+  return n;
+}
+
+/* --- records ------------------------------------------------------------- */
+
+static void
+put_i64 (GByteArray *out,
+         gint64      v)
+{
+  m6_put_u64 (out, (guint64) v);
+}
+
+static gboolean
+flush (GByteArray      *buf,
+       guint32          type,
+       M6CaptureWriter *writer,
+       GError         **error)
+{
+  gboolean ok = m6_capture_writer_append_record (writer, type, buf->data, buf->len, error);
+
+  g_byte_array_set_size (buf, 0);
+  return ok;
+}
+
+gboolean
+m6_samples_write (M6Samples       *self,
+                  M6CaptureWriter *writer,
+                  GError         **error)
+{
+  g_autoptr (GByteArray) buf = g_byte_array_new ();
+  const guint32 *frames = (const guint32 *) self->frames->data;
+
+  if (self->status != NULL)
+    {
+      g_byte_array_append (buf, (const guint8 *) self->status, (guint) strlen (self->status));
+      if (!flush (buf, REC_STATUS, writer, error))
+        return FALSE;
+    }
+
+  /* The symbol table, in pieces: u32 first id, u32 count, names. */
+  for (guint32 id = 0; id < self->symbols->len;)
+    {
+      guint32 first = id, count = 0;
+      m6_put_u32 (buf, first);
+      m6_put_u32 (buf, 0);
+      while (id < self->symbols->len && buf->len < RECORD_FILL)
+        {
+          const char *name = self->symbols->pdata[id];
+          guint32 len = (guint32) MIN (strlen (name), 4096u);
+          m6_put_u32 (buf, len);
+          g_byte_array_append (buf, (const guint8 *) name, len);
+          id++, count++;
+        }
+      m6_set_u32 (buf->data + 4, count);
+      if (!flush (buf, REC_SYMBOLS, writer, error))
+        return FALSE;
+    }
+
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      M6SampleThread *t = self->threads->pdata[i];
+
+      m6_put_u64 (buf, t->tid);
+      m6_put_u32 (buf, t->method);
+      m6_put_u32 (buf, self->hz);
+      m6_put_u64 (buf, t->samples->len);
+      m6_put_u64 (buf, t->lost);
+      m6_put_u64 (buf, t->off_cpu->len);
+      if (!flush (buf, REC_THREAD, writer, error))
+        return FALSE;
+
+      for (guint k = 0; k < t->samples->len;)
+        {
+          guint32 count = 0;
+          m6_put_u64 (buf, t->tid);
+          m6_put_u32 (buf, 0);
+          while (k < t->samples->len && buf->len < RECORD_FILL)
+            {
+              const M6Sample *s = &g_array_index (t->samples, M6Sample, k);
+              put_i64 (buf, s->t_ns);
+              m6_put_u32 (buf, s->depth);
+              for (guint32 d = 0; d < s->depth; d++)
+                m6_put_u32 (buf, frames[s->first + d]);
+              k++, count++;
+            }
+          m6_set_u32 (buf->data + 8, count);
+          if (!flush (buf, REC_SAMPLES, writer, error))
+            return FALSE;
+        }
+      for (guint k = 0; k < t->off_cpu->len;)
+        {
+          guint32 count = 0;
+          m6_put_u64 (buf, t->tid);
+          m6_put_u32 (buf, 0);
+          while (k < t->off_cpu->len && buf->len < RECORD_FILL)
+            {
+              const M6OffCpu *s = &g_array_index (t->off_cpu, M6OffCpu, k);
+              put_i64 (buf, s->t_out);
+              put_i64 (buf, s->t_in);
+              m6_put_u32 (buf, s->depth);
+              for (guint32 d = 0; d < s->depth; d++)
+                m6_put_u32 (buf, frames[s->first + d]);
+              k++, count++;
+            }
+          m6_set_u32 (buf->data + 8, count);
+          if (!flush (buf, REC_OFF_CPU, writer, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  const char *path;
+  guint64     offset;
+  const char *name;
+} Where;
+
+static gboolean
+bad (GError     **error,
+     const Where *w,
+     const char  *what)
+{
+  g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+               _("%s: the %s record at byte %llu is damaged: %s"),
+               w->path, w->name, (unsigned long long) w->offset, what);
+  return FALSE;
+}
+
+/* Frames: @depth u32 ids at @p (checked against the table). */
+static gboolean
+read_frames (M6Samples    *self,
+             const guint8 *p,
+             const guint8 *end,
+             guint32       depth,
+             guint32      *first,
+             const Where  *w,
+             GError      **error)
+{
+  if ((guint64) (end - p) < (guint64) depth * 4)
+    return bad (error, w, _("a chain runs past its end"));
+  *first = self->frames->len;
+  for (guint32 d = 0; d < depth; d++)
+    {
+      guint32 id = m6_get_u32 (p + 4 * d);
+      if (id >= self->symbols->len)
+        return bad (error, w, _("a chain names a symbol that is not in the table"));
+      g_array_append_val (self->frames, id);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_record (M6Samples    *self,
+             guint32       type,
+             const guint8 *p,
+             guint32       length,
+             const Where  *w,
+             GError      **error)
+{
+  const guint8 *end = p + length;
+
+  switch (type)
+    {
+    case REC_STATUS:
+      g_free (self->status);
+      self->status = g_strndup ((const char *) p, length);
+      return TRUE;
+
+    case REC_SYMBOLS:
+      {
+        if (length < 8)
+          return bad (error, w, _("too short"));
+        guint32 first = m6_get_u32 (p), count = m6_get_u32 (p + 4);
+        p += 8;
+        for (guint32 i = 0; i < count; i++)
+          {
+            if (end - p < 4 || (guint64) (end - p - 4) < m6_get_u32 (p))
+              return bad (error, w, _("a name runs past its end"));
+            guint32 len = m6_get_u32 (p);
+            g_autofree char *name = g_strndup ((const char *) p + 4, len);
+            p += 4 + len;
+            if (first + i == 0)
+              continue;   /* "[unknown]", always there */
+            if (first + i != self->symbols->len)
+              return bad (error, w, _("symbol ids out of order"));
+            /* Ids are positions: a repeated name still takes its own. */
+            char *copy = g_steal_pointer (&name);
+            g_ptr_array_add (self->symbols, copy);
+            g_hash_table_insert (self->symbol_ids, copy, GUINT_TO_POINTER (self->symbols->len));
+          }
+        return TRUE;
+      }
+
+    case REC_THREAD:
+      {
+        if (length < 40)
+          return bad (error, w, _("too short"));
+        M6SampleThread *t = m6_samples_thread (self, m6_get_u64 (p));
+        guint32 method = m6_get_u32 (p + 8);
+        t->method = method == M6_UNWIND_DWARF ? M6_UNWIND_DWARF
+                  : method == M6_UNWIND_FP ? M6_UNWIND_FP : M6_UNWIND_AUTO;
+        self->hz = m6_get_u32 (p + 12);
+        t->lost = m6_get_u64 (p + 24);
+        return TRUE;
+      }
+
+    case REC_SAMPLES:
+    case REC_OFF_CPU:
+      {
+        if (length < 12)
+          return bad (error, w, _("too short"));
+        M6SampleThread *t = m6_samples_thread (self, m6_get_u64 (p));
+        guint32 count = m6_get_u32 (p + 8);
+        gsize fixed = type == REC_SAMPLES ? 12 : 20;
+        p += 12;
+        for (guint32 i = 0; i < count; i++)
+          {
+            if ((gsize) (end - p) < fixed)
+              return bad (error, w, _("its count runs past its end"));
+            guint32 depth = m6_get_u32 (p + fixed - 4), first = 0;
+            if (!read_frames (self, p + fixed, end, depth, &first, w, error))
+              return FALSE;
+            if (type == REC_SAMPLES)
+              {
+                M6Sample s = { (gint64) m6_get_u64 (p), first, depth };
+                g_array_append_val (t->samples, s);
+              }
+            else
+              {
+                M6OffCpu s = { (gint64) m6_get_u64 (p), (gint64) m6_get_u64 (p + 8), first, depth };
+                g_array_append_val (t->off_cpu, s);
+              }
+            p += fixed + 4 * (gsize) depth;
+          }
+        return TRUE;
+      }
+
+    default:
+      return TRUE;   /* 25-29: reserved, skipped */
+    }
+}
+
+M6Samples *
+m6_samples_load (const char  *path,
+                 GError     **error)
+{
+  g_autoptr (GMappedFile) file = g_mapped_file_new (path, FALSE, error);
+  g_autoptr (M6Samples) self = NULL;
+
+  if (file == NULL)
+    return NULL;
+  const guint8 *data = (const guint8 *) g_mapped_file_get_contents (file);
+  gsize size = g_mapped_file_get_length (file);
+  if (size < HEADER_SIZE || memcmp (data, "MACH6CAP", 8) != 0)
+    {
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_NOT_CAPTURE,
+                   _("%s is not a mach6 capture"), path);
+      return NULL;
+    }
+  self = m6_samples_new ();
+  /* Records: u32 type, u32 length, u32 CRC, payload. The session's loader
+   * checks the others; a cut-off tail ends the walk. */
+  for (gsize off = HEADER_SIZE; off + 12 <= size;)
+    {
+      guint32 type = m6_get_u32 (data + off), length = m6_get_u32 (data + off + 4);
+      if (length > M6_CAPTURE_RECORD_MAX || length > size - off - 12)
+        break;
+      if (type >= M6_CAPTURE_RECORD_SAMPLES_FIRST && type <= M6_CAPTURE_RECORD_SAMPLES_LAST)
+        {
+          Where w = { path, off, m6_capture_record_type_name (type) };
+          m6_capture_crc_init ();
+          guint32 crc = m6_capture_crc (0, data + off, 8);
+          crc = m6_capture_crc (crc, data + off + 12, length);
+          if (crc != m6_get_u32 (data + off + 8))
+            {
+              bad (error, &w, _("its CRC does not match"));
+              return NULL;
+            }
+          if (!read_record (self, type, data + off + 12, length, &w, error))
+            return NULL;
+        }
+      if (type == M6_CAPTURE_RECORD_END)
+        break;
+      off += 12 + length;
+    }
+  return g_steal_pointer (&self);
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* m6-samples.h — call-stack samples and off-CPU spans of a recorded
+ * process (core/sampling): what the sampler collected, symbolized, as it
+ * is stored in a capture's records 20-29 (docs/capture-format.md) and
+ * read back, and placed under the scope open on its thread at its time.
+ * docs/sampling.md describes the design. */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "m6-capture.h"
+#include "m6-session.h"
+
+G_BEGIN_DECLS
+
+/* How a thread's call chains were taken. */
+typedef enum
+{
+  M6_UNWIND_AUTO = 0,    /* a request only: frame pointers unless they fail */
+  M6_UNWIND_FP = 1,      /* the kernel walked the frame pointers */
+  M6_UNWIND_DWARF = 2,   /* a copy of the user stack unwound with libdwfl */
+} M6Unwind;
+
+const char *m6_unwind_name (M6Unwind unwind);   /* "auto", "fp", "dwarf" */
+gboolean    m6_unwind_parse (const char *text,
+                             M6Unwind   *unwind);
+
+typedef struct
+{
+  gint64  t_ns;     /* session time */
+  guint32 first;    /* its frames: M6Samples.frames[first .. first + depth), leaf first */
+  guint32 depth;
+} M6Sample;
+
+typedef struct
+{
+  gint64  t_out;    /* session time it left the CPU */
+  gint64  t_in;     /* and came back */
+  guint32 first;    /* the chain where it blocked (may be empty) */
+  guint32 depth;
+} M6OffCpu;
+
+typedef struct
+{
+  guint64  tid;
+  M6Unwind method;
+  guint64  lost;       /* samples the kernel could not hand over (ring full) */
+  GArray  *samples;    /* M6Sample, in time order */
+  GArray  *off_cpu;    /* M6OffCpu, in time order */
+} M6SampleThread;
+
+typedef struct
+{
+  guint32    hz;
+  char      *status;     /* why a sampler could not be opened, or NULL */
+  GPtrArray *threads;    /* M6SampleThread */
+  GArray    *frames;     /* guint32 symbol ids */
+  GPtrArray *symbols;    /* char *: id -> name; 0 is "[unknown]" */
+  GHashTable *symbol_ids; /* name -> id + 1 */
+} M6Samples;
+
+M6Samples      *m6_samples_new          (void);
+void            m6_samples_free         (M6Samples  *self);
+guint32         m6_samples_intern       (M6Samples  *self,
+                                         const char *name);
+M6SampleThread *m6_samples_thread       (M6Samples  *self,
+                                         guint64     tid);
+guint64         m6_samples_count        (M6Samples  *self);
+
+/* Write them as records 20-24 through @writer (the recording's lock held). */
+gboolean        m6_samples_write        (M6Samples       *self,
+                                         M6CaptureWriter *writer,
+                                         GError         **error);
+
+/* The samples of capture @path (empty if it has none), with a sentence
+ * naming the file and record for a bad one. */
+M6Samples      *m6_samples_load         (const char  *path,
+                                         GError     **error);
+
+/* `report --samples`: @path's session with its samples under its scopes,
+ * as a table or as JSON (docs/sampling.md). */
+char           *m6_samples_report       (const char  *path,
+                                         gboolean     json,
+                                         GError     **error);
+
+/* What m6_samples_report() gives, as a JSON tree. */
+JsonNode       *m6_samples_scopes_json  (M6Session   *session,
+                                         GPtrArray   *thread_events,
+                                         M6Samples   *samples);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6Samples, m6_samples_free)
+
+G_END_DECLS
