@@ -8,6 +8,7 @@
 #include "m6-session-private.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 /* Sums of a hostile stream may wrap (see m6-tree.c): so do these. */
 static inline gint64
@@ -128,6 +129,113 @@ m6_ledger_check_tree (M6Tree        *tree,
 
 /* --- find the leak ------------------------------------------------------ */
 
+/* One flow of a scope's ledger during the descent: a part (or what a
+ * freeing flow outside the scope took of it), with what is left of it
+ * once opposite flows are set aside. */
+typedef struct
+{
+  M6LedgerPartKind  kind;
+  const M6Node     *node;     /* the child, or the scope whose part it is */
+  gint64            bytes;
+  gint64            left;
+} Flow;
+
+/* @bytes of flow @kept set against flow @by. */
+typedef struct
+{
+  guint  kept;
+  guint  by;
+  gint64 bytes;
+} SetAside;
+
+static void
+add_churn (M6Leak     *leak,
+           const Flow *kept,
+           const Flow *by,
+           gint64      bytes)
+{
+  M6LeakChurn churn = { kept->kind, kept->node, by->kind, by->node, bytes };
+  guint at = leak->n_churn;
+
+  /* Name the scope that allocates it: down through children that hold
+   * all of it (update › fx › particles, not update). */
+  if (kept->kind == M6_LEDGER_PART_CHILD)
+    for (const M6Node *n = kept->node; n != NULL;)
+      {
+        const M6Node *holder = NULL;
+        for (const M6Node *c = n->first_child; c != NULL; c = c->next_sibling)
+          if (c->mem_sum >= bytes && (holder == NULL || c->mem_sum > holder->mem_sum))
+            holder = c;
+        if (holder == NULL)
+          break;
+        churn.node = n = holder;
+      }
+
+  /* Keep the largest, largest first. */
+  while (at > 0 && leak->churn[at - 1].bytes < bytes)
+    at--;
+  if (at >= M6_LEAK_MAX_CHURN)
+    return;
+  guint n = MIN (leak->n_churn + 1, M6_LEAK_MAX_CHURN);
+  memmove (&leak->churn[at + 1], &leak->churn[at], (n - 1 - at) * sizeof churn);
+  leak->churn[at] = churn;
+  leak->n_churn = n;
+}
+
+/* Set each negative flow of @flows against the positive flow closest to it
+ * in size (then the next closest, while it lasts). Records which positive
+ * flow each negative one cancelled most of in @cancelled_by (an index into
+ * @flows, or -1) and adds what was set aside to @pending. */
+static void
+set_aside (GArray *flows,
+           gint   *cancelled_by,
+           GArray *pending)
+{
+  for (;;)
+    {
+      /* The largest negative flow still open. */
+      gint neg = -1;
+      for (guint i = 0; i < flows->len; i++)
+        {
+          const Flow *f = &g_array_index (flows, Flow, i);
+          if (f->left < 0 && (neg < 0 || f->left < g_array_index (flows, Flow, neg).left))
+            neg = (gint) i;
+        }
+      if (neg < 0)
+        return;
+      Flow *n = &g_array_index (flows, Flow, neg);
+      gint64 need = -n->left;
+
+      gint pos = -1;
+      gint64 best_gap = 0;
+      for (guint i = 0; i < flows->len; i++)
+        {
+          const Flow *f = &g_array_index (flows, Flow, i);
+          if (f->left <= 0)
+            continue;
+          gint64 gap = f->left > need ? f->left - need : need - f->left;
+          if (pos < 0 || gap < best_gap)
+            {
+              pos = (gint) i;
+              best_gap = gap;
+            }
+        }
+      if (pos < 0)
+        {
+          n->left = 0;   /* nothing left to free: it shrinks the whole */
+          continue;
+        }
+      Flow *p = &g_array_index (flows, Flow, pos);
+      gint64 x = MIN (p->left, need);
+      p->left -= x;
+      n->left += x;
+      if (cancelled_by[pos] < 0)
+        cancelled_by[pos] = neg;
+      SetAside pair = { (guint) pos, (guint) neg, x };
+      g_array_append_val (pending, pair);
+    }
+}
+
 void
 m6_ledger_find_leak (M6Tree *tree,
                      M6Leak *leak)
@@ -154,39 +262,80 @@ m6_ledger_find_leak (M6Tree *tree,
     return;
 
   const M6Node *node = top;
+  Flow outside = { 0 };        /* what a flow beyond @node frees of it */
+  gint64 outside_bytes = 0;
+  g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (Flow));
+  g_autoptr (GArray) pending = g_array_new (FALSE, FALSE, sizeof (SetAside));
+
   for (;;)
     {
       g_autoptr (M6Ledger) ledger = m6_ledger_new (tree, node);
-      const M6LedgerPart *best = NULL;
 
-      /* The largest positive part carries the growth; on a tie the scope's
-       * own part wins, so the descent stops where the bytes are kept. */
+      g_array_set_size (flows, 0);
+      g_array_set_size (pending, 0);
       for (guint i = 0; i < ledger->parts->len; i++)
         {
           const M6LedgerPart *part = &g_array_index (ledger->parts, M6LedgerPart, i);
-
-          if (part->kind == M6_LEDGER_PART_OPEN || part->kind == M6_LEDGER_PART_LOST || part->bytes <= 0)
+          if (part->kind == M6_LEDGER_PART_OPEN || part->kind == M6_LEDGER_PART_LOST || part->bytes == 0)
             continue;
-          if (best == NULL || part->bytes > best->bytes
-              || (part->bytes == best->bytes && part->kind != M6_LEDGER_PART_CHILD))
-            best = part;
+          Flow f = { part->kind, part->kind == M6_LEDGER_PART_CHILD ? part->node : node, part->bytes, part->bytes };
+          g_array_append_val (flows, f);
+        }
+      if (outside_bytes > 0)
+        {
+          Flow f = { outside.kind, outside.node, -outside_bytes, -outside_bytes };
+          g_array_append_val (flows, f);
         }
 
-      if (best == NULL || best->kind == M6_LEDGER_PART_SELF)
+      g_autofree gint *cancelled_by = g_new (gint, flows->len + 1);
+      for (guint i = 0; i < flows->len; i++)
+        cancelled_by[i] = -1;
+      set_aside (flows, cancelled_by, pending);
+
+      /* The largest flow left carries the growth; on a tie a child loses
+       * to self, and self to between frames, so the descent stops where
+       * the bytes are kept. */
+      gint best = -1;
+      for (guint i = 0; i < flows->len; i++)
+        {
+          const Flow *f = &g_array_index (flows, Flow, i);
+          if (f->left <= 0)
+            continue;
+          if (best < 0 || f->left > g_array_index (flows, Flow, best).left
+              || (f->left == g_array_index (flows, Flow, best).left && f->kind != M6_LEDGER_PART_CHILD))
+            best = (gint) i;
+        }
+
+      /* What was set aside here is churn, unless it is the child the
+       * descent enters: its own ledger says which of its parts is freed. */
+      for (guint i = 0; i < pending->len; i++)
+        {
+          const SetAside *pair = &g_array_index (pending, SetAside, i);
+          const Flow *kept = &g_array_index (flows, Flow, pair->kept);
+          if ((gint) pair->kept == best && kept->kind == M6_LEDGER_PART_CHILD)
+            continue;
+          add_churn (leak, kept, &g_array_index (flows, Flow, pair->by), pair->bytes);
+        }
+
+      const Flow *b = best >= 0 ? &g_array_index (flows, Flow, best) : NULL;
+      if (b == NULL || b->kind == M6_LEDGER_PART_SELF)
         {
           leak->kind = M6_LEAK_SELF;
           leak->culprit = node;
-          leak->bytes = m6_ledger_get_part (ledger, M6_LEDGER_PART_SELF);
+          leak->bytes = b != NULL ? b->left : 0;
           return;
         }
-      if (best->kind == M6_LEDGER_PART_BETWEEN)
+      if (b->kind == M6_LEDGER_PART_BETWEEN)
         {
           leak->kind = M6_LEAK_BETWEEN;
           leak->culprit = node;
-          leak->bytes = best->bytes;
+          leak->bytes = b->left;
           return;
         }
-      node = best->node;
+      outside_bytes = b->bytes - b->left;
+      if (outside_bytes > 0)
+        outside = g_array_index (flows, Flow, cancelled_by[best]);
+      node = b->node;
     }
 }
 
@@ -222,13 +371,25 @@ kb_per_frame (gint64  bytes,
   return g_strdup_printf (_("%+.2f KB/frame"), kb);
 }
 
-char *
-m6_leak_describe (M6Tree       *tree,
-                  const M6Leak *leak)
+/* "particles", "world itself", "between frames": one flow of a churn. */
+static char *
+flow_name (M6Tree           *tree,
+           M6LedgerPartKind  kind,
+           const M6Node     *node)
 {
-  if (leak->kind == M6_LEAK_NONE)
-    return g_strdup (_("No drift: allocations are reclaimed between frames."));
+  if (kind == M6_LEDGER_PART_BETWEEN)
+    return g_strdup (_("the time between frames"));
+  g_autofree char *path = path_from (tree, node, node->depth > 1 ? 2 : 1);
+  if (kind == M6_LEDGER_PART_SELF)
+    /* Translators: the part a scope allocates outside its children, e.g. "world itself" */
+    return g_strdup_printf (_("%s itself"), path);
+  return g_steal_pointer (&path);
+}
 
+static char *
+describe_main (M6Tree       *tree,
+               const M6Leak *leak)
+{
   g_autofree char *top = m6_ledger_node_path (tree, leak->top);
   g_autofree char *drift = kb_per_frame (leak->top_bytes, leak->frames);
   g_autofree char *part = kb_per_frame (leak->bytes, leak->frames);
@@ -247,6 +408,35 @@ m6_leak_describe (M6Tree       *tree,
   /* Translators: "ai › remember: +4.01 KB/frame of the frame’s +4.01 KB/frame drift, …" */
   return g_strdup_printf (_("%s: %s of the %s’s %s drift, allocated in the scope itself"),
                           path, part, top, drift);
+}
+
+char *
+m6_leak_describe (M6Tree       *tree,
+                  const M6Leak *leak)
+{
+  if (leak->kind == M6_LEAK_NONE)
+    return g_strdup (_("No drift: allocations are reclaimed between frames."));
+
+  g_autofree char *answer = describe_main (tree, leak);
+  /* Churn below a byte a frame says nothing to a reader. */
+  g_autoptr (GString) churn = g_string_new (NULL);
+  for (guint i = 0; i < leak->n_churn; i++)
+    {
+      const M6LeakChurn *c = &leak->churn[i];
+      if (leak->frames == 0 || c->bytes < (gint64) leak->frames)
+        continue;
+      g_autofree char *kept = flow_name (tree, c->kind, c->node);
+      g_autofree char *by = flow_name (tree, c->by_kind, c->by_node);
+      g_autofree char *rate = kb_per_frame (c->bytes, leak->frames);
+      if (churn->len > 0)
+        g_string_append (churn, _(", "));
+      /* Translators: one flow set aside, e.g. "particles +256.00 KB/frame, freed by cleanup" */
+      g_string_append_printf (churn, _("%s %s, freed by %s"), kept, rate, by);
+    }
+  if (churn->len == 0)
+    return g_steal_pointer (&answer);
+  /* Translators: the answer, then the flows that cancel: "…; set aside as churn: particles +256.00 KB/frame, freed by cleanup" */
+  return g_strdup_printf (_("%s; set aside as churn: %s"), answer, churn->str);
 }
 
 /* --- JSON --------------------------------------------------------------- */
@@ -333,6 +523,22 @@ add_ledger (JsonBuilder    *builder,
   json_builder_end_object (builder);
 }
 
+/* A churn's flow: its kind, and the path of the child (or of the scope
+ * whose self or between-frames part it is). */
+static void
+add_flow (JsonBuilder      *builder,
+          M6Tree           *tree,
+          const char       *kind_member,
+          const char       *path_member,
+          M6LedgerPartKind  kind,
+          const M6Node     *node)
+{
+  json_builder_set_member_name (builder, kind_member);
+  json_builder_add_string_value (builder, part_kind_name (kind));
+  json_builder_set_member_name (builder, path_member);
+  add_path (builder, tree, node);
+}
+
 static void
 add_leak (JsonBuilder *builder,
           M6Tree      *tree)
@@ -369,6 +575,21 @@ add_leak (JsonBuilder *builder,
       json_builder_set_member_name (builder, "rate");
       json_builder_add_double_value (builder, per_frame_kb (leak.bytes, leak.frames));
     }
+  json_builder_set_member_name (builder, "churn");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < leak.n_churn; i++)
+    {
+      const M6LeakChurn *c = &leak.churn[i];
+      json_builder_begin_object (builder);
+      add_flow (builder, tree, "kind", "path", c->kind, c->node);
+      add_flow (builder, tree, "freed_by", "freed_by_path", c->by_kind, c->by_node);
+      json_builder_set_member_name (builder, "bytes");
+      json_builder_add_int_value (builder, c->bytes);
+      json_builder_set_member_name (builder, "rate");
+      json_builder_add_double_value (builder, per_frame_kb (c->bytes, leak.frames));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
   json_builder_set_member_name (builder, "sentence");
   json_builder_add_string_value (builder, sentence);
   json_builder_end_object (builder);

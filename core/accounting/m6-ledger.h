@@ -68,6 +68,21 @@ typedef enum
   M6_LEAK_BETWEEN,    /* the growth happens between frames, in no scope */
 } M6LeakKind;
 
+/* A flow set aside as churn: part of @kind/@node (a child's ΣD; for SELF
+ * and BETWEEN, the scope whose own or between-frames part it is) of which
+ * @bytes are freed by the opposite flow @by_kind/@by_node, described the
+ * same way. */
+typedef struct
+{
+  M6LedgerPartKind  kind;
+  const M6Node     *node;
+  M6LedgerPartKind  by_kind;
+  const M6Node     *by_node;
+  gint64            bytes;
+} M6LeakChurn;
+
+#define M6_LEAK_MAX_CHURN 4
+
 /* The answer of "find the leak". */
 typedef struct
 {
@@ -75,13 +90,19 @@ typedef struct
   const M6Node *top;        /* the top-level scope with the largest drift */
   const M6Node *culprit;    /* where the descent stopped (the top for BETWEEN) */
   gint64        top_bytes;  /* the top's drift over the window */
-  gint64        bytes;      /* the culprit's own part (or between frames) */
+  gint64        bytes;      /* what the culprit keeps once churn is set aside */
   guint64       frames;
+  guint         n_churn;    /* the largest flows set aside, largest first */
+  M6LeakChurn   churn[M6_LEAK_MAX_CHURN];
 } M6Leak;
 
 /* From the top-level scope whose drift grows most, descend along the part
- * that carries the growth (the largest positive one) until the scope's own
- * part is that part. */
+ * that carries the growth until the scope's own part (or between frames)
+ * is that part. At each scope, flows that cancel are set aside first:
+ * every negative part (and what a freeing flow outside the scope took of
+ * it) is matched against the positive part closest to it in size, so that
+ * a scope allocating what a later sibling, a parent's later child or the
+ * time between frames frees is churn, not the keeper (docs/ledger.md). */
 void        m6_ledger_find_leak   (M6Tree         *tree,
                                    M6Leak         *leak);
 /* "frame › ai › remember": the label path of @node. */

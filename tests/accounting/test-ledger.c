@@ -296,6 +296,171 @@ test_leak_in_top_level_self (void)
   g_assert_cmpstr (text, ==, "frame: +1.00 KB/frame of its +1.00 KB/frame drift, allocated in the scope itself, outside its children");
 }
 
+/* --- churn: what a later scope frees is not kept ------------------------ */
+
+enum { CHURN_SIBLING, CHURN_PARENTS_CHILD, CHURN_BETWEEN, CHURN_DEEP_SIBLING };
+
+#define CHURN_FRAMES 50
+#define CHURN_BYTES  (256 * 1024)
+#define LEAK_BYTES   3072
+
+static void
+play_cache_leak (Script *s)
+{
+  mark (s, "zone");
+  mark (s, "cell");
+  mark (s, "cache");
+  s->heap += LEAK_BYTES;
+  done (s);
+  done (s);
+  done (s);
+}
+
+/* A 3 KB/frame leak in world › zone › cell › cache beside a scope that
+ * allocates 256 KB a frame that something later frees: a later sibling
+ * (cleanup), a later child of a parent (cleanup under the frame while the
+ * allocation is two levels down), the time between frames (a collector),
+ * or a sibling three levels down. */
+static void
+play_churn (Script *s,
+            int     how)
+{
+  for (int f = 0; f < CHURN_FRAMES; f++)
+    {
+      mark (s, "frame");
+      if (how == CHURN_DEEP_SIBLING)
+        {
+          mark (s, "world");
+          play_cache_leak (s);
+          mark (s, "particles");
+          s->heap += CHURN_BYTES;
+          done (s);
+          mark (s, "cleanup");
+          s->heap -= CHURN_BYTES;
+          done (s);
+          done (s);
+          done (s);
+          continue;
+        }
+      if (how == CHURN_PARENTS_CHILD)
+        {
+          mark (s, "update");
+          mark (s, "fx");
+        }
+      mark (s, "particles");
+      s->heap += CHURN_BYTES;
+      done (s);
+      if (how == CHURN_PARENTS_CHILD)
+        {
+          done (s);
+          done (s);
+        }
+      mark (s, "world");
+      play_cache_leak (s);
+      done (s);
+      if (how != CHURN_BETWEEN)
+        {
+          mark (s, "cleanup");
+          s->heap -= CHURN_BYTES;
+          done (s);
+        }
+      done (s);
+      if (how == CHURN_BETWEEN)
+        s->heap -= CHURN_BYTES;
+    }
+  mark (s, "frame");   /* the drift is read at the next mark */
+}
+
+static void
+test_churn (gconstpointer data)
+{
+  int how = GPOINTER_TO_INT (data);
+  static const char *const particles[] = {
+    [CHURN_SIBLING] = "frame/particles", [CHURN_PARENTS_CHILD] = "frame/update/fx/particles",
+    [CHURN_BETWEEN] = "frame/particles", [CHURN_DEEP_SIBLING] = "frame/world/particles",
+  };
+  static const char *const cache[] = {
+    [CHURN_SIBLING] = "frame/world/zone/cell/cache", [CHURN_PARENTS_CHILD] = "frame/world/zone/cell/cache",
+    [CHURN_BETWEEN] = "frame/world/zone/cell/cache", [CHURN_DEEP_SIBLING] = "frame/world/zone/cell/cache",
+  };
+  static const char *const cleanup[] = {
+    [CHURN_SIBLING] = "frame/cleanup", [CHURN_PARENTS_CHILD] = "frame/cleanup",
+    [CHURN_BETWEEN] = NULL, [CHURN_DEEP_SIBLING] = "frame/world/cleanup",
+  };
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+  Script s = { tree, 0, 1 << 20 };
+  M6Leak leak;
+
+  play_churn (&s, how);
+  assert_tree_closes (tree, "churn");
+  m6_ledger_find_leak (tree, &leak);
+  g_autofree char *text = m6_leak_describe (tree, &leak);
+  g_test_message ("%s", text);
+
+  g_assert_cmpint (leak.kind, ==, M6_LEAK_SELF);
+  g_assert_true (leak.culprit == m6_tree_find_path (tree, cache[how]));
+  g_assert_cmpint (leak.bytes, ==, CHURN_FRAMES * LEAK_BYTES);
+  g_assert_cmpint (leak.top_bytes, ==, CHURN_FRAMES * LEAK_BYTES);
+  /* Never a part larger than the drift it explains. */
+  g_assert_cmpint (leak.bytes, <=, leak.top_bytes);
+
+  /* The allocation is named as churn, with what frees it. */
+  g_assert_cmpuint (leak.n_churn, >=, 1);
+  const M6LeakChurn *c = &leak.churn[0];
+  g_assert_cmpint (c->bytes, ==, (gint64) CHURN_FRAMES * CHURN_BYTES);
+  g_assert_true (c->node == m6_tree_find_path (tree, particles[how]));
+  if (cleanup[how] != NULL)
+    {
+      g_assert_cmpint (c->by_kind, ==, M6_LEDGER_PART_CHILD);
+      g_assert_true (c->by_node == m6_tree_find_path (tree, cleanup[how]));
+    }
+  else
+    {
+      g_assert_cmpint (c->by_kind, ==, M6_LEDGER_PART_BETWEEN);
+      g_assert_true (c->by_node == m6_tree_find_path (tree, "frame"));
+    }
+  /* 51 frames: the last one is open. */
+  g_autofree char *expected = g_strdup_printf ("world › zone › cell › cache: +2.94 KB/frame of the frame’s +2.94 KB/frame drift, "
+                                               "allocated in the scope itself; set aside as churn: %s +250.98 KB/frame, freed by %s",
+                                               how == CHURN_PARENTS_CHILD ? "update › fx › particles"
+                                               : how == CHURN_DEEP_SIBLING ? "world › particles" : "particles",
+                                               how == CHURN_BETWEEN ? "the time between frames"
+                                               : how == CHURN_DEEP_SIBLING ? "world › cleanup" : "cleanup");
+  g_assert_cmpstr (text, ==, expected);
+}
+
+/* The worked example of docs/accounting.md: physics allocates 768 bytes
+ * of which the frame itself frees 600; what physics keeps (168) is named,
+ * never more than the frame's drift (280). */
+static void
+test_part_never_above_drift (void)
+{
+  g_autoptr (M6Tree) tree = m6_tree_new (NULL);
+  Script s = { tree, 0, 1000 };
+  M6Leak leak;
+
+  for (int f = 0; f < 3; f++)
+    {
+      mark (&s, "frame");
+      mark (&s, "physics");
+      s.heap += 256;
+      done (&s);
+      mark (&s, "ai");
+      s.heap += 32;
+      done (&s);
+      s.heap -= 200;
+      done (&s);
+    }
+  mark (&s, "frame");
+  m6_ledger_find_leak (tree, &leak);
+  g_autofree char *text = m6_leak_describe (tree, &leak);
+  g_test_message ("%s", text);
+  g_assert_cmpint (leak.top_bytes, ==, 3 * 88);
+  g_assert_true (leak.culprit == m6_tree_find_path (tree, "frame/physics"));
+  g_assert_cmpint (leak.bytes, <=, leak.top_bytes);
+  g_assert_cmpint (leak.bytes, ==, 3 * 56);
+}
+
 /* ".rate" keys divide by the thread's frames: all its top-level marks,
  * whatever their label. */
 static void
@@ -331,5 +496,10 @@ main (int    argc,
   g_test_add_func ("/core/ledger/leak-between-frames", test_leak_between_frames);
   g_test_add_func ("/core/ledger/leak-in-top-level-self", test_leak_in_top_level_self);
   g_test_add_func ("/core/ledger/rates-per-thread-frame", test_rates_per_thread_frame);
+  g_test_add_data_func ("/core/ledger/churn/later-sibling", GINT_TO_POINTER (CHURN_SIBLING), test_churn);
+  g_test_add_data_func ("/core/ledger/churn/parents-later-child", GINT_TO_POINTER (CHURN_PARENTS_CHILD), test_churn);
+  g_test_add_data_func ("/core/ledger/churn/between-frames", GINT_TO_POINTER (CHURN_BETWEEN), test_churn);
+  g_test_add_data_func ("/core/ledger/churn/deep-sibling", GINT_TO_POINTER (CHURN_DEEP_SIBLING), test_churn);
+  g_test_add_func ("/core/ledger/part-never-above-drift", test_part_never_above_drift);
   return g_test_run ();
 }
