@@ -4,7 +4,9 @@
  * threads of a session with four labels. After it, every tree must be
  * balanced within M6_MAX_DEPTH, every node must keep the telescoping
  * identity mem.net == h_last - h_first (in two's complement), counts must
- * add up, and the payload must be written without undefined behaviour. */
+ * add up, and the payload must be written without undefined behaviour.
+ * The trees have a node budget of 8 (docs/accounting.md#the-node-budget),
+ * so deeper or wider streams go through (other) and its folded calls. */
 #include <stdint.h>
 #include <string.h>
 
@@ -32,6 +34,8 @@ check_tree (M6Thread *thread)
         abort ();
       if (node->count > node->opens || node->depth > M6_MAX_DEPTH)
         abort ();
+      if (m6_node_is_other (node) && node->first_child != NULL)
+        abort ();
       if (node->count > 0 && (node->mem_min > node->mem_max || node->time_min > node->time_max))
         abort ();
       m6_node_stats_compute (tree, node, &stats);
@@ -56,6 +60,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       g_snprintf (label, sizeof label, "l%u", i);
       m6_session_intern_label (session, label, -1);
     }
+  m6_session_set_max_nodes (session, 8);
   for (guint i = 0; i < 3; i++)
     threads[i] = m6_session_add_thread (session, 100 + i, "t");
 
@@ -98,6 +103,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
           || m6_thread_get_n_events (t) + m6_thread_get_skipped (t) + m6_thread_get_rejected (t) != given[i])
         abort ();
       check_tree (t);
+      M6Tree *tree = m6_thread_get_tree (t);
+      guint others = 0;
+      for (guint id = 0; id < m6_tree_get_n_nodes (tree); id++)
+        others += m6_node_is_other (m6_tree_get_node (tree, id));
+      if (m6_tree_get_n_nodes (tree) - others > 8)
+        abort ();
     }
   return 0;
 }
