@@ -75,6 +75,7 @@ struct _M6Sampler
   GArray      *addrs;       /* guint64, M6Sample/M6OffCpu first/depth index it */
   M6Symbols   *symbols;
   gsize        symbolized;  /* addrs[0 .. symbolized) are resolved */
+  gint64       symbolize_ns; /* the sampler thread's time resolving them */
   guint8      *scratch;     /* a record that wraps around the ring */
   gsize        scratch_size;
   GArray      *chain;       /* guint64, one sample's chain */
@@ -659,13 +660,24 @@ drain_all (M6Sampler *self)
     }
 }
 
+static guint64 now_ns (void);
+
 static void
 symbolize_new (M6Sampler *self)
 {
+  guint64 start = now_ns ();
+
   if (self->symbolized < self->addrs->len)
     m6_symbols_resolve (self->symbols, &g_array_index (self->addrs, guint64, self->symbolized),
                         self->addrs->len - self->symbolized);
   self->symbolized = self->addrs->len;
+  self->symbolize_ns += (gint64) (now_ns () - start);
+}
+
+gint64
+m6_sampler_get_symbolize_ns (M6Sampler *self)
+{
+  return self->symbolize_ns;
 }
 
 static guint64
@@ -764,6 +776,7 @@ m6_sampler_finish (M6Sampler *self)
   g_ptr_array_set_size (self->targets, 0);
 
   /* Addresses become symbol ids. */
+  guint64 start = now_ns ();
   M6Samples *samples = g_steal_pointer (&self->samples);
   for (guint i = 0; i < self->addrs->len; i++)
     {
@@ -771,6 +784,7 @@ m6_sampler_finish (M6Sampler *self)
       guint32 id = m6_samples_intern (samples, name);
       g_array_append_val (samples->frames, id);
     }
+  self->symbolize_ns += (gint64) (now_ns () - start);
   if (self->cs_refused)
     samples->status = g_strdup_printf (_("the chains where threads blocked need "
                                          "kernel.perf_event_paranoid at 1 or lower (it is %d), or root; "

@@ -29,6 +29,9 @@ M6Sampler  *m6_sampler_start    (gint        pid,
 /* Stop sampling, symbolize what is left and hand the samples over. */
 M6Samples  *m6_sampler_finish   (M6Sampler  *self);
 void        m6_sampler_free     (M6Sampler  *self);
+/* Time spent resolving symbols so far (ns), on the sampler's thread and
+ * in finish. */
+gint64      m6_sampler_get_symbolize_ns (M6Sampler *self);
 
 /* Why perf_event_open(2) failed with @errsv for @pid, as one sentence
  * naming the setting to change. */
