@@ -7,6 +7,9 @@
 #include "m6-cli-remote.h"
 #include "m6-reader.h"
 
+/* Unreadable segments of ended processes listed one by one, at most. */
+#define BROKEN_SHOWN 10u
+
 int
 m6_cli_list (int    argc,
              char **argv)
@@ -62,10 +65,19 @@ m6_cli_list (int    argc,
   m6_cli_append_padded (out, _("STATE"), state_width);
   g_string_append_printf (out, "  %s\n", _("ATTACHED"));
 
+  /* Thousands of dead or junk segments would bury the games: the first
+   * few are shown, the rest counted in one line. */
+  guint broken_shown = 0, broken_more = 0;
   for (guint i = 0; i < list->len; i++)
     {
       M6ProcessInfo *info = g_ptr_array_index (list, i);
 
+      if (info->error != NULL && info->ended && broken_shown >= BROKEN_SHOWN)
+        {
+          broken_more++;
+          continue;
+        }
+      broken_shown += info->error != NULL && info->ended;
       g_string_append_printf (out, "%-8d ", info->pid);
       if (info->error != NULL)
         {
@@ -86,6 +98,11 @@ m6_cli_list (int    argc,
       m6_cli_append_padded (out, info->alive ? _("alive") : _("ended"), state_width);
       g_string_append_printf (out, "  %s\n", attached);
     }
+  if (broken_more > 0)
+    g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE,
+                                              "… and %u more segment of an ended process that cannot be read; `mach6 clean` removes those of yours.\n",
+                                              "… and %u more segments of ended processes that cannot be read; `mach6 clean` removes those of yours.\n",
+                                              broken_more), broken_more);
   if (unknown_threads)
     g_string_append_printf (out, "%s\n", _("THREADS “-”: not known (no thread has marked a scope yet, or the program ended before recording)."));
   g_print ("%s", out->str);

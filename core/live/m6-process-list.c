@@ -127,7 +127,24 @@ m6_reader_list (GError **error)
     {
       const SegmentRef *r = &g_array_index (refs, SegmentRef, i);
       gboolean creating = FALSE;
-      M6ProcessInfo *info = probe_segment (r->pid, r->shm, &creating);
+      M6ProcessInfo *info;
+
+      /* Smaller than a control page and its process gone: left unfinished
+       * (or junk under our name), said without opening it, so that a
+       * /dev/shm full of such files is listed quickly. */
+      if (r->size < MACH6_CONTROL_SIZE && kill (r->pid, 0) != 0 && errno == ESRCH)
+        {
+          info = g_new0 (M6ProcessInfo, 1);
+          info->pid = r->pid;
+          info->shm_name = g_strdup (r->shm);
+          info->name = g_strdup ("");
+          info->ended = TRUE;
+          info->error = g_strdup_printf (_("segment %s was left unfinished by process %d, which has ended; `mach6 clean` removes it"),
+                                         r->shm, r->pid);
+          g_ptr_array_add (list, info);
+          continue;
+        }
+      info = probe_segment (r->pid, r->shm, &creating);
 
       /* Still being created by a live producer: listed once it is ready
        * (a moment later), not as an unreadable nameless entry. */

@@ -121,6 +121,7 @@ typedef struct
   char            *shm;     /* "/mach6-..." */
   gint             pid;
   struct timespec  mtime;
+  guint64          size;    /* when listed */
 } SegmentRef;
 
 /* --- m6-segment.c ------------------------------------------------------- */

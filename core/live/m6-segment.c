@@ -104,7 +104,7 @@ m6_segment_find (gint     pid,
       path = g_build_filename (SHM_DIR, name, NULL);
       if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != uid)
         continue;
-      SegmentRef ref = { g_strconcat ("/", name, NULL), n, st.st_mtim };
+      SegmentRef ref = { g_strconcat ("/", name, NULL), n, st.st_mtim, (guint64) st.st_size };
       g_array_append_val (refs, ref);
     }
   return refs;

@@ -454,6 +454,46 @@ test_junk_not_on_game_path (void)
   in_private_shm ("64m", junk_body);
 }
 
+/* `mach6 list` with 20,000 dead or junk segments under our names: the
+ * game is listed, the junk summed up in one line, not 20,000. */
+static void
+list_junk_body (void)
+{
+  GPid game = start_game ("0");
+  wait_segment (game);
+  g_usleep (500000);   /* its prune, which would remove what follows, is over */
+  for (guint i = 0; i < 20000; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/dev/shm/mach6-%u-%u-%016x", (unsigned) getuid (), 3000000 + i, i);
+      int fd = open (name, O_CREAT | O_WRONLY, 0600);
+      g_assert_cmpint (fd, >=, 0);
+      close (fd);
+    }
+  g_auto (CliRun) r = { 0 };
+  const char *args[] = { "list", NULL };
+  run_cli (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  g_autofree char *game_pid = g_strdup_printf ("%-8d demo-game", game);
+  g_test_message ("mach6 list: %u lines; the last: %s", g_strv_length (lines),
+                  g_strv_length (lines) > 1 ? lines[g_strv_length (lines) - 2] : "");
+  g_assert_nonnull (strstr (r.out, game_pid));
+  g_assert_cmpuint (g_strv_length (lines), <, 20);
+  g_assert_nonnull (strstr (r.out, "and 19990 more segments of ended processes"));
+  stop_game (game);
+}
+
+static void
+test_list_with_junk (void)
+{
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root for a private /dev/shm");
+      return;
+    }
+  in_private_shm ("64m", list_junk_body);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -464,5 +504,6 @@ main (int    argc,
   g_test_add_func ("/edges/planted-segment", test_planted_segment_refused);
   g_test_add_func ("/edges/planted-output-folder", test_planted_output_folder);
   g_test_add_func ("/edges/junk-not-on-game-path", test_junk_not_on_game_path);
+  g_test_add_func ("/edges/list-with-junk", test_list_with_junk);
   return g_test_run ();
 }
