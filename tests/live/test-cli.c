@@ -5,6 +5,7 @@
 
 #include "m6-capture.h"
 #include "m6-session-private.h"
+#include <sys/resource.h>
 
 typedef struct
 {
@@ -339,6 +340,60 @@ test_report_no_drift (void)
   test_rm_dir (dir);
 }
 
+/* A 3 KB/frame leak four levels down beside particles that allocate 256 KB
+ * a frame, freed by a later sibling, a later child of the frame or between
+ * frames: the leak is cache's, and the churn is named with its freeing
+ * scope. Real processes under `mach6 run`. */
+static void
+test_report_leak_beside_churn (void)
+{
+  static const char *const wheres[] = { "sibling", "parent", "between" };
+  static const char *const freed[] = { "freed by world › zone › cleanup\n", "freed by cleanup\n",
+                                       "freed by the time between frames\n" };
+  g_autofree char *dir = test_tmp_dir ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (wheres); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, "churn.mach6", NULL);
+      g_auto (CliResult) run = { 0 };
+      g_auto (CliResult) text = { 0 };
+
+      run_cli (&run, "run", "-o", path, "--", LEAK_DEEP, "--frames", "200", "--leak-bytes", "3072",
+               "--churn-kb", "256", "--free-in", wheres[i], "--wait-attach", NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      run_cli (&text, "report", "--leaks", path, NULL);
+      g_assert_cmpint (text.status, ==, 0);
+      const char *churn = "world › zone › particles +25";
+      if (strstr (text.out, "\n  world › zone › cell › cache: +3.0") == NULL
+          || strstr (text.out, "allocated in the scope itself; set aside as churn: ") == NULL
+          || strstr (text.out, churn) == NULL || strstr (text.out, freed[i]) == NULL)
+        g_error ("freed in a later %s: report --leaks does not name cache and the churn:\n%s", wheres[i], text.out);
+      g_unlink (path);
+    }
+  test_rm_dir (dir);
+}
+
+/* leak-deep caps what it keeps by default: 8,000 frames of 64 KB would be
+ * 500 MB; it keeps at most 64 MB and says so. */
+static void
+test_leak_deep_capped (void)
+{
+  const char *argv[] = { LEAK_DEEP, "--frames", "8000", "--leak-bytes", "65536", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err = NULL;
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  if (strstr (err, "64 MB kept, the cap (--leak-cap): leaking no more") == NULL)
+    g_error ("leak-deep did not stop at its cap: “%s”", err);
+  /* The child's peak resident size, from the kernel. */
+  struct rusage usage;
+  getrusage (RUSAGE_CHILDREN, &usage);
+  g_assert_cmpint (usage.ru_maxrss, <, 160 * 1024);
+}
+
 /* A capture whose frames (2 ms apart, 1,000 of them) hold "tiny", 30 ns a
  * call, and "chunk", 229 µs: the sizes that all read 0.000 when every
  * time was ms with three decimals. */
@@ -435,6 +490,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/cli/run-without-segment", test_run_without_segment);
   g_test_add_func ("/reader/cli/report-leaks", test_report_leaks);
   g_test_add_func ("/reader/cli/report-no-drift", test_report_no_drift);
+  g_test_add_func ("/reader/cli/report-leak-beside-churn", test_report_leak_beside_churn);
+  g_test_add_func ("/reader/cli/leak-deep-capped", test_leak_deep_capped);
   g_test_add_func ("/reader/cli/report-auto-scales", test_report_auto_scales);
 
   return g_test_run ();
