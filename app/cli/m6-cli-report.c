@@ -42,6 +42,14 @@ kb_for_display (double kb)
   return fabs (kb) < 0.005 ? 0.0 : kb;
 }
 
+/* The same for the three-decimal columns (KB/frame): 0.0005 .. 0.005 is
+ * 0.001 .. 0.005, not 0.000. */
+static double
+kb3_for_display (double kb)
+{
+  return fabs (kb) < 0.0005 ? 0.0 : kb;
+}
+
 static void
 append_row (GString      *out,
             M6Tree       *tree,
@@ -68,11 +76,11 @@ append_row (GString      *out,
     g_string_append_printf (out, " %10s %11s %10s %11s\n", "-", "-", "-", "-");
   else if (node->depth == 1)
     g_string_append_printf (out, " %10.2f %11.3f %10.3f %11.3f\n", kb_for_display (s.mem_delta_avg),
-                            kb_for_display (s.mem_delta_rate), kb_for_display (s.mem_self_rate),
-                            fabs (s.mem_rate) < 0.0005 ? 0.0 : s.mem_rate);
+                            kb3_for_display (s.mem_delta_rate), kb3_for_display (s.mem_self_rate),
+                            kb3_for_display (s.mem_rate));
   else
     g_string_append_printf (out, " %10.2f %11.3f %10.3f %11s\n", kb_for_display (s.mem_delta_avg),
-                            kb_for_display (s.mem_delta_rate), kb_for_display (s.mem_self_rate), "-");
+                            kb3_for_display (s.mem_delta_rate), kb3_for_display (s.mem_self_rate), "-");
 }
 
 static guint

@@ -435,6 +435,50 @@ line_of (char      **lines,
   g_error ("no line for %s", scope);
 }
 
+/* `mach6 report`'s three-decimal KB/frame columns: "drip" keeps 2 bytes a
+ * frame, 0.00195 KB/frame, which prints 0.002, not 0.000 (the two-decimal
+ * column's rounding). */
+static void
+test_report_small_rates (void)
+{
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "drip.mach6", NULL);
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (M6Event));
+  M6Thread *thread = m6_session_add_thread (session, 7, "main");
+  guint32 frame = m6_session_intern_label (session, "frame", -1);
+  guint32 drip = m6_session_intern_label (session, "drip", -1);
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
+  M6CaptureWriter *writer = m6_capture_writer_new (path, session, &error);
+  g_auto (CliResult) text = { 0 };
+
+  g_assert_no_error (error);
+  for (gint64 f = 0, t = 0, h = 1 << 20; f < 1000; f++, t += 2000000, h += 2)
+    {
+      M6Event evs[] = {
+        { t, h, frame, 0 }, { t + 100, h, drip, 1 }, { t + 200, h + 2, 0, 1 }, { t + 1000, h + 2, 0, 0 },
+      };
+      g_array_append_vals (events, evs, G_N_ELEMENTS (evs));
+    }
+  m6_session_ingest (session, thread, (M6Event *) events->data, events->len);
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  m6_capture_writer_free (writer);
+
+  run_cli (&text, "report", path, NULL);
+  g_assert_cmpint (text.status, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (text.out, "\n", -1);
+  const char *line = line_of (lines, "drip");
+  /* ALLOC KB/FR and SELF KB/FR */
+  g_auto (GStrv) cells = g_strsplit_set (line, " ", -1);
+  guint found = 0;
+  for (guint i = 0; cells[i] != NULL; i++)
+    found += g_strcmp0 (cells[i], "0.002") == 0;
+  if (found != 2)
+    g_error ("drip's KB/frame columns do not read 0.002:\n%s", text.out);
+  test_rm_dir (dir);
+}
+
 /* `mach6 report` prints every time auto-scaled: a 30 ns scope in ns, never
  * "0.000"; and in a locale that is not UTF-8 (LC_ALL=C), in ASCII ("us",
  * a plain space), where "µ" and the no-break space would print as '?'. */
@@ -493,6 +537,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/cli/report-leak-beside-churn", test_report_leak_beside_churn);
   g_test_add_func ("/reader/cli/leak-deep-capped", test_leak_deep_capped);
   g_test_add_func ("/reader/cli/report-auto-scales", test_report_auto_scales);
+  g_test_add_func ("/reader/cli/report-small-rates", test_report_small_rates);
 
   return g_test_run ();
 }
