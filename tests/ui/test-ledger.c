@@ -237,6 +237,22 @@ test_no_drift (Fixture       *f,
   g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, 0);
 }
 
+/* The first label under @widget whose text holds @part. */
+static GtkWidget *
+label_containing (GtkWidget  *widget,
+                  const char *part)
+{
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), part) != NULL)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = label_containing (c, part);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* The scripted program, recorded with `mach6 run` and opened as a capture:
  * Find the Leak names the scope four levels deep, and the ledger closes at
  * every level on the way. */
@@ -275,7 +291,7 @@ test_find_deep_leak (void)
 
   g_assert_nonnull (cache);
   g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, cache->id);
-  const char *text = m6_ledger_view_get_leak_text (ledger);
+  g_autofree char *text = g_strdup (m6_ledger_view_get_leak_text (ledger));
   if (!g_str_has_prefix (text, "world › zone › cell › cache: +4.0")
       || strstr (text, "; set aside as churn: world › zone › particles +25") == NULL
       || !g_str_has_suffix (text, "KB/frame, freed by cleanup"))
@@ -285,7 +301,20 @@ test_find_deep_leak (void)
     {
       m6_flame_graph_set_selected_node (flame, n->id);
       g_assert_cmpint (m6_ledger_view_get_ledger (ledger)->residual, ==, 0);
+      /* The sentence belongs to the scope it was made for. */
+      if (n != cache)
+        g_assert_null (m6_ledger_view_get_leak_text (ledger));
     }
+  /* The frame's parts cancel (world +259 KB, cleanup -256 KB a frame, a
+   * drift of 4 KB): no exploding shares, a sentence instead. */
+  for (guint row = 0; row < m6_ledger_view_get_n_rows (ledger); row++)
+    g_assert_cmpstr (m6_ledger_view_get_row_text (ledger, row, 4), ==, "—");
+  g_assert_nonnull (label_containing (GTK_WIDGET (ledger), "(the parts cancel out: shares of a whole near 0 are not shown)"));
+  m6_flame_graph_set_selected_node (flame, cache->id);
+  g_assert_cmpstr (m6_ledger_view_get_leak_text (ledger), ==, text);
+  /* A scope whose parts do not cancel keeps its shares. */
+  m6_flame_graph_set_selected_node (flame, m6_tree_find_path (tree, "frame/world/zone/cell")->id);
+  g_assert_cmpstr (m6_ledger_view_get_row_text (ledger, 0, 4), !=, "—");
 
   /* For the README: M6_LEDGER_SCREENSHOT=FILE.png saves the window, the
    * toast gone. */

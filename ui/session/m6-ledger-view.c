@@ -35,6 +35,7 @@ struct _M6LedgerView
   M6Session      *session;
   guint           thread_index;
   guint           node_id;
+  guint           leak_node_id;  /* the selection the leak sentence was made for */
   M6Ledger       *ledger;
   GArray         *shown_kinds;   /* (kind << 32 | child id) per row, to see a change */
   GPtrArray      *cells;         /* GtkLabel*, N_COLS - 1 per row (name .. share) */
@@ -387,6 +388,21 @@ m6_ledger_view_refresh (M6LedgerView *self)
     /* Translators: Alloc/frame +4.01 KB (ΣD +2.35 MB over 600 frames) */
     : g_strdup_printf (_("Alloc/frame %s (ΣD %s over %s frames) ="), whole, whole_total, frames);
 
+  /* Parts that cancel (their sizes ten times the whole and more): a share
+   * of a whole near 0 is a number without meaning, so say so instead. */
+  double spread = 0;
+  for (guint i = 0; i < ledger->parts->len; i++)
+    spread += fabs ((double) g_array_index (ledger->parts, M6LedgerPart, i).bytes);
+  gboolean cancel = spread > 10.0 * fabs ((double) ledger->whole);
+  if (cancel && spread > 0)
+    {
+      /* Translators: after "Drift/frame +3 B (…) =": the parts' shares are not shown */
+      g_autofree char *more = g_strdup_printf ("%s %s", whole_text,
+                                               _("(the parts cancel out: shares of a whole near 0 are not shown)"));
+      g_free (whole_text);
+      whole_text = g_steal_pointer (&more);
+    }
+
   set_text (self->title_label, title);
   set_text (self->whole_label, whole_text);
 
@@ -397,7 +413,7 @@ m6_ledger_view_refresh (M6LedgerView *self)
       g_autofree char *name = part_name (tree, part);
       g_autofree char *per_frame = per_frame_text (part->bytes, ledger->frames);
       g_autofree char *total = m6_format_kb ((double) part->bytes / M6_BYTES_PER_KB, TRUE);
-      g_autofree char *share = share_text (part->bytes, ledger->whole);
+      g_autofree char *share = cancel ? g_strdup ("—") : share_text (part->bytes, ledger->whole);
 
       set_swatch (self, tree, i, part);
       set_text (cells[0], name);
@@ -534,6 +550,10 @@ m6_ledger_view_set_node (M6LedgerView *self,
   if (self->node_id == node_id && self->ledger != NULL)
     return;
   self->node_id = node_id;
+  /* The leak sentence belongs to the selection it was made for. */
+  gtk_widget_set_visible (GTK_WIDGET (self->leak_label),
+                          self->leak_node_id != 0 && node_id == self->leak_node_id
+                          && gtk_label_get_text (self->leak_label)[0] != '\0');
   m6_ledger_view_refresh (self);
 }
 
@@ -545,6 +565,7 @@ m6_ledger_view_set_leak_text (M6LedgerView *self,
 
   gtk_label_set_text (self->leak_label, text ? text : "");
   gtk_widget_set_visible (GTK_WIDGET (self->leak_label), text != NULL);
+  self->leak_node_id = text != NULL ? self->node_id : 0;
 }
 
 const M6Ledger *
