@@ -320,7 +320,7 @@ test_find_deep_leak (void)
    * toast gone. */
   if (shot != NULL)
     {
-      m6_flame_graph_set_selected_node (flame, m6_tree_find_path (tree, "frame/world/zone/cell")->id);
+      m6_flame_graph_set_selected_node (flame, m6_tree_find_path (tree, "frame/world/zone/cell/cache")->id);
       g_action_group_activate_action (G_ACTION_GROUP (window), "color-mode", g_variant_new_string ("memory"));
       ui_spin (6.0);
       g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (shot));
