@@ -139,54 +139,38 @@ void
 m6_application_open_capture (M6Application *self,
               const char    *path)
 {
-  g_autoptr (GError) error = NULL;
-  GStatBuf st;
+  /* Always on a thread (even a small file: the main loop does no file
+   * I/O); the window shows after LOAD_WINDOW_DELAY_MS, so a small capture
+   * opens without a flash. A missing or damaged file is told by
+   * load_done like any other failure. */
+  Load *load = g_new0 (Load, 1);
+  g_autofree char *display = g_filename_display_basename (path);
+  g_autofree char *title = g_strdup_printf (_("Opening %s"), display);
+  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (self));
+  GTask *task;
+  GCancellable *cancellable;
 
-  if (g_stat (path, &st) == 0 && (guint64) st.st_size >= m6_job_bar_get_async_threshold ())
-    {
-      Load *load = g_new0 (Load, 1);
-      g_autofree char *display = g_filename_display_basename (path);
-      g_autofree char *title = g_strdup_printf (_("Opening %s"), display);
-      GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (self));
-      GTask *task;
-      GCancellable *cancellable;
+  load->self = g_object_ref (self);
+  load->path = g_strdup (path);
+  load->session = m6_session_new ();
+  load->bar = g_object_ref_sink (m6_job_bar_new ());
+  load->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_title (load->window, title);
+  gtk_window_set_default_size (load->window, 480, -1);
+  gtk_window_set_application (load->window, GTK_APPLICATION (self));
+  if (active != NULL)
+    gtk_window_set_transient_for (load->window, active);
+  gtk_window_set_child (load->window, GTK_WIDGET (load->bar));
+  gtk_window_set_deletable (load->window, FALSE);
+  cancellable = m6_job_bar_begin (load->bar, title);
+  load->present_id = g_timeout_add (LOAD_WINDOW_DELAY_MS, load_present_cb, load);
 
-      load->self = g_object_ref (self);
-      load->path = g_strdup (path);
-      load->session = m6_session_new ();
-      load->bar = g_object_ref_sink (m6_job_bar_new ());
-      load->window = GTK_WINDOW (gtk_window_new ());
-      gtk_window_set_title (load->window, title);
-      gtk_window_set_default_size (load->window, 480, -1);
-      gtk_window_set_application (load->window, GTK_APPLICATION (self));
-      if (active != NULL)
-        gtk_window_set_transient_for (load->window, active);
-      gtk_window_set_child (load->window, GTK_WIDGET (load->bar));
-      gtk_window_set_deletable (load->window, FALSE);
-      cancellable = m6_job_bar_begin (load->bar, title);
-      load->present_id = g_timeout_add (LOAD_WINDOW_DELAY_MS, load_present_cb, load);
-
-      self->n_loads++;
-      g_application_hold (G_APPLICATION (self));
-      task = g_task_new (NULL, cancellable, load_done, NULL);
-      g_task_set_task_data (task, load, load_free);
-      g_task_run_in_thread (task, load_thread);
-      g_object_unref (task);
-      return;
-    }
-
-  g_autoptr (M6Session) session = m6_session_new ();
-  M6CaptureInfo info = { 0 };
-
-  /* No raw events are kept: the exports that need time replay the file. */
-  if (!m6_capture_load_into (path, session, &info, &error))
-    {
-      g_autofree char *display = g_filename_display_basename (path);
-      g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), display);
-      m6_application_show_error (self, heading, error->message);
-      return;
-    }
-  open_capture_show (self, path, session, &info);
+  self->n_loads++;
+  g_application_hold (G_APPLICATION (self));
+  task = g_task_new (NULL, cancellable, load_done, NULL);
+  g_task_set_task_data (task, load, load_free);
+  g_task_run_in_thread (task, load_thread);
+  g_object_unref (task);
 }
 
 guint

@@ -109,7 +109,6 @@ save_on_thread (M6SessionWindow *self,
   gboolean replays = job->kind == SAVED_EXPORT
                      && (job->format == M6_EXPORT_NDJSON || job->format == M6_EXPORT_CHROME);
   M6ExportOptions options = { job->interval_s > 0 ? job->interval_s : 1.0 };
-  guint64 size = 0;
 
   /* Pictures: drawn here (they read widgets and the session), written on
    * the thread. A drawing that fails says why in place. */
@@ -172,22 +171,8 @@ save_on_thread (M6SessionWindow *self,
    * so the thread replays the file (m6_save_task_export_replayed). */
   if (job->kind != SAVED_CAPTURE && !replays)
     return FALSE;
-  if (self->recording != NULL)
-    {
-      if (m6_recording_get_capture_path (self->recording) == NULL)
-        return FALSE;
-      size = m6_recording_get_capture_size (self->recording);
-    }
-  else if (self->capture_path != NULL)
-    {
-      GStatBuf st;
-      if (g_stat (self->capture_path, &st) != 0)
-        return FALSE;
-      size = (guint64) st.st_size;
-    }
-  else
-    return FALSE;
-  if (size < m6_job_bar_get_async_threshold ())
+  if (self->recording != NULL ? m6_recording_get_capture_path (self->recording) == NULL
+                               : self->capture_path == NULL)
     return FALSE;
 
   GCancellable *cancellable;

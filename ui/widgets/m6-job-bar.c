@@ -166,13 +166,3 @@ m6_job_bar_new (void)
 {
   return g_object_new (M6_TYPE_JOB_BAR, NULL);
 }
-
-guint64
-m6_job_bar_get_async_threshold (void)
-{
-  const char *env = g_getenv ("MACH6_ASYNC_BYTES");
-
-  if (env != NULL && *env != '\0')
-    return g_ascii_strtoull (env, NULL, 10);
-  return M6_JOB_BAR_ASYNC_BYTES;
-}

@@ -7,9 +7,7 @@
 G_BEGIN_DECLS
 
 /* Every load, copy and export runs on a thread behind a job bar (the main
- * loop does no file I/O: an fsync alone can take a second on a busy disk).
- * $MACH6_ASYNC_BYTES=N lets files smaller than N bytes run in place. */
-#define M6_JOB_BAR_ASYNC_BYTES 0u
+ * loop does no file I/O: an fsync alone can take a second on a busy disk). */
 
 #define M6_TYPE_JOB_BAR (m6_job_bar_get_type ())
 G_DECLARE_FINAL_TYPE (M6JobBar, m6_job_bar, M6, JOB_BAR, GtkBox)
@@ -33,6 +31,5 @@ void          m6_job_bar_progress            (guint64     done,
                                               guint64     total,
                                               gpointer    bar);
 
-guint64       m6_job_bar_get_async_threshold (void);
 
 G_END_DECLS
