@@ -32,8 +32,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   if (fd < 0 || write (fd, data, size) != (ssize_t) size)
     abort ();
 
-  m6_session_set_recorder (session, m6_event_log_record, log);
-  gboolean ok = m6_capture_load_into (path, session, &info, &error);
+  gboolean ok = m6_capture_replay_into (path, session, m6_event_log_record, log, &info, NULL, NULL, NULL, &error);
   /* The comparison reads the file again, with its per-frame series. */
   g_autoptr (M6DiffRun) run = ok ? m6_diff_run_load (path, NULL) : NULL;
   close (fd);
@@ -44,7 +43,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
         abort ();
       return 0;
     }
-  m6_session_set_recorder (session, NULL, NULL);
 
   g_autoptr (GOutputStream) out = g_unix_output_stream_new (null_fd, FALSE);
   M6ExportOptions options = { .interval_s = 0.25 };

@@ -299,16 +299,13 @@ m6_cli_load_capture (const char  *path,
 
   LoadProgress progress = { path, isatty (STDERR_FILENO) };
 
-  if (log != NULL)
-    m6_session_set_recorder (session, m6_event_log_record, log);
-  if (!m6_capture_load_into_full (path, session, &info, NULL,
-                                  progress.on_terminal ? print_load_progress : NULL, &progress, error))
+  if (!m6_capture_replay_into (path, session, log != NULL ? m6_event_log_record : NULL, log, &info, NULL,
+                               progress.on_terminal ? print_load_progress : NULL, &progress, error))
     {
       clear_progress_line (&progress);
       return NULL;
     }
   clear_progress_line (&progress);
-  m6_session_set_recorder (session, NULL, NULL);
   if (info.write_error)
     g_printerr (_("mach6: warning: the recording of %s stopped on a write error (a full disk?): it holds what was written until then\n"),
                 path);

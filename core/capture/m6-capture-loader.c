@@ -420,3 +420,22 @@ m6_capture_load (const char  *path,
 {
   return m6_capture_load_full (path, NULL, error);
 }
+
+gboolean
+m6_capture_replay_into (const char          *path,
+                        M6Session           *session,
+                        M6SessionEventsFunc  events,
+                        gpointer             events_data,
+                        M6CaptureInfo       *info,
+                        GCancellable        *cancellable,
+                        M6ProgressFunc       progress,
+                        gpointer             progress_data,
+                        GError             **error)
+{
+  if (events != NULL)
+    m6_session_set_recorder (session, events, events_data);
+  gboolean ok = m6_capture_load_into_full (path, session, info, cancellable, progress, progress_data, error);
+  if (events != NULL)
+    m6_session_set_recorder (session, NULL, NULL);
+  return ok;
+}

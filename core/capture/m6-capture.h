@@ -186,6 +186,20 @@ gboolean          m6_capture_load_into_full    (const char       *path,
                                                 M6ProgressFunc    progress,
                                                 gpointer          progress_data,
                                                 GError          **error);
+/* m6_capture_load_into_full() that also hands every batch of events to
+ * @events (the session's recorder, m6_session_set_recorder()) while the
+ * capture loads, and unsets it after, whatever the outcome: the one way
+ * to replay a capture's events into something of one's own. @events may
+ * be NULL (then it is a plain load). */
+gboolean          m6_capture_replay_into       (const char          *path,
+                                                M6Session           *session,
+                                                M6SessionEventsFunc  events,
+                                                gpointer             events_data,
+                                                M6CaptureInfo       *info,
+                                                GCancellable        *cancellable,
+                                                M6ProgressFunc       progress,
+                                                gpointer             progress_data,
+                                                GError             **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6CaptureWriter, m6_capture_writer_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6CaptureCopy, m6_capture_copy_free)

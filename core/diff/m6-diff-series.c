@@ -216,9 +216,7 @@ m6_diff_run_load (const char  *path,
   run->shadows = g_ptr_array_new_with_free_func (shadow_thread_free);
   run->series = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 
-  m6_session_set_recorder (run->session, on_events, run);
-  gboolean ok = m6_capture_load_into (path, run->session, NULL, error);
-  m6_session_set_recorder (run->session, NULL, NULL);
+  gboolean ok = m6_capture_replay_into (path, run->session, on_events, run, NULL, NULL, NULL, NULL, error);
   if (!ok)
     return NULL;
 

@@ -140,11 +140,8 @@ m6_export_capture (const char             *capture,
   /* The events are collected only for the formats that need time, and
    * only for as long as the export takes. */
   if (format == M6_EXPORT_NDJSON || format == M6_EXPORT_CHROME)
-    {
-      log = m6_event_log_new ();
-      m6_session_set_recorder (session, m6_event_log_record, log);
-    }
-  ok = m6_capture_load_into_full (capture, session, NULL, cancellable, progress, progress_data, error);
-  m6_session_set_recorder (session, NULL, NULL);
+    log = m6_event_log_new ();
+  ok = m6_capture_replay_into (capture, session, log != NULL ? m6_event_log_record : NULL, log,
+                               NULL, cancellable, progress, progress_data, error);
   return ok && m6_export_session (session, log, format, options, path, error);
 }
