@@ -235,6 +235,12 @@ test_no_drift (Fixture       *f,
   g_action_group_activate_action (G_ACTION_GROUP (f->window), find_leak_action_name (), NULL);
   g_assert_cmpstr (m6_ledger_view_get_leak_text (ledger), ==, "No drift: allocations are reclaimed between frames.");
   g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, 0);
+
+  /* The drift header of the top-level frame: 0 KB a frame is not orange. */
+  M6DriftGraph *drift = m6_session_window_get_drift_graph (f->window);
+  m6_flame_graph_set_selected_node (flame, ui_node_at (f->window, "frame")->id);
+  ui_spin (1.5);
+  g_assert_cmpint (m6_chart_get_note_color (m6_drift_graph_get_memory_chart (drift)), ==, M6_CHART_COLOR_DIM);
 }
 
 /* The first label under @widget whose text holds @part. */

@@ -633,3 +633,10 @@ m6_chart_get_guide_label (M6Chart         *self,
     *rect = layer->label_rect;
   return TRUE;
 }
+
+M6ChartColor
+m6_chart_get_note_color (M6Chart *self)
+{
+  g_return_val_if_fail (M6_IS_CHART (self), M6_CHART_COLOR_DIM);
+  return self->note_color;
+}

@@ -141,6 +141,8 @@ void       m6_chart_paint             (M6Chart           *self,
 
 double     m6_chart_get_time_step     (M6Chart           *self);
 gboolean   m6_chart_get_title_wrapped (M6Chart           *self);
+/* The colour of the note beside the title (a rate, or none). */
+M6ChartColor m6_chart_get_note_color  (M6Chart           *self);
 guint      m6_chart_get_n_marks       (M6Chart           *self);
 /* Mark @i as drawn: its layer, point index and rectangle (widget space). */
 gboolean   m6_chart_get_mark          (M6Chart           *self,

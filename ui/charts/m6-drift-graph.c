@@ -166,7 +166,10 @@ fill_memory (M6DriftGraph *self,
       g_autofree char *pm = m6_format_kb (per_minute / M6_BYTES_PER_KB, TRUE);
       g_autofree char *rate = g_strdup_printf (_("Drift/frame %s · %s/min"), pf, pm);
       g_autofree char *short_rate = g_strdup_printf (_("%s/frame · %s/min"), pf, pm);
-      m6_chart_set_title (chart, title, rate, short_rate, M6_CHART_COLOR_TREND);
+      /* Orange only for a drift that is growth (docs/ledger.md: 16 bytes a
+       * frame and more); "0 KB · 0 KB/min" is calm. */
+      m6_chart_set_title (chart, title, rate, short_rate,
+                          fabs (per_frame) >= 16.0 ? M6_CHART_COLOR_TREND : M6_CHART_COLOR_DIM);
     }
   else
     m6_chart_set_title (chart, title, NULL, NULL, M6_CHART_COLOR_DIM);
@@ -589,6 +592,12 @@ gboolean
 m6_drift_graph_get_title_wrapped (M6DriftGraph *self)
 {
   return m6_chart_get_title_wrapped (self->memory);
+}
+
+M6Chart *
+m6_drift_graph_get_memory_chart (M6DriftGraph *self)
+{
+  return self->memory;
 }
 
 M6Chart *

@@ -53,6 +53,7 @@ GBytes    *m6_drift_graph_render         (M6DriftGraph *self,
 
 /* The three charts' frame-time lane (its marks are frames) and drift lane. */
 M6Chart   *m6_drift_graph_get_frame_chart  (M6DriftGraph *self);
+M6Chart   *m6_drift_graph_get_memory_chart (M6DriftGraph *self);
 /* The frame behind mark (@layer, @index) of the frame chart, or NULL. */
 const M6LaneFrame *m6_drift_graph_get_lane_frame (M6DriftGraph *self,
                                                   guint         layer,
