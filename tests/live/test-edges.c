@@ -7,6 +7,7 @@
  * follow a link another user planted. Needs root (namespaces, a second
  * user); skipped otherwise. */
 #include "reader-test-util.h"
+#include "../test-strict.h"
 
 #include "mach6-abi.h"
 
@@ -149,7 +150,7 @@ in_private_shm (const char *size,
   g_assert_cmpint (waitpid (child, &status, 0), ==, child);
   if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
     {
-      g_test_skip ("no private mount namespace here");
+      test_skip_unless_strict ("no private mount namespace here");
       return;
     }
   g_assert_true (WIFEXITED (status));
@@ -214,7 +215,7 @@ test_full_shm_threads (void)
 {
   if (getuid () != 0)
     {
-      g_test_skip ("needs root for a private /dev/shm");
+      test_skip_unless_strict ("needs root for a private /dev/shm");
       return;
     }
   in_private_shm ("4m", full_shm_body_3);
@@ -225,7 +226,7 @@ test_full_shm_single_thread (void)
 {
   if (getuid () != 0)
     {
-      g_test_skip ("needs root for a private /dev/shm");
+      test_skip_unless_strict ("needs root for a private /dev/shm");
       return;
     }
   in_private_shm ("4m", full_shm_body_1);
@@ -275,7 +276,7 @@ test_planted_segment_refused (void)
 {
   if (getuid () != 0)
     {
-      g_test_skip ("needs root to act as two users");
+      test_skip_unless_strict ("needs root to act as two users");
       return;
     }
   g_autofree char *legacy = g_strdup_printf ("/mach6-0-%d", getpid ());
@@ -319,7 +320,7 @@ test_planted_output_folder (void)
 {
   if (getuid () != 0)
     {
-      g_test_skip ("needs root to act as two users");
+      test_skip_unless_strict ("needs root to act as two users");
       return;
     }
   uid_t other = nobody_uid ();
@@ -446,12 +447,12 @@ test_junk_not_on_game_path (void)
 {
   if (getuid () != 0)
     {
-      g_test_skip ("needs root for a private /dev/shm");
+      test_skip_unless_strict ("needs root for a private /dev/shm");
       return;
     }
   if (!g_find_program_in_path ("strace"))
     {
-      g_test_skip ("needs strace");
+      test_skip_unless_strict ("needs strace");
       return;
     }
   in_private_shm ("64m", junk_body);
@@ -491,7 +492,7 @@ test_list_with_junk (void)
 {
   if (getuid () != 0)
     {
-      g_test_skip ("needs root for a private /dev/shm");
+      test_skip_unless_strict ("needs root for a private /dev/shm");
       return;
     }
   in_private_shm ("64m", list_junk_body);

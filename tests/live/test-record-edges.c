@@ -6,6 +6,7 @@
  * recorder killed with SIGKILL leaves a temporary capture holding all but
  * about the last second of what it recorded; --split writes a series of
  * captures that each open on their own (issue 22). */
+#include "../test-strict.h"
 #include "reader-test-util.h"
 
 #include <signal.h>
@@ -31,7 +32,7 @@ test_disk_full (void)
 {
   if (!have_private_mounts ())
     {
-      g_test_skip ("needs root and unshare -m (a private mount namespace)");
+      test_skip_unless_strict ("needs root and unshare -m (a private mount namespace)");
       return;
     }
   g_autofree char *comm = g_strdup_printf ("m6full%d", (int) getpid ());

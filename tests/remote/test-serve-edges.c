@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "../test-strict.h"
 #include "m6-remote-client.h"
 #include "reader-test-util.h"
 #include "remote-test-util.h"
@@ -222,7 +223,7 @@ test_identity_folder_refused (void)
 {
   if (getuid () != 0)
     {
-      g_test_skip ("needs root to act as two users");
+      test_skip_unless_strict ("needs root to act as two users");
       return;
     }
   g_autofree char *dir = tmp_dir ();
