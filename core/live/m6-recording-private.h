@@ -54,3 +54,10 @@ struct _M6Recording
 
 /* Does the calling thread hold the lock already, as the main loop's? */
 gboolean  m6_recording_holds_lock (M6Recording *self);
+
+/* Between two batches (the worker holding the lock): with --split set,
+ * finish the capture file when its time or size is up and open the next
+ * of the series (m6-recording-capture.c). FALSE with @error when that
+ * fails. */
+gboolean  m6_recording_maybe_split (M6Recording  *self,
+                                    GError      **error);
