@@ -32,6 +32,51 @@ test_cli_path (void)
   return env != NULL ? env : MACH6_CLI;
 }
 
+/* A run of the built mach6 to its end, in the C locale and English. */
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} TestCliRun;
+
+static inline void
+test_cli_run_clear (TestCliRun *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TestCliRun, test_cli_run_clear)
+
+/* Run mach6 @args (NULL-terminated, without the program) in @folder (NULL:
+ * here); its exit status (-1 when killed) and output in @r. */
+static inline void
+test_cli_run_in (TestCliRun        *r,
+                 const char        *folder,
+                 const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "LC_ALL", "C.UTF-8", TRUE);
+  int wait_status = 0;
+
+  env = g_environ_setenv (env, "LANGUAGE", "C", TRUE);
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (folder, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+static inline void
+test_cli_run (TestCliRun        *r,
+              const char *const *args)
+{
+  test_cli_run_in (r, NULL, args);
+}
+
 typedef struct
 {
   GPid pid;

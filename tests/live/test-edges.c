@@ -17,40 +17,6 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} CliRun;
-
-static void
-cli_run_clear (CliRun *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliRun, cli_run_clear)
-
-static void
-run_cli (CliRun            *r,
-         const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "LC_ALL", "C.UTF-8", TRUE);
-  int wait_status = 0;
-
-  env = g_environ_setenv (env, "LANGUAGE", "C", TRUE);
-  g_ptr_array_add (argv, (gpointer) test_cli_path ());
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &wait_status, &error);
-  g_assert_no_error (error);
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-}
-
 static uid_t
 nobody_uid (void)
 {
@@ -172,10 +138,10 @@ full_shm_body_threads (const char *threads,
 
   for (int attach = 0; attach < 2; attach++)
     {
-      g_auto (CliRun) r = { 0 };
+      g_auto (TestCliRun) r = { 0 };
       g_autofree char *pid = g_strdup_printf ("%d", game);
       const char *args[] = { "report", pid, "--duration", "0.3", NULL };
-      run_cli (&r, args);
+      test_cli_run (&r, args);
       if (r.status != 0)
         g_error ("attach %d: mach6 report says %d: %s", attach + 1, r.status, r.err);
       g_autofree char *want = g_strdup_printf ("%s threads without a slot", unslotted);
@@ -186,10 +152,10 @@ full_shm_body_threads (const char *threads,
 
   unlink ("/dev/shm/junk");
   {
-    g_auto (CliRun) r = { 0 };
+    g_auto (TestCliRun) r = { 0 };
     g_autofree char *pid = g_strdup_printf ("%d", game);
     const char *args[] = { "report", pid, "--duration", "0.3", NULL };
-    run_cli (&r, args);
+    test_cli_run (&r, args);
     g_assert_cmpint (r.status, ==, 0);
     if (strstr (r.out, "“main”") == NULL || strstr (r.out, "  physics ") == NULL)
       g_error ("with space again, no rings:\n%s", r.out);
@@ -286,11 +252,11 @@ test_planted_segment_refused (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      g_auto (CliRun) r = { 0 };
+      g_auto (TestCliRun) r = { 0 };
       const char *args[] = { "report", pid, "--duration", "0.2", NULL };
       shm_unlink (names[i]);
       plant_segment (names[i], nobody_uid ());
-      run_cli (&r, args);
+      test_cli_run (&r, args);
       shm_unlink (names[i]);
       if (strstr (r.out, "forged") != NULL)
         g_error ("%s of another user was read:\n%s", names[i], r.out);
@@ -352,8 +318,8 @@ test_planted_output_folder (void)
     g_autofree char *out = g_strconcat (planted, "/", NULL);
     const char *args[] = { "record", pid, "--on-hitch", "10ms", "--keep", "0.2s", "--after", "0.1s",
                            "--duration", "1", "-o", out, NULL };
-    g_auto (CliRun) r = { 0 };
-    run_cli (&r, args);
+    g_auto (TestCliRun) r = { 0 };
+    test_cli_run (&r, args);
     g_test_message ("%s", r.err);
     g_assert_cmpuint (count_files (theirs), ==, 0);
     g_assert_cmpint (r.status, !=, 0);
@@ -363,8 +329,8 @@ test_planted_output_folder (void)
     g_autofree char *out = g_strconcat (my_link, "/", NULL);
     const char *args[] = { "record", pid, "--on-hitch", "10ms", "--keep", "0.2s", "--after", "0.1s",
                            "--duration", "1", "-o", out, NULL };
-    g_auto (CliRun) r = { 0 };
-    run_cli (&r, args);
+    g_auto (TestCliRun) r = { 0 };
+    test_cli_run (&r, args);
     if (r.status != 0)
       g_error ("through our own link: %s", r.err);
     g_assert_cmpuint (count_files (mine), >, 0);
@@ -473,9 +439,9 @@ list_junk_body (void)
       g_assert_cmpint (fd, >=, 0);
       close (fd);
     }
-  g_auto (CliRun) r = { 0 };
+  g_auto (TestCliRun) r = { 0 };
   const char *args[] = { "list", NULL };
-  run_cli (&r, args);
+  test_cli_run (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
   g_autofree char *game_pid = g_strdup_printf ("%-8d demo-game", game);

@@ -11,21 +11,6 @@
 #include "m6-capture.h"
 #include "m6-session-private.h"
 
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} CliRun;
-
-static void
-cli_run_clear (CliRun *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliRun, cli_run_clear)
-
 /* "N hitches, M captures written." from record --on-hitch's output. */
 static void
 read_summary (const char *out,
@@ -40,39 +25,7 @@ read_summary (const char *out,
   g_assert_cmpint (sscanf (summary, "%u hitches, %u captures written.", n_hitches, n_written), ==, 2);
 }
 
-static void
-run_cli_in (CliRun             *r,
-            const char         *folder,
-            const char *const  *args);
-
-static void
-run_cli (CliRun             *r,
-         const char *const  *args)
-{
-  run_cli_in (r, NULL, args);
-}
-
 /* The CLI run in @folder (NULL: ours). */
-static void
-run_cli_in (CliRun             *r,
-            const char         *folder,
-            const char *const  *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "LC_ALL", "C.UTF-8", TRUE);
-  int wait_status = 0;
-
-  env = g_environ_setenv (env, "LANGUAGE", "C", TRUE);
-  g_ptr_array_add (argv, (gpointer) test_cli_path ());
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (folder, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &wait_status, &error);
-  g_assert_no_error (error);
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-}
-
 /* The frames record --on-hitch said were hitches ("hitch: frame N took …"
  * on stderr), in the recording's numbers. */
 static GArray *
@@ -164,7 +117,7 @@ test_on_hitch (void)
   g_autofree char *dir = g_dir_make_tmp ("m6-on-hitch-XXXXXX", NULL);
   g_autofree char *output = g_build_filename (dir, "ignored-name.mach6", NULL);
   g_autofree char *pid_text = g_strdup_printf ("%d", pid);
-  g_auto (CliRun) record = { 0 };
+  g_auto (TestCliRun) record = { 0 };
   guint n_hitches = 0, n_written = 0;
   gint64 began = g_get_real_time ();
   const gint64 keep_ns = G_GINT64_CONSTANT (1000000000);
@@ -176,7 +129,7 @@ test_on_hitch (void)
   m6_reader_free (probe);
 
   const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "500ms", "-o", output, NULL };
-  run_cli (&record, args);
+  test_cli_run (&record, args);
   reap (pid);
   gint64 ended = g_get_real_time ();
   g_test_message ("%s%s", record.out, record.err);
@@ -284,10 +237,10 @@ test_on_hitch (void)
       g_assert_cmpuint (n_game, <=, 1);
 
       /* And `mach6 report --worst` says so without a display. */
-      g_auto (CliRun) report = { 0 };
+      g_auto (TestCliRun) report = { 0 };
       g_autofree char *worst = g_strdup_printf ("%u", n_slow);
       const char *report_args[] = { "report", path, "--worst", worst, NULL };
-      run_cli (&report, report_args);
+      test_cli_run (&report, report_args);
       g_assert_cmpint (report.status, ==, 0);
       if (n_game > 0)
         g_assert_nonnull (strstr (report.out, "frame/stream/load_chunk"));
@@ -306,7 +259,7 @@ test_on_hitch_current_folder (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("m6-on-hitch-cwd-XXXXXX", NULL);
   g_autofree char *pid_text = g_strdup_printf ("%d", pid);
-  g_auto (CliRun) record = { 0 };
+  g_auto (TestCliRun) record = { 0 };
   guint n_hitches = 0, n_written = 0;
 
   M6Reader *probe = test_attach (pid, &error);
@@ -314,7 +267,7 @@ test_on_hitch_current_folder (void)
   m6_reader_free (probe);
 
   const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "300ms", NULL };
-  run_cli_in (&record, dir, args);
+  test_cli_run_in (&record, dir, args);
   reap (pid);
   g_test_message ("%s%s", record.out, record.err);
   g_assert_cmpint (record.status, ==, 0);
@@ -346,14 +299,14 @@ test_report_pid_worst (void)
   GPid pid = start_game ("60", "0");
   g_autoptr (GError) error = NULL;
   g_autofree char *pid_text = g_strdup_printf ("%d", pid);
-  g_auto (CliRun) report = { 0 };
+  g_auto (TestCliRun) report = { 0 };
 
   M6Reader *probe = test_attach (pid, &error);
   g_assert_no_error (error);
   m6_reader_free (probe);
   /* 4.5 s at 60 fps: at least two hitches (every 2 s). */
   const char *args[] = { "report", pid_text, "--worst", "2", "--duration", "4.5", NULL };
-  run_cli (&report, args);
+  test_cli_run (&report, args);
   reap (pid);
   g_test_message ("%s", report.out);
   g_assert_cmpint (report.status, ==, 0);
@@ -373,14 +326,14 @@ test_burst (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("m6-burst-XXXXXX", NULL);
   g_autofree char *pid_text = g_strdup_printf ("%d", pid);
-  g_auto (CliRun) record = { 0 };
+  g_auto (TestCliRun) record = { 0 };
   guint n_hitches = 0, n_written = 0;
 
   M6Reader *probe = test_attach (pid, &error);
   g_assert_no_error (error);
   m6_reader_free (probe);
   const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "500ms", "-o", dir, NULL };
-  run_cli (&record, args);
+  test_cli_run (&record, args);
   reap (pid);
   g_test_message ("%s", record.out);
   g_assert_cmpint (record.status, ==, 0);
@@ -426,9 +379,9 @@ test_on_hitch_threads (void)
   g_assert_no_error (error);
   m6_reader_free (probe);
 
-  g_auto (CliRun) record = { 0 };
+  g_auto (TestCliRun) record = { 0 };
   const char *args[] = { "record", pid_text, "--on-hitch", "40ms", "--keep", "1s", "--after", "300ms", "-d", "5", "-o", dir, NULL };
-  run_cli (&record, args);
+  test_cli_run (&record, args);
   g_test_message ("%s%s", record.out, record.err);
   g_assert_cmpint (record.status, ==, 0);
   g_autofree char *says = g_strdup_printf ("for frames of the main thread (tid %d, or the thread named “main”", pid);
@@ -443,9 +396,9 @@ test_on_hitch_threads (void)
 
   /* --thread NAME: a worker's frames, which do not hitch (a frame the
    * machine's load stalls for 40 ms may, rarely). */
-  g_auto (CliRun) worker = { 0 };
+  g_auto (TestCliRun) worker = { 0 };
   const char *worker_args[] = { "record", pid_text, "--on-hitch", "40ms", "--thread", "worker-1", "-d", "2", "-o", dir, NULL };
-  run_cli (&worker, worker_args);
+  test_cli_run (&worker, worker_args);
   g_test_message ("%s%s", worker.out, worker.err);
   g_assert_cmpint (worker.status, ==, 0);
   g_assert_nonnull (strstr (worker.err, "for frames of the thread named “worker-1”"));
@@ -455,9 +408,9 @@ test_on_hitch_threads (void)
   g_assert_cmpuint (n_hitches, <=, 1);
 
   /* A thread that does not record says which ones do. */
-  g_auto (CliRun) nobody = { 0 };
+  g_auto (TestCliRun) nobody = { 0 };
   const char *nobody_args[] = { "record", pid_text, "--on-hitch", "40ms", "--thread", "renderer", "-d", "0.5", "-o", dir, NULL };
-  run_cli (&nobody, nobody_args);
+  test_cli_run (&nobody, nobody_args);
   g_assert_nonnull (strstr (nobody.err, "the thread named “renderer” recorded no frame; the threads that recorded are “main”"));
   reap (pid);
 
@@ -473,17 +426,17 @@ test_on_hitch_threads (void)
       g_assert_no_error (error);
       if (m6_session_get_n_threads (loaded) == 3 && n_checked++ == 0)
         {
-          g_auto (CliRun) table = { 0 }, worst = { 0 }, leaks = { 0 }, one = { 0 }, bad = { 0 };
+          g_auto (TestCliRun) table = { 0 }, worst = { 0 }, leaks = { 0 }, one = { 0 }, bad = { 0 };
           const char *table_args[] = { "report", path, NULL };
           const char *worst_args[] = { "report", path, "--worst", "1", NULL };
           const char *leaks_args[] = { "report", path, "--leaks", NULL };
           const char *one_args[] = { "report", path, "--worst", "1", "--thread", "0", NULL };
           const char *bad_args[] = { "report", path, "--thread", "renderer", NULL };
-          run_cli (&table, table_args);
-          run_cli (&worst, worst_args);
-          run_cli (&leaks, leaks_args);
-          run_cli (&one, one_args);
-          run_cli (&bad, bad_args);
+          test_cli_run (&table, table_args);
+          test_cli_run (&worst, worst_args);
+          test_cli_run (&leaks, leaks_args);
+          test_cli_run (&one, one_args);
+          test_cli_run (&bad, bad_args);
           g_test_message ("%s\n%s\n%s", table.out, worst.out, leaks.out);
           for (guint k = 0; k < 4; k++)
             {
@@ -521,8 +474,8 @@ test_bad_durations (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_auto (CliRun) r = { 0 };
-      run_cli (&r, cases[i].args);
+      g_auto (TestCliRun) r = { 0 };
+      test_cli_run (&r, cases[i].args);
       g_assert_cmpint (r.status, ==, 2);
       if (strstr (r.err, cases[i].says) == NULL)
         g_error ("case %u: stderr “%s” does not say “%s”", i, r.err, cases[i].says);
