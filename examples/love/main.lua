@@ -3,6 +3,10 @@
 -- balls move (physics), steer (ai), shed particles (particles) and are drawn
 -- (render). `L` toggles a leak in particles, `H` a 30 ms hitch in ai. A
 -- LÖVE thread, "loader", has a Lua state (and a profiler) of its own.
+-- One frame is one love.update and the love.draw after it: a "frame" scope
+-- opens at the start of love.update and closes at the end of love.draw, so
+-- the viewer counts one frame per update and judges the budget against both
+-- (docs/lua.md, "LÖVE: one frame per update and draw").
 -- Arguments: --leak, --hitch, --auto (every function under the scopes),
 -- --quit-after S, --screenshot FILE.png (after 2 s; an absolute path).
 -- The module is found where meson installs it, or in the build tree next
@@ -95,7 +99,14 @@ local function update_particles (dt)
   particles = alive
 end
 
+-- Whether the frame scope is open: LÖVE skips love.draw while its window is
+-- not active, and the next update then closes the frame that update opened.
+local frame_open = false
+
 function love.update (dt)
+  if frame_open then profiler.done () end
+  profiler.mark ("frame")
+  frame_open = true
   profiler.mark ("love.update")
   profiler.mark ("physics") physics (dt) profiler.done ()
   profiler.mark ("ai") ai (dt) profiler.done ()
@@ -132,6 +143,7 @@ function love.draw ()
                                       leak and "on" or "off", hitch and "on" or "off"), 8, 8)
   profiler.done ()
   profiler.done ()
+  if frame_open then profiler.done () frame_open = false end    -- the frame: update and draw
 end
 
 function love.keypressed (key)

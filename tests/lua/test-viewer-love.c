@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test-viewer-love.c — the real viewer attached to the real LÖVE demo
  * (examples/love, the Lua module on LuaJIT), in a real window under the
- * test display: love.update/love.draw and their systems arrive live, with
+ * test display: the frame, its love.update/love.draw and their systems arrive live, with
  * the Lua heap as memory and the leak where the demo puts it. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -56,8 +56,10 @@ static gboolean
 systems_seen (gpointer data)
 {
   Wait *w = data;
-  static const char *paths[] = { "love.update/physics", "love.update/ai", "love.update/particles",
-                                 "love.draw/balls", "love.draw/particles", "love.draw/hud" };
+  /* One frame scope around love.update and love.draw (the demo's frame). */
+  static const char *paths[] = { "frame/love.update/physics", "frame/love.update/ai",
+                                 "frame/love.update/particles", "frame/love.draw/balls",
+                                 "frame/love.draw/particles", "frame/love.draw/hud" };
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
     {
       M6Node *node = ui_node_at (w->window, paths[i]);
@@ -82,8 +84,8 @@ test_love_live (void)
   M6Session *session = m6_session_window_get_session (w.window);
   g_assert_true (m6_session_get_memory_available (session));
   /* The leak: love.update drifts up, and particles carries the growth. */
-  M6Node *update = ui_node_at (w.window, "love.update");
-  M6Node *particles = ui_node_at (w.window, "love.update/particles");
+  M6Node *update = ui_node_at (w.window, "frame/love.update");
+  M6Node *particles = ui_node_at (w.window, "frame/love.update/particles");
   g_test_message ("love.update mem.net %" G_GINT64_FORMAT " B, particles ΣD %" G_GINT64_FORMAT
                   " B of update ΣD %" G_GINT64_FORMAT " B",
                   m6_node_mem_net (update), particles->mem_sum, update->mem_sum);
@@ -91,7 +93,7 @@ test_love_live (void)
   g_assert_cmpint (particles->mem_sum, >, 0);
   g_assert_cmpint (particles->mem_sum, >=, update->mem_sum * 9 / 10);
   /* physics allocates nothing but its compiled traces (LuaJIT heap too). */
-  g_assert_cmpint (ui_node_at (w.window, "love.update/physics")->mem_sum, <, particles->mem_sum);
+  g_assert_cmpint (ui_node_at (w.window, "frame/love.update/physics")->mem_sum, <, particles->mem_sum);
 
   kill (w.game, SIGKILL);
   waitpid (w.game, NULL, 0);
