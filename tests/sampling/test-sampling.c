@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "m6-sample-model.h"
 #include "m6-sampler.h"
 
 #define FRAMES "20"
@@ -111,6 +112,80 @@ check_off_cpu (JsonObject *scope,
     g_assert_nonnull (strstr (chain, own_function));
 }
 
+/* The session model of the capture: physics' split as the report gives
+ * it, the sleep scope's off-CPU time with nanosleep where it blocked, and
+ * the main thread's lane holding the samples and spans. */
+static void
+check_model (const char *capture,
+             double      seventy,
+             double      thirty,
+             gboolean    fp)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (M6SampleModel) model = m6_sample_model_new_for_capture (capture, session, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (m6_sample_model_get_hz (model), ==, 4000);
+  g_assert_cmpint (m6_sample_model_get_method (model, 0), ==, fp ? M6_UNWIND_FP : M6_UNWIND_DWARF);
+
+  M6Thread *thread = m6_session_get_thread (session, 0);
+  M6Node *node = m6_tree_find_path (m6_thread_get_tree (thread), "frame/physics");
+  g_assert_nonnull (node);
+  M6SampleScope *physics = m6_sample_model_lookup (model, 0, node);
+  g_assert_true (physics == m6_sample_model_lookup_path (model, 0, "frame/physics"));
+  guint64 n = m6_sample_scope_get_samples (physics);
+  g_autoptr (GArray) fns = m6_sample_scope_dup_functions (physics);
+  double share[2] = { 0, 0 };
+  for (guint i = 0; i < fns->len; i++)
+    {
+      const M6SampleFunction *f = &g_array_index (fns, M6SampleFunction, i);
+      const char *name = m6_sample_model_get_symbol (model, f->symbol);
+      if (i > 0)
+        g_assert_cmpuint (f->samples, <=, g_array_index (fns, M6SampleFunction, i - 1).samples);
+      if (strcmp (name, "busy_seventy") == 0)
+        share[0] = (double) f->samples / (double) n;
+      if (strcmp (name, "busy_thirty") == 0)
+        share[1] = (double) f->samples / (double) n;
+    }
+  g_test_message ("model: physics %" G_GUINT64_FORMAT " samples, %.1f%% / %.1f%%", n, 100 * share[0], 100 * share[1]);
+  g_assert_cmpfloat (fabs (share[0] - seventy), <=, 0.01);
+  g_assert_cmpfloat (fabs (share[1] - thirty), <=, 0.01);
+
+  M6SampleScope *sleep = m6_sample_model_lookup_path (model, 0, "frame/sleep");
+  g_assert_nonnull (sleep);
+  g_assert_cmpint (m6_sample_scope_get_off_cpu_ns (sleep), >=, (gint64) atoi (FRAMES) * 18 * 1000 * 1000);
+  g_autoptr (GArray) blocked = m6_sample_scope_dup_blocked (sleep);
+  g_assert_cmpuint (blocked->len, >, 0);
+  guint32 depth;
+  const guint32 *chain = m6_sample_model_get_chain (model, g_array_index (blocked, M6SampleBlocked, 0).chain, &depth);
+  gboolean in_nanosleep = FALSE;
+  for (guint32 d = 0; d < depth; d++)
+    in_nanosleep |= strstr (m6_sample_model_get_symbol (model, chain[d]), "nanosleep") != NULL;
+  g_assert_true (in_nanosleep);
+
+  /* The lane: every sample of the thread in time order, with its scope. */
+  gsize n_ticks, n_spans;
+  const M6SampleTick *ticks = m6_sample_model_get_ticks (model, 0, G_MININT64, G_MAXINT64, &n_ticks);
+  const M6SampleSpan *spans = m6_sample_model_get_spans (model, 0, G_MININT64, G_MAXINT64, &n_spans);
+  g_assert_cmpuint (n_ticks, >=, n);
+  g_assert_cmpuint (n_spans, >=, (guint) atoi (FRAMES));
+  gsize in_physics = 0;
+  for (gsize i = 0; i < n_ticks; i++)
+    {
+      if (i > 0)
+        g_assert_cmpint (ticks[i].t_ns, >=, ticks[i - 1].t_ns);
+      guint32 parent;
+      guint32 label = m6_sample_model_get_path_label (model, ticks[i].path, &parent);
+      if (label != 0 && strcmp (m6_labels_get (m6_session_get_labels (session), label), "physics") == 0)
+        in_physics++;
+    }
+  g_assert_cmpuint (in_physics, ==, n);
+  gsize n_window;
+  m6_sample_model_get_ticks (model, 0, ticks[n_ticks / 4].t_ns, ticks[n_ticks / 2].t_ns, &n_window);
+  g_assert_cmpuint (n_window, ==, n_ticks / 2 - n_ticks / 4);
+  (void) spans;
+}
+
 static void
 test_build (gconstpointer data)
 {
@@ -159,6 +234,9 @@ test_build (gconstpointer data)
    * the caller of libc's frame-pointer-less wrappers; DWARF has them all. */
   check_off_cpu (find_scope (scopes, "frame/sleep"), "nanosleep", fp ? NULL : "sleep_in_nanosleep");
   check_off_cpu (find_scope (scopes, "frame/lock"), "lock_wait", fp ? NULL : "wait_on_mutex");
+
+  /* The model the viewer draws from says the same. */
+  check_model (capture, seventy, thirty, fp);
 
   /* The text report says the same. */
   const char *table[] = { MACH6_CLI, "report", "--samples", capture, NULL };
