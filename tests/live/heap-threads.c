@@ -5,7 +5,10 @@
  * inside "job". Process-wide readings put B into the main thread's frame
  * too; MACH6_HEAP=thread keeps each thread's bytes its own.
  *
- *   heap-threads FRAMES A B     (run under the shim, e.g. by mach6 run)
+ *   heap-threads FRAMES A B [MS]   (run under the shim, e.g. by mach6 run)
+ *
+ * MS: a frame every MS milliseconds (0, the default: as fast as it goes),
+ * for a drift graph with a history to draw.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -54,14 +57,15 @@ int
 main (int    argc,
       char **argv)
 {
-  if (argc != 4)
+  if (argc != 4 && argc != 5)
     {
-      fprintf (stderr, "usage: heap-threads FRAMES A B\n");
+      fprintf (stderr, "usage: heap-threads FRAMES A B [MS]\n");
       return 2;
     }
   long frames = strtol (argv[1], NULL, 10);
   size_t main_bytes = (size_t) strtol (argv[2], NULL, 10);
   worker_bytes = (size_t) strtol (argv[3], NULL, 10);
+  long period_ms = argc == 5 ? strtol (argv[4], NULL, 10) : 0;
 
   mach6_thread_name ("main");
   pthread_t worker;
@@ -90,6 +94,11 @@ main (int    argc,
         pthread_cond_wait (&cond, &lock);
       pthread_mutex_unlock (&lock);
       mach6_done ();
+      if (period_ms > 0)
+        {
+          struct timespec period = { period_ms / 1000, (period_ms % 1000) * 1000000L };
+          nanosleep (&period, NULL);
+        }
     }
 
   pthread_mutex_lock (&lock);

@@ -5,6 +5,7 @@
  * leak rate shows only where it is one. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -339,15 +340,20 @@ test_find_deep_leak (void)
   g_rmdir (dir);
 }
 
-/* Only a worker leaks (per-thread readings): Find the Leak, asked on the
- * main thread, goes to the worker's thread and names its scope. */
-static void
-test_find_leak_other_thread (void)
+/* A recording of tests/live/heap-threads (FRAMES, the main thread keeps
+ * MAIN bytes a frame, the worker's job WORKER, a frame every MS ms) by
+ * `mach6 run` with MACH6_HEAP=@heap ("thread" or "process"), in @dir. */
+static char *
+record_heap_threads (const char *dir,
+                     const char *heap,
+                     const char *frames,
+                     const char *main_bytes,
+                     const char *worker_bytes,
+                     const char *ms)
 {
-  g_autofree char *dir = g_dir_make_tmp ("mach6-ledger-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "threads.mach6", NULL);
-  const char *argv[] = { MACH6_CLI, "run", "-o", path, "--", HEAP_THREADS, "40", "0", "16384", NULL };
-  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "MACH6_HEAP", "thread", TRUE);
+  char *path = g_build_filename (dir, "threads.mach6", NULL);
+  const char *argv[] = { MACH6_CLI, "run", "-o", path, "--", HEAP_THREADS, frames, main_bytes, worker_bytes, ms, NULL };
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "MACH6_HEAP", heap, TRUE);
   g_autoptr (GError) error = NULL;
   int status;
 
@@ -355,6 +361,17 @@ test_find_leak_other_thread (void)
                 NULL, NULL, NULL, NULL, &status, &error);
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+/* Only a worker leaks (per-thread readings): Find the Leak, asked on the
+ * main thread, goes to the worker's thread and names its scope. */
+static void
+test_find_leak_other_thread (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("mach6-ledger-XXXXXX", NULL);
+  g_autofree char *path = record_heap_threads (dir, "thread", "40", "0", "16384", "0");
+  g_autoptr (GError) error = NULL;
 
   M6CaptureInfo info;
   g_autoptr (M6Session) session = m6_capture_load_full (path, &info, &error);
@@ -374,6 +391,138 @@ test_find_leak_other_thread (void)
   const char *text = m6_ledger_view_get_leak_text (m6_session_window_get_ledger_view (window));
   if (!g_str_has_prefix (text, "job: +16.0") || !g_str_has_suffix (text, "allocated in the scope itself, outside its children"))
     g_error ("Find the leak said “%s”", text);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* For people checking by eye: MACH6_TEST_SHOTS=DIR keeps a screenshot. */
+static void
+maybe_shot (M6SessionWindow *window,
+            const char      *name)
+{
+  const char *dir = g_getenv ("MACH6_TEST_SHOTS");
+
+  if (dir == NULL)
+    return;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  ui_spin (0.3);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (path));
+  ui_wait_jobs (app);
+}
+
+/* The texts of every mapped GtkInscription under @widget (table cells). */
+static void
+collect_inscriptions (GtkWidget *widget,
+                      GPtrArray *out)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      if (gtk_widget_get_mapped (child) && GTK_IS_INSCRIPTION (child) && gtk_inscription_get_text (GTK_INSCRIPTION (child)))
+        g_ptr_array_add (out, (gpointer) gtk_inscription_get_text (GTK_INSCRIPTION (child)));
+      collect_inscriptions (child, out);
+    }
+}
+
+/* The drift graph's y ticks, as a PDF of it says them: every line that
+ * is only "N KB" or "N MB" (the title's rates carry a sign). */
+static GPtrArray *
+drift_ticks (M6SessionWindow *window,
+             const char      *dir,
+             const char      *size,
+             char           **unit)
+{
+  g_autofree char *pdf = g_build_filename (dir, "drift.pdf", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GRegex) tick = g_regex_new ("^(-?[0-9]+(\\.[0-9]+)?) (KB|MB)$", 0, 0, NULL);
+  const char *argv[] = { "pdftotext", "-raw", pdf, "-", NULL };
+  GPtrArray *values = g_ptr_array_new_with_free_func (g_free);
+
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "graph-size", g_variant_new_string (size));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-drift-graph", g_variant_new_string (pdf));
+  ui_wait_jobs (app);
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, pdf);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &text, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr (GMatchInfo) match = NULL;
+      if (g_regex_match (tick, g_strstrip (lines[i]), 0, &match))
+        {
+          g_ptr_array_add (values, g_match_info_fetch (match, 1));
+          g_free (*unit);
+          *unit = g_match_info_fetch (match, 3);
+        }
+    }
+  g_unlink (pdf);
+  return values;
+}
+
+/* Ticks fall on round values in the unit shown: 2.9 MB of growth over a
+ * second is an
+ * axis in KB whose ticks are 1, 2 or 5 × 10^k KB apart ("1000 KB", not
+ * the "977 KB" and "1953 KB" of a step of 10^6 bytes). */
+static void
+test_round_ticks (void)
+{
+  if (!g_file_test ("/usr/bin/pdftotext", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      ui_test_skip ("needs pdftotext (poppler-utils) to read the picture's ticks");
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("mach6-ledger-XXXXXX", NULL);
+  g_autofree char *path = record_heap_threads (dir, "thread", "60", "50000", "0", "16");
+  g_autoptr (GError) error = NULL;
+  M6CaptureInfo info;
+  g_autoptr (M6Session) session = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  M6SessionWindow *window = m6_session_window_new_for_capture (GTK_APPLICATION (app), session, path);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_spin (0.3);
+
+  /* The table's per-frame rates carry their unit: main keeps 48.83 KB a
+   * frame (and the shim's own few bytes), in its Alloc/frame, Self/frame
+   * and Drift/frame cells. */
+  g_autoptr (GPtrArray) cells = g_ptr_array_new ();
+  collect_inscriptions (GTK_WIDGET (m6_session_window_get_stats_view (window)), cells);
+  guint with_unit = 0;
+  for (guint i = 0; i < cells->len; i++)
+    with_unit += g_regex_match_simple ("^\\+48\\.8[0-9] KB$", cells->pdata[i], 0, 0);
+  if (with_unit < 2)
+    g_error ("the table shows \"+48.8x KB\" in %u cells, not in Alloc/frame and Drift/frame", with_unit);
+
+  const char *sizes[] = { "", "1280x720", "3840x2160" };
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      g_autofree char *unit = NULL;
+      g_autoptr (GPtrArray) ticks = drift_ticks (window, dir, sizes[s], &unit);
+      g_autoptr (GString) all = g_string_new (NULL);
+
+      for (guint i = 0; i < ticks->len; i++)
+        g_string_append_printf (all, "%s%s %s", i ? ", " : "", (char *) ticks->pdata[i], unit);
+      g_test_message ("size \"%s\": ticks %s", sizes[s], all->str);
+      if (ticks->len < 3)
+        g_error ("size \"%s\": the drift graph's axis has %u ticks (%s)", sizes[s], ticks->len, all->str);
+      /* The step between ticks is 1, 2 or 5 × 10^k, and every tick a multiple of it. */
+      double step = fabs (g_ascii_strtod (ticks->pdata[1], NULL) - g_ascii_strtod (ticks->pdata[0], NULL));
+      double mantissa = step / pow (10, floor (log10 (step) + 1e-9));
+      if (fabs (mantissa - 1) > 1e-6 && fabs (mantissa - 2) > 1e-6 && fabs (mantissa - 5) > 1e-6)
+        g_error ("size \"%s\": ticks %s are %g %s apart, not 1, 2 or 5 × 10^k", sizes[s], all->str, step, unit);
+      for (guint i = 0; i < ticks->len; i++)
+        {
+          double v = g_ascii_strtod (ticks->pdata[i], NULL) / step;
+          if (fabs (v - round (v)) > 1e-6)
+            g_error ("size \"%s\": tick %s %s is no multiple of the step %g (%s)",
+                     sizes[s], (char *) ticks->pdata[i], unit, step, all->str);
+        }
+    }
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "graph-size", g_variant_new_string (""));
+  maybe_shot (window, "round-ticks.png");
 
   gtk_window_destroy (GTK_WINDOW (window));
   ui_spin (0.05);
@@ -487,6 +636,7 @@ main (int   argc,
   g_test_add_func ("/ui/ledger/heap-mode-shown", test_heap_mode_shown);
   g_test_add_func ("/ui/ledger/does-not-close", test_does_not_close);
   g_test_add_func ("/ui/ledger/find-leak-other-thread", test_find_leak_other_thread);
+  g_test_add_func ("/ui/ledger/round-ticks", test_round_ticks);
 
   int status = g_test_run ();
   return ui_test_finish (app, status);

@@ -188,7 +188,7 @@ draw_y_axis (M6Chart       *self,
     }
   else
     {
-      double step = m6_format_nice_step (p->y1 - p->y0, MAX (2, (int) (p->h / (th * 2.2))));
+      double step = self->y_step;
       for (double v = ceil (p->y0 / step) * step; v <= p->y1 + step * 1e-6; v += step)
         {
           double y = floor (plot_y (p, v)) + 0.5;
@@ -511,8 +511,18 @@ m6_chart_paint (M6Chart   *self,
       p.y1 = MAX (p.y1, p.y0 * 10);
     }
 
-  /* Room for the widest tick label on the left. */
+  /* The linear step first (the formatter may show as many decimals as it
+   * needs): 1, 2 or 5 × 10^k of the unit shown, so that ticks read round
+   * in that unit ("1000 KB", not the "977 KB" of a step of 10^6 bytes). */
   text_size (self, "0", TRUE, FALSE, &sw, &sh);
+  if (!p.log)
+    {
+      double plot_h = h - (used + sh / 2.0 + 2) - sh - 8;
+      double unit = self->y_unit > 0 ? self->y_unit : 1.0;
+      self->y_step = unit * m6_format_nice_step ((p.y1 - p.y0) / unit, MAX (2, (int) (plot_h / (sh * 2.2))));
+    }
+
+  /* Room for the widest tick label on the left. */
   double left = 0;
   for (guint k = 0; k < 2; k++)
     {

@@ -55,6 +55,7 @@ struct _M6Chart
   gpointer           x_format_data;
   M6ChartFormatFunc  format;
   gpointer           format_data;
+  double             y_unit;      /* linear ticks: 1, 2, 5 × 10^k of this */
   M6ChartTooltipFunc tooltip;
   gpointer           tooltip_data;
 
@@ -69,6 +70,7 @@ struct _M6Chart
   double             drag_x0, drag_x1;  /* a range being dragged, px; -1 none */
   gboolean           drag_moved;        /* this press became a drag: no click */
   double             time_step;
+  double             y_step;      /* the linear y ticks' step, value units */
   gboolean           title_wrapped;
   int                hover_mark;  /* index into marks, or -1 */
 };

@@ -566,6 +566,20 @@ m6_chart_set_y_format (M6Chart           *self,
 }
 
 void
+m6_chart_set_y_unit (M6Chart *self,
+                     double   unit)
+{
+  self->y_unit = unit > 0 ? unit : 1.0;
+  m6_chart_invalidate (self);
+}
+
+double
+m6_chart_get_y_step (M6Chart *self)
+{
+  return self->y_step;
+}
+
+void
 m6_chart_set_tooltip_func (M6Chart            *self,
                            M6ChartTooltipFunc  func,
                            gpointer            user_data)

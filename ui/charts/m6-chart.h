@@ -123,6 +123,13 @@ void       m6_chart_set_x_scale       (M6Chart           *self,
 void       m6_chart_set_y_format      (M6Chart           *self,
                                        M6ChartFormatFunc  format,
                                        gpointer           user_data);
+/* The unit the formatter shows (1024 for KB, say; 1 by default): linear
+ * ticks fall on 1, 2 and 5 × 10^k of it, so they read round in it. */
+void       m6_chart_set_y_unit        (M6Chart           *self,
+                                       double             unit);
+/* The step of the linear y ticks being drawn (value units), for a
+ * formatter to show as many decimals as the step has. */
+double     m6_chart_get_y_step        (M6Chart           *self);
 void       m6_chart_set_tooltip_func  (M6Chart           *self,
                                        M6ChartTooltipFunc func,
                                        gpointer           user_data);

@@ -37,7 +37,6 @@ struct _M6DriftGraph
   M6Chart       *frames;
   M6FrameLane    lane;
   double         unit_div;     /* bytes per unit of the memory axis */
-  int            unit_digits;
   guint          n_points;
 };
 
@@ -97,8 +96,12 @@ format_bytes_tick (double   bytes,
 {
   M6DriftGraph *self = user_data;
   const char *unit = self->unit_div > 1024 ? _("MB") : _("KB");
+  /* Ticks fall on 1, 2, 5 × 10^k of the unit (m6_chart_set_y_unit): as
+   * many decimals as the step has. */
+  double step = m6_chart_get_y_step (self->memory) / self->unit_div;
+  int digits = step > 0 && step < 1 ? (int) ceil (-log10 (step) - 1e-9) : 0;
 
-  return g_strdup_printf ("%.*f %s", self->unit_digits, bytes / self->unit_div, unit);
+  return g_strdup_printf ("%.*f %s", CLAMP (digits, 0, 6), bytes / self->unit_div, unit);
 }
 
 /* The session time range shared by the charts, in seconds. */
@@ -188,11 +191,10 @@ fill_memory (M6DriftGraph *self,
   if (vmin < 0)
     vmin -= pad;
   self->unit_div = (vmax - vmin) >= 4.0 * 1024 * 1024 ? 1024.0 * 1024.0 : 1024.0;
-  double ustep = m6_format_nice_step ((vmax - vmin) / self->unit_div, 4);
-  self->unit_digits = ustep >= 1 ? 0 : (int) ceil (-log10 (ustep));
 
   m6_chart_set_x_range (chart, t0, t1);
   m6_chart_set_y_range (chart, vmin, vmax);
+  m6_chart_set_y_unit (chart, self->unit_div);
   m6_chart_set_y_format (chart, format_bytes_tick, self);
   if (n == 0)
     {

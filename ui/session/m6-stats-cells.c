@@ -66,12 +66,17 @@ column_text (M6StatsRow *row,
     case COL_MEM_DELTA:
     case COL_ALLOC_RATE:
     case COL_SELF_RATE:
-      /* Zeros would claim there is no drift; there is no reading at all. */
-      if (!m6_stats_row_get_memory_available (row))
-        return g_strdup ("—");
-      if (fabs (v) < 0.005)
-        return g_strdup_printf ("%.2f", 0.0);   /* the locale's decimal mark, like the others */
-      return g_strdup_printf ("%+.2f", v);
+      {
+        /* The per-frame rates carry their unit, like the times (Δ avg KB
+         * says it in its header). */
+        const char *unit = column == COL_MEM_DELTA ? "" : _(" KB");
+        /* Zeros would claim there is no drift; there is no reading at all. */
+        if (!m6_stats_row_get_memory_available (row))
+          return g_strdup ("—");
+        if (fabs (v) < 0.005)
+          return g_strdup_printf ("%.2f%s", 0.0, unit);   /* the locale's decimal mark, like the others */
+        return g_strdup_printf ("%+.2f%s", v, unit);
+      }
     case COL_LABEL:
     case N_COLUMNS:
     default:

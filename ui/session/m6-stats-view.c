@@ -373,10 +373,11 @@ m6_stats_view_init (M6StatsView *self)
     [COL_TIME_P50]  = { N_("p50"), "888.88 ms" },
     [COL_TIME_P90]  = { N_("p90"), "888.88 ms" },
     [COL_TIME_MAX]  = { N_("Max"), "888.88 ms" },
+    /* Δ avg says KB in its header; the per-frame rates in each cell. */
     [COL_MEM_DELTA] = { N_("Δ avg KB"), "+1000.00" },
-    [COL_ALLOC_RATE] = { N_("Alloc/frame"), "+1000.00" },
-    [COL_SELF_RATE] = { N_("Self/frame"), "+1000.00" },
-    [COL_DRIFT_RATE] = { N_("Drift/frame"), "+1000.00" },
+    [COL_ALLOC_RATE] = { N_("Alloc/frame"), "+1000.00 KB" },
+    [COL_SELF_RATE] = { N_("Self/frame"), "+1000.00 KB" },
+    [COL_DRIFT_RATE] = { N_("Drift/frame"), "+1000.00 KB" },
   };
 
   self->rows = g_ptr_array_new_with_free_func (unref_row);
