@@ -50,20 +50,40 @@ stale() {
            \( -name '*.c' -o -name '*.h' \) -print -quit)" ]
 }
 
-if stale "$out/libcore-fuzz.a"; then
-  echo "fuzz: building core with $CC and sanitizers"
-  rm -rf "$out/obj" && mkdir -p "$out/obj"
-  # One compiler a core at a time, as ninja would.
-  jobs=0 failed=0
-  for f in "${core_sources[@]}"; do
-    "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -c "$f" -o "$out/obj/$(basename "$f" .c).o" &
-    jobs=$((jobs + 1))
-    if [ "$jobs" -ge "$(nproc)" ]; then wait -n || failed=1; jobs=$((jobs - 1)); fi
+# Each core object is rebuilt only when its source or a header it includes
+# (clang -MMD's list) is newer than it: after a change to one file, one
+# compile, not all of core's.
+obj_stale() {
+  local obj=$1 dep
+  [ -e "$obj" ] && [ -e "$obj.d" ] || return 0
+  for dep in $(sed -e 's/^[^:]*://' -e 's/\\$//' "$obj.d"); do
+    [ "$dep" -nt "$obj" ] && return 0
+    [ -e "$dep" ] || return 0
   done
-  while [ "$jobs" -gt 0 ]; do wait -n || failed=1; jobs=$((jobs - 1)); done
-  [ "$failed" = 0 ] || { echo "fuzz: building core failed" >&2; exit 1; }
+  return 1
+}
+
+mkdir -p "$out/obj"
+objs=() stale_objs=0 jobs=0 failed=0
+for f in "${core_sources[@]}"; do
+  rel=${f#"$src/core/"}
+  obj="$out/obj/${rel//\//_}.o"
+  objs+=("$obj")
+  obj_stale "$obj" || continue
+  stale_objs=$((stale_objs + 1))
+  rm -f "$obj" "$obj.d"
+  # One compiler a core at a time, as ninja would.
+  "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -MMD -MF "$obj.d" -c "$f" -o "$obj" &
+  jobs=$((jobs + 1))
+  if [ "$jobs" -ge "$(nproc)" ]; then wait -n || failed=1; jobs=$((jobs - 1)); fi
+done
+while [ "$jobs" -gt 0 ]; do wait -n || failed=1; jobs=$((jobs - 1)); done
+[ "$failed" = 0 ] || { echo "fuzz: building core failed" >&2; exit 1; }
+if [ "$stale_objs" -gt 0 ] || [ ! -e "$out/libcore-fuzz.a" ]; then
+  echo "fuzz: built $stale_objs of ${#objs[@]} core objects with $CC and sanitizers"
+  # Only the objects of today's sources (a moved file leaves its old one).
   rm -f "$out/libcore-fuzz.a"
-  ar rcs "$out/libcore-fuzz.a" "$out"/obj/*.o
+  ar rcs "$out/libcore-fuzz.a" "${objs[@]}"
 fi
 for h in $harnesses; do
   if stale "$out/fuzz-$h"; then
