@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test-fleet.c — `mach6 serve --metrics` against the real thing: demo
  * games with and without their leak, a real Prometheus (Debian's 2.42)
- * scraping every second, its HTTP API asked what an operator would ask,
+ * scraping twice a second, its HTTP API asked what an operator would ask,
  * promtool judging the exposition; the bearer token beyond loopback; the
  * HTTP endpoint under hostile clients; --attach-all finding a game started
  * later; the bounds on a program with 2,041 scopes. */
@@ -19,6 +19,11 @@ typedef struct
   guint16  port;
 } Prometheus;
 
+/* Prometheus scrapes every SCRAPE_MS; the queries' ranges are RANGE_S,
+ * RANGE_S * 1000 / SCRAPE_MS scrapes. */
+#define SCRAPE_MS 500
+#define RANGE_S   "5"
+
 static void
 prometheus_free (Prometheus *prom)
 {
@@ -32,7 +37,7 @@ prometheus_free (Prometheus *prom)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Prometheus, prometheus_free)
 
-/* Scraping 127.0.0.1:@target_port every second; with @token_file (not
+/* Scraping 127.0.0.1:@target_port every SCRAPE_MS; with @token_file (not
  * NULL), as README's scrape config for a serve beyond loopback: the
  * token as a bearer credential, read from that file. */
 static Prometheus *
@@ -51,15 +56,16 @@ prometheus_start (guint16     target_port,
                                                       "      credentials_file: %s\n", token_file)
                                    : g_strdup ("");
   g_autofree char *text = g_strdup_printf ("global:\n"
-                                           "  scrape_interval: 1s\n"
-                                           "  evaluation_interval: 1s\n"
+                                           "  scrape_interval: %dms\n"
+                                           "  evaluation_interval: %dms\n"
                                            "scrape_configs:\n"
                                            "  - job_name: mach6\n"
-                                           "    scrape_interval: 1s\n"
-                                           "    scrape_timeout: 1s\n"
+                                           "    scrape_interval: %dms\n"
+                                           "    scrape_timeout: %dms\n"
                                            "%s"
                                            "    static_configs:\n"
-                                           "      - targets: ['127.0.0.1:%u']\n", authorization, target_port);
+                                           "      - targets: ['127.0.0.1:%u']\n",
+                                           SCRAPE_MS, SCRAPE_MS, SCRAPE_MS, SCRAPE_MS, authorization, target_port);
   g_assert_true (g_file_set_contents (config, text, -1, &error));
 
   prom->port = free_port ();
@@ -212,22 +218,28 @@ test_prometheus (void)
 
   g_autoptr (Prometheus) prom = prometheus_start (port, token_file);
 
-  /* Wait for 12 scrapes of the leaky game, so the 10 s ranges below are covered. */
-  g_autofree char *count_q = g_strdup_printf ("count_over_time(mach6_thread_frames_total{%s}[10s])", leaky_pid);
-  for (int waited = 0; waited < WAIT_MS; waited += 500)
+  /* Wait until the ranges below are covered: as many scrapes of the leaky
+   * game in the last RANGE_S seconds as fit in them. (A range holds one
+   * more only when a scrape falls on each of its ends: 12 in 10 s of 1 s
+   * scrapes, asked here before, never came, and the wait ran out.) */
+  g_autofree char *count_q = g_strdup_printf ("count_over_time(mach6_thread_frames_total{%s}[" RANGE_S "s])", leaky_pid);
+  const double covered = atoi (RANGE_S) * 1000 / SCRAPE_MS;
+  double scrapes = 0;
+  for (int waited = 0; scrapes < covered; waited += 100)
     {
       g_autoptr (JsonArray) r = prometheus_query (prom, count_q);
-      if (json_array_get_length (r) > 0
-          && g_ascii_strtod (json_array_get_string_element (
-               json_object_get_array_member (json_array_get_object_element (r, 0), "value"), 1), NULL) >= 12)
-        break;
-      g_usleep (500000);
+      if (json_array_get_length (r) > 0)
+        scrapes = g_ascii_strtod (json_array_get_string_element (
+                    json_object_get_array_member (json_array_get_object_element (r, 0), "value"), 1), NULL);
+      if (waited >= WAIT_MS)
+        g_error ("prometheus had %g scrapes of the leaky game in %s s after %d ms, not %g", scrapes, RANGE_S, WAIT_MS, covered);
+      g_usleep (100000);
     }
 
-  g_autofree char *frames_q = g_strdup_printf ("rate(mach6_thread_frames_total{%s}[10s])", leaky_pid);
-  g_autofree char *calls_q = g_strdup_printf ("rate(mach6_scope_seconds_count{%s,scope=\"frame/ai/remember\"}[10s])", leaky_pid);
+  g_autofree char *frames_q = g_strdup_printf ("rate(mach6_thread_frames_total{%s}[" RANGE_S "s])", leaky_pid);
+  g_autofree char *calls_q = g_strdup_printf ("rate(mach6_scope_seconds_count{%s,scope=\"frame/ai/remember\"}[" RANGE_S "s])", leaky_pid);
   g_autofree char *drift_q = g_strdup_printf ("mach6_process_drift_bytes_per_second{%s}", leaky_pid);
-  g_autofree char *deriv_q = g_strdup_printf ("deriv(mach6_scope_mem_net_bytes{%s,scope=\"frame\"}[10s])", leaky_pid);
+  g_autofree char *deriv_q = g_strdup_printf ("deriv(mach6_scope_mem_net_bytes{%s,scope=\"frame\"}[" RANGE_S "s])", leaky_pid);
   double fps = prometheus_value (prom, frames_q, NULL, NULL);
   double calls = prometheus_value (prom, calls_q, NULL, NULL);
   double drift = prometheus_value (prom, drift_q, NULL, NULL);
