@@ -13,6 +13,7 @@
 #include "m6-application.h"
 #include "m6-capture.h"
 #include "m6-ledger.h"
+#include "m6-payload.h"
 #include "m6-session-window.h"
 #include "m6-ui.h"
 #include "ui-test-util.h"
@@ -530,6 +531,123 @@ test_round_ticks (void)
   g_rmdir (dir);
 }
 
+/* The whole text of a PDF of the drift graph, as shown. */
+static char *
+drift_pdf_text (M6SessionWindow *window,
+                const char      *dir)
+{
+  g_autofree char *pdf = g_build_filename (dir, "drift-text.pdf", NULL);
+  g_autoptr (GError) error = NULL;
+  char *text = NULL;
+  const char *argv[] = { "pdftotext", "-raw", pdf, "-", NULL };
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-drift-graph", g_variant_new_string (pdf));
+  ui_wait_jobs (app);
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, pdf);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &text, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_unlink (pdf);
+  return text;
+}
+
+/* Process-wide readings (MACH6_HEAP=process) of two threads: the main
+ * thread keeps 16 KB a frame, the worker's job nothing. The worker's
+ * drift is the main thread's memory: the drift graph and the ledger say
+ * the readings are process-wide, and Find the Leak names no scope (not
+ * the worker's job, not its between-frames) on either thread, saying why.
+ * Per-thread readings of the same program: no such sentence, and Find the
+ * Leak names main's frame. */
+static void
+test_process_wide_threads (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("mach6-ledger-XXXXXX", NULL);
+  char *path = record_heap_threads (dir, "process", "60", "16384", "0", "8");
+  g_autoptr (GError) error = NULL;
+  M6CaptureInfo info;
+  g_autoptr (M6Session) session = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (m6_session_get_heap_source (session), ==, M6_HEAP_SOURCE_SHIM);
+  g_assert_cmpuint (m6_session_get_n_threads (session), ==, 2);
+  M6SessionWindow *window = m6_session_window_new_for_capture (GTK_APPLICATION (app), session, path);
+  M6LedgerView *ledger = m6_session_window_get_ledger_view (window);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_spin (0.3);
+
+  for (guint t = 0; t < 2; t++)
+    {
+      M6Thread *thread = m6_session_get_thread (session, t);
+      const char *name = m6_thread_get_name (thread);
+
+      g_action_group_activate_action (G_ACTION_GROUP (window), "thread", g_variant_new_uint32 (t));
+      ui_spin (0.2);
+      g_assert_cmpuint (m6_session_window_get_thread (window), ==, t);
+      if (g_str_equal (name, "worker"))
+        {
+          /* The worker drifts by what main keeps: the reason for all this. */
+          M6Leak leak;
+          m6_ledger_find_leak (m6_thread_get_tree (thread), &leak);
+          g_assert_cmpint (leak.kind, !=, M6_LEAK_NONE);
+        }
+
+      /* Said where the drift and the ledger are. */
+      const char *shared = m6_ledger_view_get_shared_text (ledger);
+      if (shared == NULL || strstr (shared, "process-wide and 2 threads record") == NULL)
+        g_error ("thread %s: the ledger says “%s”, not that the readings are process-wide", name, shared);
+      if (!g_file_test ("/usr/bin/pdftotext", G_FILE_TEST_IS_EXECUTABLE))
+        g_test_message ("pdftotext (poppler-utils) is missing: the drift graph's words are not checked");
+      else
+        {
+          g_autofree char *text = drift_pdf_text (window, dir);
+          g_autofree char *flat = g_strdelimit (g_strdup (text), "\n", ' ');
+          if (strstr (flat, "Process-wide heap readings: other threads’ memory is in this drift.") == NULL)
+            g_error ("thread %s: the drift graph does not say the readings are process-wide:\n%s", name, text);
+        }
+
+      /* Find the Leak names no scope of this thread for the growth. */
+      m6_flame_graph_set_selected_node (flame, 0);
+      g_action_group_activate_action (G_ACTION_GROUP (window), "find-leak", NULL);
+      g_assert_cmpuint (m6_session_window_get_thread (window), ==, t);
+      guint selected = m6_flame_graph_get_selected_node (flame);
+      if (selected != 0)
+        g_error ("thread %s: Find the Leak selected %s under process-wide readings", name,
+                 m6_payload_label (m6_thread_get_tree (thread), m6_tree_get_node (m6_thread_get_tree (thread), selected)));
+      const char *said = m6_ledger_view_get_leak_text (ledger);
+      if (said == NULL || strstr (said, "cannot tell which thread’s scope keeps the memory") == NULL
+          || strstr (said, "MACH6_HEAP=thread") == NULL)
+        g_error ("thread %s: Find the Leak said “%s”", name, said);
+      g_test_message ("thread %s: %s", name, said);
+      if (t == 1)
+        maybe_shot (window, "process-wide.png");
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_unlink (path);
+  g_free (path);
+
+  /* The same program read per thread: nothing to warn about, and the
+   * scope that keeps the memory is named. */
+  path = record_heap_threads (dir, "thread", "60", "16384", "0", "8");
+  g_autoptr (M6Session) own = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  window = m6_session_window_new_for_capture (GTK_APPLICATION (app), own, path);
+  ledger = m6_session_window_get_ledger_view (window);
+  flame = m6_session_window_get_flame_graph (window);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_spin (0.3);
+  g_assert_null (m6_ledger_view_get_shared_text (ledger));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "find-leak", NULL);
+  M6Thread *shown = m6_session_get_thread (own, m6_session_window_get_thread (window));
+  g_assert_cmpstr (m6_thread_get_name (shown), ==, "main");
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, m6_tree_find_path (m6_thread_get_tree (shown), "frame")->id);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* A ledger that does not close is a bug and says so: a session built here,
  * one node's self part knocked off by a byte. */
 static void
@@ -637,6 +755,7 @@ main (int   argc,
   g_test_add_func ("/ui/ledger/does-not-close", test_does_not_close);
   g_test_add_func ("/ui/ledger/find-leak-other-thread", test_find_leak_other_thread);
   g_test_add_func ("/ui/ledger/round-ticks", test_round_ticks);
+  g_test_add_func ("/ui/ledger/process-wide-threads", test_process_wide_threads);
 
   int status = g_test_run ();
   return ui_test_finish (app, status);

@@ -246,8 +246,12 @@ fill_between (M6DriftGraph *self,
   g_autofree char *total = m6_format_kb (stats.inverse_mem_total, TRUE);
   g_autofree char *line = g_strdup_printf (_("Between frames (top-level inverse Δ): Drift/frame %s, %s total"),
                                            per_frame, total);
+  /* Process-wide readings with several threads: the drift above is the
+   * process's, not this thread's (docs/memory.md). */
   m6_chart_set_lines (self->between, line,
-                      _("Only the top-level lane is clean; children’s inverse deltas are noisy."));
+                      m6_view_heap_shared (self->session)
+                      ? _("Process-wide heap readings: other threads’ memory is in this drift.")
+                      : _("Only the top-level lane is clean; children’s inverse deltas are noisy."));
 }
 
 static void

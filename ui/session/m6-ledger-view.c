@@ -31,6 +31,7 @@ struct _M6LedgerView
   GtkGrid        *parts_grid;
   GtkLabel       *residual_label;
   GtkLabel       *leak_label;
+  GtkLabel       *shared_label;
 
   M6Session      *session;
   guint           thread_index;
@@ -349,6 +350,7 @@ show_nothing (M6LedgerView *self,
   set_text (self->title_label, _("Ledger"));
   set_text (self->whole_label, why);
   set_text (self->residual_label, "");
+  gtk_widget_set_visible (GTK_WIDGET (self->shared_label), FALSE);
   gtk_widget_queue_draw (GTK_WIDGET (self->bar_area));
 }
 
@@ -405,6 +407,18 @@ m6_ledger_view_refresh (M6LedgerView *self)
 
   set_text (self->title_label, title);
   set_text (self->whole_label, whole_text);
+
+  /* Process-wide readings with several threads: every part holds the
+   * other threads' bytes too (docs/memory.md). */
+  gboolean shared = m6_view_heap_shared (self->session);
+  if (shared)
+    {
+      g_autofree char *text = g_strdup_printf (_("Heap readings are process-wide and %u threads record: each part includes what the other threads allocate meanwhile. MACH6_HEAP=thread (the default of “mach6 run”) keeps them apart."),
+                                               m6_session_get_n_threads (self->session));
+      set_text (self->shared_label, text);
+    }
+  if (gtk_widget_get_visible (GTK_WIDGET (self->shared_label)) != shared)
+    gtk_widget_set_visible (GTK_WIDGET (self->shared_label), shared);
 
   for (guint i = 0; i < ledger->parts->len; i++)
     {
@@ -502,6 +516,7 @@ m6_ledger_view_class_init (M6LedgerViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6LedgerView, parts_grid);
   gtk_widget_class_bind_template_child (widget_class, M6LedgerView, residual_label);
   gtk_widget_class_bind_template_child (widget_class, M6LedgerView, leak_label);
+  gtk_widget_class_bind_template_child (widget_class, M6LedgerView, shared_label);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "ledgerview");
 }
@@ -594,6 +609,12 @@ const char *
 m6_ledger_view_get_residual_text (M6LedgerView *self)
 {
   return gtk_label_get_text (self->residual_label);
+}
+
+const char *
+m6_ledger_view_get_shared_text (M6LedgerView *self)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (self->shared_label)) ? gtk_label_get_text (self->shared_label) : NULL;
 }
 
 const char *

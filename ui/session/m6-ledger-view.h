@@ -36,5 +36,7 @@ const char     *m6_ledger_view_get_row_text   (M6LedgerView *self,
                                                guint         column);
 const char     *m6_ledger_view_get_residual_text (M6LedgerView *self);
 const char     *m6_ledger_view_get_leak_text  (M6LedgerView *self);
+/* The sentence saying the readings are process-wide, when it shows. */
+const char     *m6_ledger_view_get_shared_text (M6LedgerView *self);
 
 G_END_DECLS
