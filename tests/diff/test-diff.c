@@ -10,6 +10,7 @@
 
 #include "m6-capture.h"
 #include "m6-diff.h"
+#include "diff-synthetic.h"
 
 static char *tmpdir;
 
@@ -47,84 +48,7 @@ test_distributions_known (void)
   g_assert_cmpfloat_with_epsilon (m6_diff_t_cdf (-1.812461, 10), 0.05, 1e-6);
 }
 
-/* --- captures with known properties ------------------------------------- */
-
-typedef struct
-{
-  GRand  *rand;
-  double  rho;            /* correlation of a scope's log time from frame to frame */
-  double  level[3];       /* AR(1) state of each scope's log time */
-  double  scale[3];       /* multiplies each scope's time */
-  gint64  leak_bytes;     /* kept by "remember", under ai, every frame */
-} Game;
-
-/* frame { physics render ai { remember } }: each scope's log time is an
- * AR(1) process with correlation rho from frame to frame; at 0.97,
- * hundreds of frames carry the information of a few dozen independent
- * ones. */
-static char *
-write_capture (const char *name,
-               Game       *g,
-               guint       n_frames)
-{
-  g_autofree char *path = g_build_filename (tmpdir, name, NULL);
-  g_autoptr (M6Session) session = m6_session_new ();
-  g_autoptr (GError) error = NULL;
-  static const double base_ns[3] = { 2e6, 5e6, 1e6 };
-
-  m6_session_set_process (session, 4242, "synthetic");
-  m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
-  M6CaptureWriter *writer = m6_capture_writer_new (path, session, &error);
-  g_assert_no_error (error);
-  M6Thread *thread = m6_session_add_thread (session, 4242, "main");
-  guint32 frame = m6_session_intern_label (session, "frame", -1);
-  guint32 scopes[3] = {
-    m6_session_intern_label (session, "physics", -1),
-    m6_session_intern_label (session, "render", -1),
-    m6_session_intern_label (session, "ai", -1),
-  };
-  guint32 remember = m6_session_intern_label (session, "remember", -1);
-  gint64 t = 1000, heap = 1 << 20;
-
-  for (guint f = 0; f < n_frames; f++)
-    {
-      g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (M6Event));
-      M6Event ev = { t, heap, frame, 0 };
-      g_array_append_val (events, ev);
-      for (guint s = 0; s < 3; s++)
-        {
-          /* Stationary: a standard deviation of 0.1 (10 %) whatever rho. */
-          g->level[s] = g->rho * g->level[s]
-                        + sqrt (1 - g->rho * g->rho) * 0.1 * sqrt (3) * g_rand_double_range (g->rand, -1, 1);
-          double ns = base_ns[s] * g->scale[s] * exp (g->level[s]) * g_rand_double_range (g->rand, 0.97, 1.03);
-          ev = (M6Event) { t, heap, scopes[s], 1 };
-          g_array_append_val (events, ev);
-          heap += 4096;   /* allocated and freed within the scope */
-          if (s == 2 && g->leak_bytes > 0)
-            {
-              ev = (M6Event) { t + 10, heap, remember, 2 };
-              g_array_append_val (events, ev);
-              heap += g->leak_bytes;
-              ev = (M6Event) { t + 20, heap, M6_EVENT_DONE, 2 };
-              g_array_append_val (events, ev);
-            }
-          t += (gint64) ns;
-          heap -= 4096;
-          ev = (M6Event) { t, heap, M6_EVENT_DONE, 1 };
-          g_array_append_val (events, ev);
-        }
-      t += 100000;
-      ev = (M6Event) { t, heap, M6_EVENT_DONE, 0 };
-      g_array_append_val (events, ev);
-      t += 8000000;
-      m6_session_ingest (session, thread, (M6Event *) events->data, events->len);
-    }
-  m6_session_notify_changed (session);
-  g_assert_true (m6_capture_writer_finish (writer, &error));
-  g_assert_no_error (error);
-  m6_capture_writer_free (writer);
-  return g_steal_pointer (&path);
-}
+/* --- captures with known properties: diff-synthetic.c ---------------- */
 
 /* A fixed seed by default: a 95 % interval misses the truth one time in
  * twenty, and a test must not flake. M6_TEST_SEED tries others. */
@@ -175,8 +99,8 @@ test_correlated_frames_not_flagged (void)
   for (guint pair = 0; pair < 4; pair++)
     {
       Game ga = { rand, 0.97, { 0 }, { 1, 1, 1 }, 0 }, gb = ga;
-      g_autofree char *a = write_capture ("corr-a.mach6", &ga, 600);
-      g_autofree char *b = write_capture ("corr-b.mach6", &gb, 600);
+      g_autofree char *a = write_capture (tmpdir, "corr-a.mach6", &ga, 600);
+      g_autofree char *b = write_capture (tmpdir, "corr-b.mach6", &gb, 600);
       g_autoptr (M6Diff) diff = diff_files (a, b);
 
       for (guint t = 0; t < diff->threads->len; t++)
@@ -209,8 +133,8 @@ test_injected_shift_found (void)
   g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
   /* Little correlation here: the interval should be tight. */
   Game ga = { rand, 0.3, { 0 }, { 1, 1, 1 }, 0 }, gb = { rand, 0.3, { 0 }, { 1.3, 1, 1 }, 0 };
-  g_autofree char *a = write_capture ("shift-a.mach6", &ga, 400);
-  g_autofree char *b = write_capture ("shift-b.mach6", &gb, 400);
+  g_autofree char *a = write_capture (tmpdir, "shift-a.mach6", &ga, 400);
+  g_autofree char *b = write_capture (tmpdir, "shift-b.mach6", &gb, 400);
   g_autoptr (M6Diff) diff = diff_files (a, b);
   M6DiffRow *physics = find_row (diff, "frame/physics");
   M6DiffRow *render = find_row (diff, "frame/render");
@@ -237,8 +161,8 @@ test_leak_located (void)
   guint32 seed = test_seed ();
   g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
   Game ga = { rand, 0.3, { 0 }, { 1, 1, 1 }, 0 }, gb = { rand, 0.3, { 0 }, { 1, 1, 1 }, 4096 };
-  g_autofree char *a = write_capture ("leak-a.mach6", &ga, 200);
-  g_autofree char *b = write_capture ("leak-b.mach6", &gb, 200);
+  g_autofree char *a = write_capture (tmpdir, "leak-a.mach6", &ga, 200);
+  g_autofree char *b = write_capture (tmpdir, "leak-b.mach6", &gb, 200);
   g_autoptr (M6Diff) diff = diff_files (a, b);
   M6DiffThread *dt = g_ptr_array_index (diff->threads, 0);
 
@@ -280,7 +204,7 @@ test_replicates_use_runs (void)
       double run_level = g_rand_double_range (rand, -0.03, 0.03);
       Game g = { rand, 0.3, { 0 }, { r < 3 ? 1.0 : 1.4, exp (run_level), 1 }, 0 };
       g_autofree char *name = g_strdup_printf ("rep-%u.mach6", r);
-      g_autofree char *path = write_capture (name, &g, 120);
+      g_autofree char *path = write_capture (tmpdir, name, &g, 120);
       g_autoptr (GError) error = NULL;
       M6DiffRun *run = m6_diff_run_load (path, &error);
       g_assert_no_error (error);
