@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <glib/gi18n.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "m6-cli-common.h"
 #include "m6-duration.h"
@@ -15,6 +16,29 @@ format_percent (GString *out,
                 double   value)
 {
   g_string_append_printf (out, "%+6.1f%%", value * 100);
+}
+
+/* @text in @width characters, padded; a longer one loses its middle (its
+ * indentation stays, and both ends of the label: "walk › … › leaf"). */
+static void
+append_cut_middle (GString    *out,
+                   const char *text,
+                   guint       width)
+{
+  glong length = g_utf8_strlen (text, -1);
+  const char *label = text + strspn (text, " ");
+  glong indent = label - text;
+
+  if (length <= (glong) width || indent + 3 > (glong) width)
+    {
+      m6_cli_append_padded (out, text, width);
+      return;
+    }
+  glong room = (glong) width - indent - 1, head = room / 2, tail = room - head;
+  g_string_append_len (out, text, indent);
+  g_string_append_len (out, label, g_utf8_offset_to_pointer (label, head) - label);
+  g_string_append (out, "…");
+  g_string_append (out, g_utf8_offset_to_pointer (label, g_utf8_strlen (label, -1) - tail));
 }
 
 static const char *
@@ -32,17 +56,44 @@ verdict_text (const M6DiffRow *row)
     }
 }
 
+/* The legend of the reasons a row gives for "same" (bit: the row's bound,
+ * or 4 + it for too few samples; see print_diff_table). */
+static void
+print_why_legend (GString *out,
+                  guint    whys,
+                  M6Diff  *diff)
+{
+  if (whys & (1u << M6_DIFF_BOUND_NOISE))
+    g_string_append_printf (out, "%s\n", _("same: run noise = the interval reaches inside the scope's own A/A noise "
+                                           "(the variation the runs show by themselves), larger than any other bound "
+                                           "of its ±THRESH."));
+  if (whys & (1u << M6_DIFF_BOUND_PROCESS))
+    g_string_append_printf (out, "%s\n", _("same: one pair = one run per side, and the interval reaches inside the ±10 % "
+                                           "(two processes of one program differ by up to several percent)."));
+  if (whys & (1u << M6_DIFF_BOUND_RESOLUTION))
+    g_string_append_printf (out, _("same: too short = the scope takes so little time per frame that its ±THRESH is "
+                                   "the %.0f ns resolution, and the interval reaches inside it.\n"),
+                            diff->options.resolution);
+  if (whys & (1u << M6_DIFF_BOUND_SETTING))
+    g_string_append_printf (out, "%s\n", _("same: small = the interval reaches inside the threshold setting."));
+  if (whys & (0xfu << 4))
+    g_string_append_printf (out, "%s\n", _("same: few samples = the interval lies beyond ±THRESH, but there are too "
+                                           "few samples (blocks of frames, runs or pairs) to call it among all the "
+                                           "scopes tested: P ADJ is above the false discovery rate."));
+}
+
 static void
 print_diff_table (M6Diff *diff)
 {
   g_autoptr (GString) out = g_string_new (NULL);
+  guint whys = 0;
 
   for (guint i = 0; i < diff->threads->len; i++)
     {
       M6DiffThread *dt = g_ptr_array_index (diff->threads, i);
 
       g_string_append_printf (out, _("Thread %u “%s”\n"), dt->index, dt->name);
-      g_string_append_printf (out, "  %-30s %9s %8s %18s %7s %8s  %-14s %11s %11s %11s\n",
+      g_string_append_printf (out, "  %-30s %9s %8s %18s %7s %8s  %-19s %11s %11s %11s\n",
                               _("SCOPE"), _("A TIME/FR"), _("SHIFT"), _("INTERVAL"), _("±THRESH"),
                               _("P ADJ"), _("VERDICT"), _("ALLOC KB/FR Δ"), _("SELF KB/FR Δ"), _("DRIFT KB/FR Δ"));
       for (guint r = 0; r < dt->rows->len; r++)
@@ -50,7 +101,8 @@ print_diff_table (M6Diff *diff)
           M6DiffRow *row = g_ptr_array_index (dt->rows, r);
           g_autofree char *indented = m6_cli_indent_label (row->depth, row->label);
 
-          g_string_append_printf (out, "%c %-30.30s", row->significant ? '!' : row->leak ? '$' : ' ', indented);
+          g_string_append_printf (out, "%c ", row->significant ? '!' : row->leak ? '$' : ' ');
+          append_cut_middle (out, indented, 30);
           if (row->tested)
             {
               char time[M6_DURATION_BUF];
@@ -66,7 +118,12 @@ print_diff_table (M6Diff *diff)
             }
           else
             g_string_append_printf (out, " %9s %8s %18s %7s %8s", "-", "-", "-", "-", "-");
-          g_string_append_printf (out, "  %-14s", verdict_text (row));
+          const char *why = m6_diff_row_why_short (row);
+          g_autofree char *verdict = why ? g_strdup_printf (_("%s: %s"), verdict_text (row), why)
+                                         : g_strdup (verdict_text (row));
+          g_string_append (out, "  ");
+          m6_cli_append_padded (out, verdict, 19);
+          whys |= why ? 1u << (row->bound + (m6_diff_row_why (row) == M6_DIFF_WHY_EVIDENCE ? 4 : 0)) : 0;
           /* A side without the scope counts as 0 KB per frame. */
           g_string_append_printf (out, " %+11.2f %+11.2f", row->alloc_rate_b - row->alloc_rate_a,
                                   row->self_rate_b - row->self_rate_a);
@@ -87,6 +144,7 @@ print_diff_table (M6Diff *diff)
                           m6_diff_least_threshold (&diff->options, diff->runs_a, diff->runs_b) * 100,
                           diff->options.fdr * 100, diff->n_tested);
   g_string_append_c (out, '\n');
+  print_why_legend (out, whys, diff);
   if (diff->n_leaks > 0)
     g_string_append_printf (out, "%s\n", _("$ = a change of top-level drift, located by the ledger to the scope whose own allocations carry it."));
   if (diff->runs_a == 1 && diff->runs_b == 1)

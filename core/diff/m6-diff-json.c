@@ -133,6 +133,8 @@ m6_diff_to_json (M6Diff     *diff,
           json_builder_add_string_value (builder, m6_diff_verdict_name (row->verdict));
           json_builder_set_member_name (builder, "significant");
           json_builder_add_boolean_value (builder, row->significant);
+          json_builder_set_member_name (builder, "why");
+          json_builder_add_string_value (builder, m6_diff_row_why_name (row));
           json_builder_set_member_name (builder, "tested");
           json_builder_add_boolean_value (builder, row->tested);
           json_builder_set_member_name (builder, "method");

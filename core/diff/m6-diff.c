@@ -380,6 +380,7 @@ make_row (Sides               *s,
   /* The resolution, relative to the faster side. */
   double fastest = MIN (row->time_a, row->time_b) * M6_NS_PER_S;
   double floor_log = fastest > 0 ? log1p (options->resolution / fastest) : INFINITY;
+  double resolution_log = floor_log, process_log = 0;
   Inference inf = { 0 };
   gboolean ok;
   if (options->paired && s->n_a == s->n_b && s->n_a >= 2)
@@ -394,7 +395,8 @@ make_row (Sides               *s,
     }
   else
     {
-      floor_log = MAX (floor_log, log1p (m6_diff_least_threshold (options, 1, 1)));
+      process_log = log1p (m6_diff_least_threshold (options, 1, 1));
+      floor_log = MAX (floor_log, process_log);
       ok = k_a == 1 && k_b == 1 && m6_diff_infer_blocks (series_a, n_series_a, series_b, n_series_b, options, floor_log, &inf);
       row->method = M6_DIFF_METHOD_BLOCKS;
     }
@@ -414,6 +416,15 @@ make_row (Sides               *s,
   row->shift_hi = expm1 (inf.hi);
   row->noise = expm1 (inf.noise);
   row->threshold = expm1 (MAX (MAX (log1p (options->threshold), inf.noise), floor_log));
+  /* Which of them the threshold is: the largest, the setting on a tie. */
+  double setting_log = log1p (options->threshold), bound = setting_log;
+  row->bound = M6_DIFF_BOUND_SETTING;
+  if (process_log > bound)
+    bound = process_log, row->bound = M6_DIFF_BOUND_PROCESS;
+  if (resolution_log > bound)
+    bound = resolution_log, row->bound = M6_DIFF_BOUND_RESOLUTION;
+  if (inf.noise > bound)
+    row->bound = M6_DIFF_BOUND_NOISE;
   row->p_value = MIN (1.0, 2 * (inf.estimate >= 0 ? inf.p_up : inf.p_down));
   return row;
 }

@@ -71,6 +71,26 @@ typedef enum
   M6_DIFF_METHOD_PAIRED,   /* paired replicates: the pair's change is the unit */
 } M6DiffMethod;
 
+/* What a tested scope's threshold is: the largest of these. */
+typedef enum
+{
+  M6_DIFF_BOUND_SETTING,       /* M6DiffOptions.threshold */
+  M6_DIFF_BOUND_NOISE,         /* the A/A noise the runs show for the scope */
+  M6_DIFF_BOUND_PROCESS,       /* one run per side: M6_DIFF_PROCESS_NOISE */
+  M6_DIFF_BOUND_RESOLUTION,    /* M6DiffOptions.resolution, relative to the faster side */
+} M6DiffBound;
+
+/* Why a scope is called or not (m6_diff_row_why). */
+typedef enum
+{
+  M6_DIFF_WHY_CALLED,          /* significant */
+  M6_DIFF_WHY_UNTESTED,        /* not tested (too few frames, or in one side only) */
+  M6_DIFF_WHY_INSIDE,          /* the interval reaches inside the threshold (see the row's bound) */
+  M6_DIFF_WHY_EVIDENCE,        /* the interval clears the threshold, but the adjusted p-value is
+                                * above the false discovery rate: too few samples (blocks, runs or
+                                * pairs) for the number of scopes tested */
+} M6DiffWhy;
+
 typedef struct
 {
   char          *path;          /* "frame/physics" */
@@ -101,6 +121,7 @@ typedef struct
   double         shift_hi;
   double         noise;         /* A/A noise the runs show for this scope, relative */
   double         threshold;     /* the threshold used: max (setting, noise) */
+  M6DiffBound    bound;         /* which one it is */
   double         p_value;       /* H0: |shift| <= threshold; 1.0 when not tested */
   double         p_adjusted;    /* Benjamini–Hochberg over the scopes tested */
   gboolean       significant;
@@ -173,6 +194,16 @@ JsonNode   *m6_diff_to_json         (M6Diff              *diff,
                                      guint                 n_b);
 
 const char *m6_diff_verdict_name    (M6DiffVerdict        verdict);
+
+M6DiffWhy   m6_diff_row_why         (const M6DiffRow     *row);
+/* A word or two for the row's verdict cell ("run noise", "few samples"),
+ * NULL when the row is called or untested; and the sentence that says why
+ * (m6-diff-why.c). Both translated. */
+const char *m6_diff_row_why_short   (const M6DiffRow     *row);
+/* The `why` member of `mach6 diff --json` (docs/diff-json.md). */
+const char *m6_diff_row_why_name    (const M6DiffRow     *row);
+char       *m6_diff_row_why_text    (const M6DiffRow     *row,
+                                     const M6Diff        *diff);
 
 M6Thread   *m6_diff_match_thread    (M6Session           *other,
                                      M6Thread            *thread);

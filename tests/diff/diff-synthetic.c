@@ -29,7 +29,7 @@ write_capture (const char *dir,
   M6Thread *thread = m6_session_add_thread (session, 4242, "main");
   guint32 frame = m6_session_intern_label (session, "frame", -1);
   guint32 scopes[3] = {
-    m6_session_intern_label (session, "physics", -1),
+    m6_session_intern_label (session, g->physics ? g->physics : "physics", -1),
     m6_session_intern_label (session, "render", -1),
     m6_session_intern_label (session, "ai", -1),
   };

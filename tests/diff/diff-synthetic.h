@@ -13,6 +13,7 @@ typedef struct
   double  level[3];       /* AR(1) state of each scope's log time */
   double  scale[3];       /* multiplies each scope's time */
   gint64  leak_bytes;     /* kept by "remember", under ai, every frame */
+  const char *physics;    /* physics' label, NULL for "physics" */
 } Game;
 
 /* Writes DIR/NAME (frame { physics render ai { remember } }, @n_frames

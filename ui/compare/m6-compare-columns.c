@@ -115,7 +115,8 @@ m6_compare_cell_text (const M6DiffRow *d,
       if (!d->tested)
         return g_strdup (_("too few frames"));
       if (!d->significant)
-        return g_strdup (_("no"));
+        /* Translators: a scope's change not called, and why (a word or two, from mach6 diff's legend) */
+        return m6_diff_row_why_short (d) ? g_strdup_printf (_("no: %s"), m6_diff_row_why_short (d)) : g_strdup (_("no"));
       return g_strdup (is_slower (d) ? _("▲ slower") : _("▼ faster"));
     case M6_COMPARE_N_COLUMNS:
     default:
@@ -213,6 +214,8 @@ cell_update (CellBinding *binding)
     gtk_widget_add_css_class (widget, klass);
   if (binding->column == M6_COMPARE_COL_SCOPE)
     gtk_widget_set_tooltip_text (widget, d->path);
+  else if (binding->column == M6_COMPARE_COL_SIGNIFICANT && m6_compare_row_get_why (binding->row) != NULL && !d->leak)
+    gtk_widget_set_tooltip_text (widget, m6_compare_row_get_why (binding->row));
   else
     gtk_widget_set_tooltip_text (widget, column_tooltip (binding->column));
 }
@@ -234,7 +237,8 @@ setup_cb (GtkSignalListItemFactory *factory,
 
   gtk_inscription_set_xalign (GTK_INSCRIPTION (text), column == M6_COMPARE_COL_SCOPE || column == M6_COMPARE_COL_SIGNIFICANT ? 0.0f : 1.0f);
   if (column == M6_COMPARE_COL_SIGNIFICANT)
-    gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 11);
+    /* Room for "no: few samples". */
+    gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 15);
   else if (column == M6_COMPARE_COL_INTERVAL)
     {
       gtk_widget_add_css_class (text, "numeric");
@@ -244,8 +248,9 @@ setup_cb (GtkSignalListItemFactory *factory,
     }
   else if (column == M6_COMPARE_COL_SCOPE)
     {
-      /* The leaf matters most: ellipsize the path from the start. */
-      gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_START);
+      /* Both ends matter, the top-level scope and the leaf: a long path
+       * loses its middle. */
+      gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE);
       gtk_inscription_set_min_chars (GTK_INSCRIPTION (text), 18);
       gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), 24);
     }
@@ -335,7 +340,7 @@ add_column (GtkColumnView   *view,
    * window and the scope column takes what is left. */
   static const int widths[M6_COMPARE_N_COLUMNS] = {
     [M6_COMPARE_COL_FRAMES_A] = 76, [M6_COMPARE_COL_FRAMES_B] = 76, [M6_COMPARE_COL_TIME_A] = 104, [M6_COMPARE_COL_SHIFT] = 86,
-    [M6_COMPARE_COL_INTERVAL] = 156, [M6_COMPARE_COL_THRESHOLD] = 84, [M6_COMPARE_COL_P_ADJUSTED] = 76, [M6_COMPARE_COL_SIGNIFICANT] = 116,
+    [M6_COMPARE_COL_INTERVAL] = 156, [M6_COMPARE_COL_THRESHOLD] = 84, [M6_COMPARE_COL_P_ADJUSTED] = 76, [M6_COMPARE_COL_SIGNIFICANT] = 140,
     [M6_COMPARE_COL_ALLOC] = 100, [M6_COMPARE_COL_SELF] = 96, [M6_COMPARE_COL_DRIFT] = 100,
   };
   if (column == M6_COMPARE_COL_SCOPE)

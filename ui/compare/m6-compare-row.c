@@ -7,6 +7,7 @@ struct _M6CompareRow
   GObject    parent_instance;
 
   M6DiffRow *diff;
+  char      *why;     /* the sentence saying why the row is called or not */
 };
 
 G_DEFINE_FINAL_TYPE (M6CompareRow, m6_compare_row, G_TYPE_OBJECT)
@@ -22,6 +23,7 @@ static void
 m6_compare_row_finalize (GObject *object)
 {
   g_clear_pointer (&M6_COMPARE_ROW (object)->diff, m6_diff_row_free);
+  g_clear_pointer (&M6_COMPARE_ROW (object)->why, g_free);
   G_OBJECT_CLASS (m6_compare_row_parent_class)->finalize (object);
 }
 
@@ -41,12 +43,21 @@ m6_compare_row_init (M6CompareRow *self)
 }
 
 M6CompareRow *
-m6_compare_row_new (M6DiffRow *diff)
+m6_compare_row_new (M6DiffRow    *diff,
+                    const M6Diff *whole)
 {
   M6CompareRow *self = g_object_new (M6_TYPE_COMPARE_ROW, NULL);
 
   self->diff = diff;
+  self->why = m6_diff_row_why_text (diff, whole);
   return self;
+}
+
+const char *
+m6_compare_row_get_why (M6CompareRow *self)
+{
+  g_return_val_if_fail (M6_IS_COMPARE_ROW (self), NULL);
+  return self->why;
 }
 
 const M6DiffRow *
@@ -58,11 +69,14 @@ m6_compare_row_get_diff (M6CompareRow *self)
 
 void
 m6_compare_row_set_diff (M6CompareRow *self,
-                         M6DiffRow    *diff)
+                         M6DiffRow    *diff,
+                         const M6Diff *whole)
 {
   g_return_if_fail (M6_IS_COMPARE_ROW (self));
 
   g_clear_pointer (&self->diff, m6_diff_row_free);
+  g_clear_pointer (&self->why, g_free);
   self->diff = diff;
+  self->why = m6_diff_row_why_text (diff, whole);
   g_signal_emit (self, signals[CHANGED], 0);
 }

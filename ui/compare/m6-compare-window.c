@@ -266,10 +266,10 @@ m6_compare_window_refresh (M6CompareWindow *self)
       M6CompareRow *row = g_hash_table_lookup (self->by_path, d->path);
 
       if (row != NULL)
-        m6_compare_row_set_diff (row, d);
+        m6_compare_row_set_diff (row, d, diff);
       else
         {
-          row = m6_compare_row_new (d);
+          row = m6_compare_row_new (d, diff);
           g_hash_table_insert (self->by_path, g_strdup (d->path), row);
           g_ptr_array_add (added, row);
         }
