@@ -2,7 +2,8 @@
 /* test-bridge.c — the Roblox Studio module against the real `mach6 bridge`
  * over real HTTP: a Studio-style game (studio.luau in luau-test-host)
  * streamed, recorded by `mach6 record NAME`, compared with the module's own
- * payload; the endpoint gone mid-run; hostile requests; the request rate. */
+ * payload; the endpoint gone mid-run; hostile requests; the request rate;
+ * serve, stream and a real Prometheus on a session. */
 #include <gio/gio.h>
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -600,6 +601,194 @@ test_serve_stream_metrics (void)
   remove_tree (dir);
 }
 
+#ifdef PROMETHEUS
+/* --- a real Prometheus --------------------------------------------------- */
+
+/* A free TCP port on loopback (bound, read back, closed). */
+static guint
+free_port (void)
+{
+  g_autoptr (GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_assert_true (g_socket_bind (sock, any, TRUE, NULL));
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (sock, NULL);
+  guint port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_socket_close (sock, NULL);
+  return port;
+}
+
+/* GET @path from 127.0.0.1:@port: the body of a 200 answer, NULL otherwise
+ * (not listening yet, another status). */
+static char *
+http_get_body (guint port, const char *path)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_socket_client_set_timeout (client, 15);
+  g_autofree char *host = g_strdup_printf ("127.0.0.1:%u", port);
+  g_autoptr (GSocketConnection) c = g_socket_client_connect_to_host (client, host, 0, NULL, NULL);
+  if (c == NULL)
+    return NULL;
+  g_autofree char *request = g_strdup_printf ("GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (c)), request, strlen (request), NULL, NULL, NULL);
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (c));
+  g_autoptr (GString) s = g_string_new (NULL);
+  char buf[4096];
+  gssize n;
+  while ((n = g_input_stream_read (in, buf, sizeof buf, NULL, NULL)) > 0)
+    g_string_append_len (s, buf, n);
+  const char *body = strstr (s->str, "\r\n\r\n");
+  if (!(g_str_has_prefix (s->str, "HTTP/1.0 200") || g_str_has_prefix (s->str, "HTTP/1.1 200")) || body == NULL)
+    return NULL;
+  return g_strdup (body + 4);
+}
+
+/* An instant query of Prometheus's HTTP API: the first series' value and
+ * the number of series, or -1 when there is none. */
+static double
+prom_query (guint port, const char *promql, guint *n_series)
+{
+  g_autofree char *escaped = g_uri_escape_string (promql, NULL, FALSE);
+  g_autofree char *path = g_strdup_printf ("/api/v1/query?query=%s", escaped);
+  g_autofree char *body = http_get_body (port, path);
+  g_assert_nonnull (body);
+  g_autoptr (JsonObject) root = parse_object (body);
+  g_assert_cmpstr (json_object_get_string_member (root, "status"), ==, "success");
+  JsonArray *result = json_object_get_array_member (json_object_get_object_member (root, "data"), "result");
+  if (n_series != NULL)
+    *n_series = json_array_get_length (result);
+  if (json_array_get_length (result) == 0)
+    return -1;
+  JsonArray *value = json_object_get_array_member (json_array_get_object_element (result, 0), "value");
+  return g_ascii_strtod (json_array_get_string_element (value, 1), NULL);
+}
+
+/* Poll @promql until it has a series whose value is at least @least. */
+static double
+prom_wait (guint port, const char *promql, double least)
+{
+  double v = -1;
+  for (int i = 0; i < 600 && v < least; i++)
+    {
+      v = prom_query (port, promql, NULL);
+      if (v < least)
+        g_usleep (100000);
+    }
+  if (v < least)
+    g_error ("prometheus had no value of at least %g for %s in 60 s (last %g)", least, promql, v);
+  g_test_message ("%s = %g", promql, v);
+  return v;
+}
+
+/* Issue 24: a real Prometheus (Debian's) scrapes `mach6 serve --metrics`
+ * serving a Studio session that the bridge receives, and the session's
+ * series arrive through Prometheus's HTTP query API: its frames at the
+ * game's rate, each scope of its tree with its calls, under the name the
+ * module sent. */
+static void
+test_prometheus (void)
+{
+  Bridge b = { 0 };
+  bridge_start (&b, NULL);
+  g_autofree char *url = bridge_url (&b);
+  g_autofree char *name = g_strdup_printf ("prom%d", (int) getpid () % 100000);
+  g_autofree char *dir = g_dir_make_tmp ("mach6-bridge-prometheus-XXXXXX", NULL);
+  int out_fd, err_fd;
+  GPid game = game_start (url, name, 0, 3, 60, "nowait", &out_fd, &err_fd);
+  for (int i = 0; i < 100 && !listed (name); i++)
+    g_usleep (50000);
+  g_assert_true (listed (name));
+
+  /* mach6 serve --attach NAME --metrics, on loopback. */
+  const char *serve_argv[] = { MACH6_CLI, "serve", "--attach", name, "--metrics", "127.0.0.1:0", NULL };
+  GPid serve;
+  int serve_fd;
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) serve_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                           NULL, NULL, &serve, NULL, &serve_fd, NULL, NULL));
+  guint metrics_port = 0;
+  char line[1024];
+  while (metrics_port == 0 && read_line (serve_fd, line, sizeof line))
+    {
+      const char *at = strstr (line, "127.0.0.1:");
+      if (at != NULL && g_str_has_prefix (line, "Serving metrics"))
+        metrics_port = (guint) g_ascii_strtoull (at + 10, NULL, 10);
+    }
+  g_assert_cmpuint (metrics_port, >, 0);
+
+  /* Prometheus: a private config and data directory, a free port, a
+   * scrape every 500 ms. */
+  g_autofree char *config = g_build_filename (dir, "prometheus.yml", NULL);
+  g_autofree char *text = g_strdup_printf ("global:\n"
+                                           "  scrape_interval: 500ms\n"
+                                           "  evaluation_interval: 500ms\n"
+                                           "scrape_configs:\n"
+                                           "  - job_name: studio\n"
+                                           "    scrape_interval: 500ms\n"
+                                           "    scrape_timeout: 500ms\n"
+                                           "    static_configs:\n"
+                                           "      - targets: ['127.0.0.1:%u']\n", metrics_port);
+  g_assert_true (g_file_set_contents (config, text, -1, NULL));
+  guint prom_port = free_port ();
+  g_autofree char *config_arg = g_strdup_printf ("--config.file=%s", config);
+  g_autofree char *storage_arg = g_strdup_printf ("--storage.tsdb.path=%s/data", dir);
+  g_autofree char *listen_arg = g_strdup_printf ("--web.listen-address=127.0.0.1:%u", prom_port);
+  const char *prom_argv[] = { PROMETHEUS, config_arg, storage_arg, listen_arg, "--log.level=warn", NULL };
+  GPid prom;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_async (NULL, (char **) prom_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                NULL, NULL, &prom, &error));
+  g_assert_no_error (error);
+  g_autofree char *ready = NULL;
+  for (int i = 0; i < 600 && ready == NULL; i++)
+    {
+      ready = http_get_body (prom_port, "/-/ready");
+      if (ready == NULL)
+        g_usleep (100000);
+    }
+  if (ready == NULL)
+    g_error ("prometheus on port %u was not ready within 60 s", prom_port);
+
+  /* The scrape is up, and the session's series come through the API. */
+  prom_wait (prom_port, "up{job=\"studio\"}", 1);
+  g_autofree char *frames_q = g_strdup_printf ("mach6_thread_frames_total{process=\"%s\"}", name);
+  prom_wait (prom_port, frames_q, 10);
+  /* Rates over 3 s, once Prometheus holds that many scrapes of them. */
+  g_autofree char *count_q = g_strdup_printf ("count_over_time(mach6_thread_frames_total{process=\"%s\"}[3s])", name);
+  prom_wait (prom_port, count_q, 6);
+  g_autofree char *rate_q = g_strdup_printf ("rate(mach6_thread_frames_total{process=\"%s\"}[3s])", name);
+  double fps = prom_wait (prom_port, rate_q, 0);
+  /* The game runs at 60 frames a second; a loaded machine may slow it. */
+  g_assert_cmpfloat (fps, >, 5);
+  g_assert_cmpfloat (fps, <, 70);
+  for (int i = 1; i <= 3; i++)
+    {
+      g_autofree char *calls_q = g_strdup_printf ("rate(mach6_scope_seconds_count{process=\"%s\",scope=\"frame/scope%d\"}[3s])",
+                                                  name, i);
+      double calls = prom_wait (prom_port, calls_q, 0);
+      g_assert_cmpfloat (calls, >, 0.8 * fps);
+      g_assert_cmpfloat (calls, <, 1.2 * fps);
+    }
+  guint n_series = 0;
+  g_autofree char *scopes_q = g_strdup_printf ("mach6_scope_seconds_count{process=\"%s\",scope=~\"frame.*\"}", name);
+  prom_query (prom_port, scopes_q, &n_series);
+  g_assert_cmpuint (n_series, ==, 4);   /* frame and its three scopes */
+  g_autofree char *p50_q = g_strdup_printf ("mach6_scope_seconds{process=\"%s\",scope=\"frame\",quantile=\"0.5\"}", name);
+  g_assert_cmpfloat (prom_wait (prom_port, p50_q, 0), >, 0);
+
+  kill (prom, SIGTERM);
+  wait_exit (prom);
+  kill (serve, SIGINT);
+  wait_exit (serve);
+  close (serve_fd);
+  kill (game, SIGTERM);
+  wait_exit (game);
+  g_free (read_all_fd (out_fd));
+  g_free (read_all_fd (err_fd));
+  bridge_stop (&b);
+  remove_tree (dir);
+}
+#endif
+
 /* Beyond loopback only with a token; without it a request is refused. */
 static void
 test_token (void)
@@ -641,5 +830,8 @@ main (int argc, char **argv)
   g_test_add_func ("/luau/bridge/rate-60fps-200-scopes", test_rate);
   g_test_add_func ("/luau/bridge/token", test_token);
   g_test_add_func ("/luau/bridge/serve-stream-metrics", test_serve_stream_metrics);
+#ifdef PROMETHEUS
+  g_test_add_func ("/luau/bridge/prometheus", test_prometheus);
+#endif
   return g_test_run ();
 }
