@@ -58,6 +58,9 @@ typedef struct
   gint64     open_start;
   guint64    open_pos;
   guint32    open_label;
+  gboolean   skipping;     /* held and full: this thread's events are not kept
+                            * until the hold ends (m6_frame_index_set_held) */
+  guint64    skipped_frames; /* frames that closed meanwhile, not indexed */
   GPtrArray *blocks;       /* live: M6EventBlock, oldest first */
   guint      block_head;
   GArray    *records;      /* capture: M6RecordRef */
@@ -73,6 +76,8 @@ struct _M6FrameIndex
   guint64           bytes_held;  /* the live blocks' events */
   GPtrArray        *spare;       /* full-size blocks left by the window, for reuse */
   gint64            newest_t;
+  gboolean          held;        /* nothing leaves the window (a paused view) */
+  guint64           held_skipped; /* events not kept since the hold began */
   M6FrameClosedFunc closed;
   gpointer          closed_data;
 

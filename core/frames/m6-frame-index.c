@@ -126,6 +126,12 @@ m6_frame_index_scan_frames (M6FrameIndex   *self,
           tf->in_frame = FALSE;
           if (tf->open_lost)
             continue;
+          /* Held and full: its events are not kept, nor is the frame. */
+          if (tf->skipping)
+            {
+              tf->skipped_frames++;
+              continue;
+            }
           g_array_append_val (tf->frames, rec);
           if (self->closed != NULL)
             {
@@ -189,6 +195,9 @@ evict (M6FrameIndex *self)
 {
   gint64 cut = self->newest_t - self->window_ns;
 
+  /* Held: nothing leaves (the bytes are bounded by on_tap instead). */
+  if (self->held)
+    return;
   for (guint i = 0; i < self->threads->len; i++)
     {
       M6ThreadFrames *tf = g_ptr_array_index (self->threads, i);
@@ -281,7 +290,18 @@ on_tap (M6Session     *session,
   guint64 base = tf->n_seen;
   const M6Event *last = &events[n_events - 1];
 
-  append_events (self, tf, events, n_events);
+  /* Held, the window cannot make room: past its bytes this thread's
+   * events are skipped until the hold ends (a thread's events stay one
+   * run, so once skipping it skips to the end). */
+  if (self->held && !tf->skipping && self->bytes_held + n_events * sizeof (M6Event) > self->max_bytes)
+    tf->skipping = TRUE;
+  if (tf->skipping)
+    {
+      tf->n_seen += n_events;
+      self->held_skipped += n_events;
+    }
+  else
+    append_events (self, tf, events, n_events);
   m6_frame_index_scan_frames (self, tf, events, n_events, base);
   if (m6_event_in_range (last))
     self->newest_t = MAX (self->newest_t, last->t_ns);
@@ -317,6 +337,47 @@ m6_frame_index_set_window (M6FrameIndex *self,
     self->max_bytes = max_bytes;
   if (self->live)
     evict (self);
+}
+
+void
+m6_frame_index_set_held (M6FrameIndex *self,
+                         gboolean      held)
+{
+  held = !!held;
+  if (!self->live || self->held == held)
+    return;
+  self->held = held;
+  self->held_skipped = 0;
+  if (held)
+    return;
+  /* A thread that skipped starts again from its next event: what it
+   * held ends before the gap, and frames are one run of events. */
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      M6ThreadFrames *tf = g_ptr_array_index (self->threads, i);
+
+      if (!tf->skipping)
+        continue;
+      while (tf->block_head < tf->blocks->len)
+        drop_block (self, tf);
+      forget_frames (tf);
+      tf->first_number += tf->skipped_frames;
+      tf->skipped_frames = 0;
+      tf->skipping = FALSE;
+    }
+  evict (self);
+}
+
+gboolean
+m6_frame_index_get_held (M6FrameIndex *self)
+{
+  return self->held;
+}
+
+guint64
+m6_frame_index_get_held_skipped (M6FrameIndex *self)
+{
+  return self->held_skipped;
 }
 
 void

@@ -85,6 +85,21 @@ void          m6_frame_index_get_window    (M6FrameIndex   *self,
                                             gint64         *window_ns,
                                             guint64        *max_bytes);
 
+/* Hold the window (a paused view): while @held, nothing leaves it, so
+ * every frame it held when the hold began stays whole and can be opened
+ * for as long as the hold lasts. New events are still added, up to the
+ * byte bound (never more memory than unheld); past it a thread's new
+ * events are not kept (counted, m6_frame_index_get_held_skipped()) until
+ * the hold ends, the frames closing meanwhile are not indexed, and at the
+ * end that thread's window starts again from its next event (its frame
+ * numbers go on counting the frames skipped). The session, its tree and a
+ * recording's capture get every event either way. */
+void          m6_frame_index_set_held      (M6FrameIndex   *self,
+                                            gboolean        held);
+gboolean      m6_frame_index_get_held      (M6FrameIndex   *self);
+/* Events not kept in the window since the hold began (0 when not held). */
+guint64       m6_frame_index_get_held_skipped (M6FrameIndex *self);
+
 /* Scan @path (any thread; progress in file bytes, cancellable) and index
  * its frames. @session, if given, is the same capture loaded (for node ids
  * and label names); it must outlive the index. */

@@ -363,6 +363,84 @@ test_window_bytes (void)
   g_assert_cmpuint (scopes->len, ==, 10);
 }
 
+/* 1 ms frames of two events, @from to @to, into @thread. */
+static void
+feed_frames (M6Session *session,
+             M6Thread  *thread,
+             guint32    label,
+             gint64     from,
+             gint64     to)
+{
+  for (gint64 f = from; f < to; f++)
+    {
+      M6Event ev[2] = { { f * 1000000, 0, label, 0 }, { f * 1000000 + 500000, 0, M6_EVENT_DONE, 0 } };
+      m6_session_ingest (session, thread, ev, 2);
+    }
+}
+
+/* Held (a paused view), the window keeps every frame it had, whole, for
+ * as long as the hold lasts, and never more bytes than its bound: past it
+ * new events are skipped and counted, and after the hold the window
+ * starts again from the next event with the frame numbers counting on. */
+static void
+test_window_held (void)
+{
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (M6FrameIndex) index = m6_frame_index_new_live (session);
+  M6Thread *thread = m6_session_add_thread (session, 1, "main");
+  guint32 frame = m6_session_intern_label (session, "frame", -1);
+  const guint64 max_bytes = 256 << 10;   /* 5,461 frames of 48 bytes */
+  guint64 first0, n0, first, n;
+  M6FrameInfo info;
+
+  m6_frame_index_set_window (index, G_GINT64_CONSTANT (1000000000), max_bytes);
+  feed_frames (session, thread, frame, 0, 3000);
+  g_assert_true (m6_frame_index_get_range (index, 0, &first0, &n0));
+  g_assert_cmpuint (first0, >, 0);   /* the window moved before the hold */
+
+  m6_frame_index_set_held (index, TRUE);
+  g_assert_true (m6_frame_index_get_held (index));
+  /* 2 s of frames: twice the time bound. Nothing leaves. */
+  feed_frames (session, thread, frame, 3000, 5000);
+  g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+  g_assert_cmpuint (first, ==, first0);
+  g_assert_cmpuint (first + n, ==, 5000);
+  g_assert_cmpuint (m6_frame_index_get_held_skipped (index), ==, 0);
+  /* 60 s more: past the bytes. Still nothing leaves, the memory stays
+   * within the bound, and what was not kept is counted. */
+  feed_frames (session, thread, frame, 5000, 65000);
+  g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+  g_test_message ("held frames %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT " events skipped",
+                  first, first + n - 1, m6_frame_index_get_memory (index), m6_frame_index_get_held_skipped (index));
+  g_assert_cmpuint (first, ==, first0);
+  g_assert_cmpuint (first + n, <, 65000);
+  g_assert_cmpuint (m6_frame_index_get_memory (index), <=, max_bytes + (n + 1) * 40 + 64 * 1024);
+  g_assert_cmpuint (m6_frame_index_get_held_skipped (index), ==, 2 * (65000 - (first + n)));
+  /* Every frame held opens whole, the oldest and the newest. */
+  for (guint64 k = first; k < first + n; k += MAX (n / 7, 1))
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_true (m6_frame_index_get_frame (index, 0, k, &info));
+      g_assert_cmpint (info.start_ns, ==, (gint64) k * 1000000);
+      g_autoptr (GArray) scopes = m6_frame_index_get_scopes (index, 0, info.start_ns, info.start_ns + 1, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (scopes->len, ==, 1);
+    }
+  /* Stepping back from the newest reaches the oldest held. */
+  g_assert_true (m6_frame_index_step (index, 0, first + 1, FALSE, 0, &info));
+  g_assert_cmpuint (info.number, ==, first);
+
+  /* Released: the window starts again from the next event, numbering on. */
+  m6_frame_index_set_held (index, FALSE);
+  g_assert_cmpuint (m6_frame_index_get_held_skipped (index), ==, 0);
+  g_assert_false (m6_frame_index_get_range (index, 0, &first, &n));
+  feed_frames (session, thread, frame, 65000, 65100);
+  g_assert_true (m6_frame_index_get_range (index, 0, &first, &n));
+  g_assert_cmpuint (first + n, ==, 65100);
+  g_assert_true (m6_frame_index_get_frame (index, 0, 65050, &info));
+  g_assert_cmpint (info.start_ns, ==, G_GINT64_CONSTANT (65050) * 1000000);
+}
+
 /* A capture's frame is read from its records, not from the whole file, and
  * reads as the live window had it. */
 static void
@@ -515,6 +593,7 @@ main (int   argc,
   g_test_add_func ("/core/frame-index/histogram-slices", test_histogram_slices);
   g_test_add_func ("/core/frame-index/window-time", test_window_time);
   g_test_add_func ("/core/frame-index/window-bytes", test_window_bytes);
+  g_test_add_func ("/core/frame-index/window-held", test_window_held);
   g_test_add_func ("/core/frame-index/capture-reads-its-frame", test_capture_reads_its_frame);
   g_test_add_func ("/core/frame-index/slice-capture", test_slice_capture);
   g_test_add_func ("/core/frame-index/garbage", test_garbage);
