@@ -407,6 +407,16 @@ ui_click (GtkWidget *widget,
 }
 
 void
+ui_button (gboolean down)
+{
+  Display *dpy = x_display ();
+
+  xtest.button (dpy, 1, down, 0);
+  XSync (dpy, False);
+  ui_spin (0.05);
+}
+
+void
 ui_press_key (guint    keyval,
               gboolean shift)
 {

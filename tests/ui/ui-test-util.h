@@ -80,6 +80,8 @@ void      ui_pointer_move    (GtkWidget       *widget,
 void      ui_click           (GtkWidget       *widget,
                               double           x,
                               double           y);
+/* Press (@down) or release the first button where the pointer is. */
+void      ui_button          (gboolean         down);
 /* Turn the wheel @clicks clicks at (@x, @y) of @widget (< 0: up, away
  * from the user), with @modifiers (only Control) held. */
 void      ui_scroll          (GtkWidget       *widget,

@@ -126,7 +126,9 @@ frame_scope_selected_cb (M6FrameWindow *frame_window,
   f->syncing--;
 }
 
-/* A paused session holds the frame view still too. */
+/* A paused session holds the frame view still too, and the live window:
+ * every frame shown (the slowest frames, the lane, Ctrl+[ and Ctrl+]) can
+ * be opened for as long as the pause lasts. */
 static void
 pause_changed_cb (GActionGroup    *group,
                   const char      *name,
@@ -135,6 +137,8 @@ pause_changed_cb (GActionGroup    *group,
 {
   Frames *f = get (window);
 
+  if (f != NULL && f->index != NULL && f->recording != NULL)
+    m6_frame_index_set_held (f->index, g_variant_get_boolean (state));
   if (f != NULL && f->frame_window != NULL)
     m6_frame_window_set_paused (f->frame_window, g_variant_get_boolean (state));
 }
@@ -231,6 +235,9 @@ frame_activated_cb (M6DriftGraph    *drift_graph,
       const M6FrameInfo *frame = &g_array_index (slowest, M6FrameHeaviest, 0).frame;
       m6_session_frames_open (window, frame->start_ns + frame->duration_ns / 2);
     }
+  else if (slowest != NULL && f->recording != NULL)
+    /* Not another frame near it: that one left the window. */
+    m6_session_window_show_message (window, _("That frame is no longer in the live window."));
   else
     m6_session_frames_open (window, start_ns + (end_ns - start_ns) / 2);
 }

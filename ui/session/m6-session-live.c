@@ -3,6 +3,7 @@
  * runs only while the recording has new data (and the status line at 2 Hz),
  * the end of a session, and painting without the session's lock. */
 #include "m6-session-window-private.h"
+#include "m6-session-frames.h"
 #include "m6-test-hooks.h"
 
 #include <errno.h>
@@ -438,6 +439,16 @@ m6_session_window_update_status (M6SessionWindow *self)
   else
     subtitle = g_strdup_printf (_("pid %d · %s"), m6_session_get_pid (self->session),
                                 live ? (self->paused ? _("paused, still recording") : _("live")) : _("ended"));
+  /* Paused long enough to fill the live window: what is shown stays, the
+   * newer frames are not kept for the frame view (docs/hitches.md). */
+  M6FrameIndex *index = self->paused && live ? m6_session_frames_get_index (self) : NULL;
+  if (index != NULL && m6_frame_index_get_held_skipped (index) > 0)
+    {
+      /* Translators: appended to "pid 4242 · paused, still recording" */
+      char *full = g_strdup_printf (_("%s · the frame view’s window is full"), subtitle);
+      g_free (subtitle);
+      subtitle = full;
+    }
   if (g_strcmp0 (adw_window_title_get_subtitle (self->window_title), subtitle) != 0)
     adw_window_title_set_subtitle (self->window_title, subtitle);
 
