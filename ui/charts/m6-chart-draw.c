@@ -480,6 +480,13 @@ m6_chart_paint (M6Chart   *self,
 
   get_palette (self, &pal);
   g_array_set_size (self->marks, 0);
+  g_array_set_size (self->drawn_items, 0);
+  for (guint i = 0; i < self->layers->len; i++)
+    {
+      const Layer *layer = g_ptr_array_index (self->layers, i);
+      DrawnItems drawn = { layer->items ? g_bytes_ref (layer->items) : NULL, layer->item_size };
+      g_array_append_val (self->drawn_items, drawn);
+    }
   self->hover_mark = -1;
   self->plot_left = x;
 

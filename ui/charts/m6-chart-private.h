@@ -14,6 +14,8 @@ typedef struct
   GArray      *x;      /* double */
   GArray      *y;      /* double */
   GArray      *low;    /* double, bars and marks from there (NULL: the baseline) */
+  GBytes      *items;  /* what each point stands for (m6_chart_layer_set_items) */
+  gsize        item_size;
   double       width_s;
   char        *label;  /* guides */
   graphene_rect_t label_rect;
@@ -32,6 +34,13 @@ typedef struct
   char        *name;
   M6ChartColor color;
 } Legend;
+
+/* A layer's items as they were drawn. */
+typedef struct
+{
+  GBytes *items;
+  gsize   item_size;
+} DrawnItems;
 
 struct _M6Chart
 {
@@ -64,11 +73,16 @@ struct _M6Chart
   int                cached_height;
 
   /* What the last drawing did. */
-  GArray            *marks;    /* Mark */
+  GArray            *marks;    /* Mark; kept until the next drawing */
+  GArray            *drawn_items; /* DrawnItems, by layer, of that drawing */
   double             plot_left;
   graphene_rect_t    plot_rect;   /* the plot area, as last drawn */
   double             drag_x0, drag_x1;  /* a range being dragged, px; -1 none */
   gboolean           drag_moved;        /* this press became a drag: no click */
+  int                pressed_mark;      /* the mark under the press, as drawn then; -1 none */
+  guint              pressed_layer, pressed_index;
+  GBytes            *pressed_item;      /* its item, copied at the press */
+  GBytes            *activated_item;    /* during "mark-activated" */
   double             time_step;
   double             y_step;      /* the linear y ticks' step, value units */
   gboolean           title_wrapped;

@@ -21,8 +21,15 @@ layer_free (gpointer data)
   g_clear_pointer (&layer->x, g_array_unref);
   g_clear_pointer (&layer->y, g_array_unref);
   g_clear_pointer (&layer->low, g_array_unref);
+  g_clear_pointer (&layer->items, g_bytes_unref);
   g_free (layer->label);
   g_free (layer);
+}
+
+static void
+drawn_items_clear (gpointer data)
+{
+  g_clear_pointer (&((DrawnItems *) data)->items, g_bytes_unref);
 }
 
 /* --- the widget --------------------------------------------------------- */
@@ -168,6 +175,9 @@ value_at (M6Chart *self,
   return self->x0 + f * (self->x1 - self->x0);
 }
 
+static void press_at (M6Chart *self, double x, double y);
+static void release  (M6Chart *self, GtkGesture *gesture);
+
 static void
 drag_begin_cb (GtkGestureDrag *drag,
                double          x,
@@ -181,6 +191,7 @@ drag_begin_cb (GtkGestureDrag *drag,
     }
   self->drag_x0 = self->drag_x1 = x;
   self->drag_moved = FALSE;
+  press_at (self, x, y);
 }
 
 static void
@@ -207,26 +218,60 @@ drag_end_cb (GtkGestureDrag *drag,
 
   if (self->drag_x0 >= 0 && b - a >= 6)
     g_signal_emit (self, signals[RANGE_SELECTED], 0, value_at (self, a), value_at (self, b));
+  else if (self->drag_x0 >= 0 && !self->drag_moved)
+    /* A click (however long the button was held): a press that did not
+     * become a drag. */
+    release (self, GTK_GESTURE (drag));
+  self->pressed_mark = -1;
+  g_clear_pointer (&self->pressed_item, g_bytes_unref);
   self->drag_x0 = self->drag_x1 = -1;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* A click opens what was under the pointer when it was pressed, as drawn
+ * then: a live chart may redraw between the press and the release, and a
+ * 2 px spike move away from under a still pointer. */
 static void
-released_cb (GtkGestureClick *click,
-             int              n_press,
-             double           x,
-             double           y,
-             M6Chart         *self)
+press_at (M6Chart *self,
+          double   x,
+          double   y)
 {
   guint layer, index;
 
-  if (self->drag_moved)
+  self->pressed_mark = -1;
+  g_clear_pointer (&self->pressed_item, g_bytes_unref);
+  if (!m6_chart_get_mark_at (self, x, y, &layer, &index))
     return;
-  if (m6_chart_get_mark_at (self, x, y, &layer, &index))
+  self->pressed_mark = mark_slot (self, layer, index);
+  self->pressed_layer = layer;
+  self->pressed_index = index;
+  if (layer < self->drawn_items->len)
     {
-      gtk_gesture_set_state (GTK_GESTURE (click), GTK_EVENT_SEQUENCE_CLAIMED);
-      g_signal_emit (self, signals[MARK_ACTIVATED], 0, layer, index);
+      const DrawnItems *drawn = &g_array_index (self->drawn_items, DrawnItems, layer);
+      gsize size = 0;
+      const guint8 *items = drawn->items ? g_bytes_get_data (drawn->items, &size) : NULL;
+      if (items != NULL && (index + 1) * drawn->item_size <= size)
+        self->pressed_item = g_bytes_new (items + index * drawn->item_size, drawn->item_size);
     }
+}
+
+/* The release of a press that did not become a drag. */
+static void
+release (M6Chart    *self,
+         GtkGesture *gesture)
+{
+  int pressed = self->pressed_mark;
+
+  self->pressed_mark = -1;
+  if (pressed < 0)
+    {
+      g_clear_pointer (&self->pressed_item, g_bytes_unref);
+      return;
+    }
+  gtk_gesture_set_state (gesture, GTK_EVENT_SEQUENCE_CLAIMED);
+  self->activated_item = g_steal_pointer (&self->pressed_item);
+  g_signal_emit (self, signals[MARK_ACTIVATED], 0, self->pressed_layer, self->pressed_index);
+  g_clear_pointer (&self->activated_item, g_bytes_unref);
 }
 
 static gboolean
@@ -292,10 +337,12 @@ m6_chart_finalize (GObject *object)
   M6Chart *self = M6_CHART (object);
 
   m6_chart_clear (self);
+  g_clear_pointer (&self->pressed_item, g_bytes_unref);
   g_clear_pointer (&self->cached, gsk_render_node_unref);
   g_ptr_array_unref (self->layers);
   g_array_unref (self->legend);
   g_array_unref (self->marks);
+  g_array_unref (self->drawn_items);
 
   G_OBJECT_CLASS (m6_chart_parent_class)->finalize (object);
 }
@@ -328,26 +375,27 @@ static void
 m6_chart_init (M6Chart *self)
 {
   GtkEventController *motion = gtk_event_controller_motion_new ();
-  GtkGesture *click = gtk_gesture_click_new ();
 
   self->layers = g_ptr_array_new_with_free_func (layer_free);
   self->legend = g_array_new (FALSE, FALSE, sizeof (Legend));
   self->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
+  self->drawn_items = g_array_new (FALSE, FALSE, sizeof (DrawnItems));
+  g_array_set_clear_func (self->drawn_items, drawn_items_clear);
   self->x1 = self->y1 = 1;
   self->hover_mark = -1;
 
   g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
   g_signal_connect (motion, "leave", G_CALLBACK (leave_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
-  /* On release: a press that becomes a drag selects a range instead. */
-  g_signal_connect (click, "released", G_CALLBACK (released_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  /* One gesture: a press that moves selects a range, one that does not
+   * (held for however long) clicks the mark under the press. */
   GtkGesture *drag = gtk_gesture_drag_new ();
   g_signal_connect (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self);
   g_signal_connect (drag, "drag-update", G_CALLBACK (drag_update_cb), self);
   g_signal_connect (drag, "drag-end", G_CALLBACK (drag_end_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
   self->drag_x0 = self->drag_x1 = -1;
+  self->pressed_mark = -1;
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
 }
 
@@ -373,8 +421,8 @@ m6_chart_clear (M6Chart *self)
     g_free (g_array_index (self->legend, Legend, i).name);
   g_array_set_size (self->legend, 0);
   g_ptr_array_set_size (self->layers, 0);
-  /* The marks are of the drawing: none until the new data is drawn. */
-  g_array_set_size (self->marks, 0);
+  /* The marks are of the drawing: those on screen until the new data is
+   * drawn (a press meanwhile hits what it sees). */
   self->hover_mark = -1;
   self->scale = M6_CHART_SCALE_LINEAR;
   self->x_scale = M6_CHART_SCALE_LINEAR;
@@ -500,6 +548,30 @@ m6_chart_layer_set_lows (M6Chart      *self,
   layer->low = g_array_sized_new (FALSE, FALSE, sizeof (double), (guint) n);
   g_array_append_vals (layer->low, low, (guint) n);
   m6_chart_invalidate (self);
+}
+
+void
+m6_chart_layer_set_items (M6Chart    *self,
+                          guint       index,
+                          const void *items,
+                          gsize       item_size,
+                          gsize       n)
+{
+  Layer *layer;
+
+  g_return_if_fail (M6_IS_CHART (self) && index < self->layers->len);
+  layer = g_ptr_array_index (self->layers, index);
+  g_return_if_fail (n == layer->y->len && item_size > 0);
+  g_clear_pointer (&layer->items, g_bytes_unref);
+  layer->items = g_bytes_new (items, item_size * n);
+  layer->item_size = item_size;
+}
+
+gconstpointer
+m6_chart_get_activated_item (M6Chart *self)
+{
+  g_return_val_if_fail (M6_IS_CHART (self), NULL);
+  return self->activated_item ? g_bytes_get_data (self->activated_item, NULL) : NULL;
 }
 
 guint

@@ -137,6 +137,18 @@ void       m6_chart_set_tooltip_func  (M6Chart           *self,
 /* The data changed: draw again. */
 void       m6_chart_invalidate        (M6Chart           *self);
 
+/* What each point of layer @index stands for (@n items of @item_size
+ * bytes, copied), for "mark-activated" (m6_chart_get_activated_item). */
+void       m6_chart_layer_set_items   (M6Chart           *self,
+                                       guint              index,
+                                       const void        *items,
+                                       gsize              item_size,
+                                       gsize              n);
+/* During "mark-activated" from a click: the item of the mark that was
+ * under the pointer at the press, as drawn then (the chart may have been
+ * redrawn before the release), or NULL (no items, or not from a click). */
+gconstpointer m6_chart_get_activated_item (M6Chart       *self);
+
 /* Draw into @painter at (@x, @y), @width × @height (exports, and a
  * widget that lays several charts out on one picture). */
 void       m6_chart_paint             (M6Chart           *self,

@@ -291,8 +291,12 @@ frame_mark_activated_cb (M6Chart      *chart,
                          guint         index,
                          M6DriftGraph *self)
 {
-  const M6LaneFrame *frame = m6_frame_lane_lookup (&self->lane, layer, index);
+  /* A click: the frame under the press, as drawn then (the lane may have
+   * moved on since); else the mark's frame now. */
+  const M6LaneFrame *frame = m6_chart_get_activated_item (chart);
 
+  if (frame == NULL)
+    frame = m6_frame_lane_lookup (&self->lane, layer, index);
   if (frame != NULL)
     g_signal_emit (self, signals[FRAME_ACTIVATED], 0, frame->start_ns, frame->end_ns, frame->number);
 }

@@ -230,6 +230,8 @@ m6_frame_lane_fill (M6FrameLane *lane,
   m6_chart_layer_set_width (chart, spread, column_s);
   lane->column_layer = m6_chart_add_layer (chart, M6_CHART_MARKS, M6_CHART_COLOR_SERIES, xs, p50, n);
   m6_chart_layer_set_width (chart, lane->column_layer, column_s);
+  /* The frames behind the marks, for a click: the one under the press. */
+  m6_chart_layer_set_items (chart, lane->column_layer, lane->columns->data, sizeof (M6LaneFrame), n);
 
   g_autofree double *budget_low = g_new (double, MAX (ox->len, 1));
   for (guint k = 0; k < ox->len; k++)
@@ -238,6 +240,8 @@ m6_frame_lane_fill (M6FrameLane *lane,
                                          (double *) ox->data, (double *) oy->data, ox->len);
   m6_chart_layer_set_lows (chart, lane->over_layer, budget_low, ox->len);
   m6_chart_layer_set_width (chart, lane->over_layer, column_s);
+  if (ox->len > 0)
+    m6_chart_layer_set_items (chart, lane->over_layer, lane->over->data, sizeof (M6LaneFrame), ox->len);
 
   g_autofree char *budget = m6_format_duration (budget_s);
   /* Translators: the frame budget line, e.g. "16.7 ms (60 fps)" */
