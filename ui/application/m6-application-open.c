@@ -10,6 +10,8 @@
 
 #include "m6-capture.h"
 #include "m6-job-bar.h"
+#include "m6-sample-model.h"
+#include "m6-samples.h"
 #include "m6-session-window.h"
 
 /* A loaded capture gets its window. */
@@ -17,11 +19,15 @@ static void
 open_capture_show (M6Application       *self,
                    const char          *path,
                    M6Session           *session,
-                   const M6CaptureInfo *loaded)
+                   const M6CaptureInfo *loaded,
+                   M6SampleModel       *samples,
+                   const char          *samples_note)
 {
   M6CaptureInfo info = *loaded;
 
   M6SessionWindow *window = m6_session_window_new_for_capture (GTK_APPLICATION (self), session, path);
+  if (samples != NULL)
+    m6_session_window_set_sample_model (window, samples, (GDestroyNotify) m6_sample_model_free);
   if (info.write_error)
     m6_session_window_show_notice (window, _("This recording stopped early because its file could not be written (a full disk?). "
                                              "Everything written until then is shown."));
@@ -35,6 +41,8 @@ open_capture_show (M6Application       *self,
         : g_strdup (_("This capture was not finished: its recording stopped early. Everything up to there is shown."));
       m6_session_window_show_notice (window, notice);
     }
+  else if (samples_note != NULL)
+    m6_session_window_show_notice (window, samples_note);
   gtk_window_present (GTK_WINDOW (window));
   if (self->picker != NULL)
     gtk_window_destroy (self->picker);
@@ -59,6 +67,8 @@ typedef struct
   char          *path;
   M6Session     *session;
   M6CaptureInfo  info;
+  M6SampleModel *samples;        /* its call-stack samples, or NULL */
+  char          *samples_note;   /* the samples could not be read: why */
   GtkWindow     *window;
   M6JobBar      *bar;
   guint          present_id;
@@ -81,11 +91,16 @@ load_free (gpointer data)
 
   g_object_unref (load->self);
   g_free (load->path);
+  g_free (load->samples_note);
+  g_clear_pointer (&load->samples, m6_sample_model_free);
   g_clear_object (&load->session);
   g_clear_object (&load->bar);
   g_free (load);
 }
 
+/* The capture with its call-stack samples placed under its scopes, in
+ * one replay of its events (m6-sample-model.h); sample records that
+ * cannot be read leave the capture to open without them, said in a notice. */
 static void
 load_thread (GTask        *task,
              gpointer      source,
@@ -94,12 +109,27 @@ load_thread (GTask        *task,
 {
   Load *load = data;
   GError *error = NULL;
+  g_autoptr (GError) samples_error = NULL;
+  g_autoptr (M6Samples) samples = m6_samples_load (load->path, &samples_error);
 
-  if (!m6_capture_load_into_full (load->path, load->session, &load->info, cancellable,
-                                  m6_job_bar_progress, load->bar, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
+  if (samples == NULL && g_error_matches (samples_error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT))
+    load->samples_note = g_strdup_printf (_("Its call-stack samples could not be read, so they are not shown: %s"),
+                                          samples_error->message);
+  if (samples != NULL && (samples->threads->len > 0 || samples->status != NULL))
+    {
+      load->samples = m6_sample_model_new (load->session);
+      m6_sample_model_add (load->samples, samples, FALSE);
+    }
+  if (!m6_capture_replay_into (load->path, load->session,
+                               load->samples != NULL ? m6_sample_model_events_func : NULL, load->samples,
+                               &load->info, cancellable, m6_job_bar_progress, load->bar, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (load->samples != NULL)
+    m6_sample_model_flush (load->samples);
+  g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -131,7 +161,7 @@ load_done (GObject      *source,
       g_application_release (G_APPLICATION (self));
       return;
     }
-  open_capture_show (self, load->path, load->session, &load->info);
+  open_capture_show (self, load->path, load->session, &load->info, g_steal_pointer (&load->samples), load->samples_note);
   g_application_release (G_APPLICATION (self));
 }
 

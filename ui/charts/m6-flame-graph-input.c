@@ -54,9 +54,11 @@ click_released_cb (GtkGestureClick *gesture,
     return;
 
   /* A click selects the node and zooms into it; on a faded ancestor it
-   * zooms back out to that ancestor. */
+   * zooms back out to that ancestor. A sampled function has nothing
+   * under it: it is selected (its call chains are in its tooltip). */
   m6_flame_graph_set_selected_node (self, id);
-  m6_flame_graph_zoom_to (self, id);
+  if (!m6_view_is_sampled (id))
+    m6_flame_graph_zoom_to (self, id);
 }
 
 /* Arrows walk the tree from the selection (up: parent, down: first child,
@@ -80,6 +82,14 @@ key_pressed_cb (GtkEventControllerKey *key,
         return FALSE;
       next = self->zoom ? m6_tree_get_node (self->tree, self->zoom)
                         : m6_tree_get_root (self->tree)->first_child;
+    }
+  else if (m6_view_is_sampled (self->selected))
+    {
+      /* A sampled function: up goes to its scope, the rest stays. */
+      const M6Node *scope = m6_flame_graph_sampled_scope (self, self->selected, NULL);
+      if (keyval != GDK_KEY_Up && keyval != GDK_KEY_KP_Up)
+        return FALSE;
+      next = (M6Node *) scope;
     }
   else
     {
@@ -118,6 +128,89 @@ key_pressed_cb (GtkEventControllerKey *key,
   return TRUE;
 }
 
+/* A sampled box's tooltip: the function, its scope, its samples with the
+ * time they stand for and their share of the scope's self time, and the
+ * chains they were taken in (for the off-CPU box: how long, and where it
+ * blocked). */
+static char *
+sampled_tooltip (M6FlameGraph *self,
+                 guint         id)
+{
+  guint32 symbol = 0;
+  const M6Node *scope = m6_flame_graph_sampled_scope (self, id, &symbol);
+  guint64 total = 0;
+  g_autoptr (GArray) entries = scope != NULL
+    ? m6_view_samples_entries (self->samples, self->session, self->thread_index, scope, &total) : NULL;
+  const M6ViewSampled *entry = NULL;
+
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    if (g_array_index (entries, M6ViewSampled, i).id == id)
+      entry = &g_array_index (entries, M6ViewSampled, i);
+  if (entry == NULL)
+    return NULL;
+
+  g_autoptr (GString) path = g_string_new (NULL);
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_autofree char *scope_label = m6_payload_label (self->tree, scope);
+  gint64 self_ns = m6_view_self_time (scope);
+  gint64 off = 0;
+  g_autoptr (GArray) chains = m6_view_samples_chains (self->samples, self->session, self->thread_index, scope, symbol, 5);
+
+  for (guint i = 0; i < entries->len; i++)
+    off += g_array_index (entries, M6ViewSampled, i).off_cpu_ns;
+  off = MIN (off, self_ns);
+  for (const M6Node *a = scope; a != NULL && a->id != 0; a = a->parent)
+    {
+      g_autofree char *al = m6_payload_label (self->tree, a);
+      if (path->len > 0)
+        g_string_prepend (path, " › ");
+      g_string_prepend (path, al);
+    }
+
+  g_autofree char *in_path = g_strdup_printf (_("in %s"), path->str);
+  g_autofree char *head = g_markup_printf_escaped ("<b><i>%s</i></b>\n<small>%s</small>\n",
+                                                   m6_view_samples_symbol (self->samples, symbol), in_path);
+  g_string_append (out, head);
+  if (symbol == M6_VIEW_OFF_CPU)
+    {
+      g_autofree char *time = m6_format_duration ((double) entry->off_cpu_ns / 1e9);
+      /* Translators: the off-CPU box of a scope's tooltip: "Off the CPU: 420 ms, 95.1 % of sleep’s self time" */
+      g_autofree char *line = g_strdup_printf (_("Off the CPU: %s, %.1f %% of %s’s self time"),
+                                               time, self_ns > 0 ? 100.0 * (double) off / (double) self_ns : 0.0,
+                                               scope_label);
+      g_autofree char *escaped = g_markup_escape_text (line, -1);
+      g_string_append (out, escaped);
+      if (chains->len > 0)
+        g_string_append_printf (out, "\n%s", _("Blocked in:"));
+    }
+  else
+    {
+      double share = total > 0 ? (double) entry->samples / (double) total : 0.0;
+      g_autofree char *time = m6_format_duration ((double) (self_ns - off) * share / 1e9);
+      /* Translators: a sampled function's tooltip: "Sampled: 254 samples, ~63 ms, 68.5 % of physics’s self time" */
+      g_autofree char *line = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "Sampled: %llu sample, ~%s, %.1f %% of %s’s self time",
+                                                            "Sampled: %llu samples, ~%s, %.1f %% of %s’s self time",
+                                                            entry->samples),
+                                               (unsigned long long) entry->samples, time, 100.0 * share, scope_label);
+      g_autofree char *escaped = g_markup_escape_text (line, -1);
+      g_string_append (out, escaped);
+      if (chains->len > 0)
+        g_string_append_printf (out, "\n%s", _("Call chains:"));
+    }
+  for (guint i = 0; i < chains->len; i++)
+    {
+      const M6ViewChain *c = &g_array_index (chains, M6ViewChain, i);
+      g_autofree char *chain = m6_view_samples_chain_text (self->samples, c->chain, 8);
+      g_autofree char *weight = symbol == M6_VIEW_OFF_CPU
+        ? m6_format_duration ((double) c->weight / 1e9)
+        : g_strdup_printf ("%lld", (long long) c->weight);
+      g_autofree char *line = g_markup_printf_escaped ("\n<tt>%8s</tt>  <small>%s</small>", weight, chain);
+      g_string_append (out, line);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /* What the tooltip of @id says: the label once, where it sits, and its
  * numbers as of now. */
 char *
@@ -126,6 +219,8 @@ m6_flame_graph_get_tooltip_markup (M6FlameGraph *self,
 {
   g_return_val_if_fail (M6_IS_FLAME_GRAPH (self), NULL);
 
+  if (self->tree != NULL && m6_view_is_sampled (id))
+    return sampled_tooltip (self, id);
   if (self->tree == NULL || id == 0 || id >= m6_tree_get_n_nodes (self->tree))
     return NULL;
 

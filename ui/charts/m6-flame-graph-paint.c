@@ -102,7 +102,23 @@ m6_flame_graph_rect_color (M6FlameGraph *self,
                            const M6Node *node,
                            GdkRGBA      *color)
 {
-  if (self->color_mode == M6_COLOR_MODE_MEMORY)
+  if (rect->flags & RECT_OFF_CPU)
+    *color = self->dark ? (GdkRGBA) { 0.30f, 0.31f, 0.34f, 1 } : (GdkRGBA) { 0.88f, 0.88f, 0.90f, 1 };
+  else if (rect->flags & RECT_SAMPLED)
+    {
+      /* The function's own hue, paler than any scope: a scope's box is
+       * 36-43 % (dark) or 74-81 % (light) light. */
+      GdkRGBA base;
+      const char *name = m6_view_samples_symbol (self->samples, rect->symbol);
+      m6_flame_graph_label_color (name, self->dark, &base);
+      GdkRGBA towards = self->dark ? (GdkRGBA) { 0.16f, 0.16f, 0.18f, 1 } : (GdkRGBA) { 1, 1, 1, 1 };
+      float k = self->color_mode == M6_COLOR_MODE_LABEL ? 0.45f : 0.8f;
+      color->red = base.red + (towards.red - base.red) * k;
+      color->green = base.green + (towards.green - base.green) * k;
+      color->blue = base.blue + (towards.blue - base.blue) * k;
+      color->alpha = 1.0f;
+    }
+  else if (self->color_mode == M6_COLOR_MODE_MEMORY)
     memory_color (rect->rate, self->dark, color);
   else if (self->color_mode == M6_COLOR_MODE_COMPARE)
     compare_color (self->changes != NULL && rect->id < self->changes->len
@@ -136,6 +152,59 @@ m6_flame_graph_clear_layout_caches (M6FlameGraph *self)
 {
   g_ptr_array_set_size (self->full_layouts, 0);
   g_hash_table_remove_all (self->ellipsized);
+  g_hash_table_remove_all (self->sampled_full);
+  g_hash_table_remove_all (self->sampled_ellipsized);
+}
+
+/* A sampled function's name, in italics: marked scopes are upright. */
+LabelLayout *
+m6_flame_graph_sampled_layout (M6FlameGraph *self,
+                               guint32       symbol,
+                               float         avail)
+{
+  LabelLayout *full = g_hash_table_lookup (self->sampled_full, GUINT_TO_POINTER (symbol));
+
+  if (full == NULL)
+    {
+      PangoAttrList *attrs = pango_attr_list_new ();
+      PangoRectangle logical;
+
+      full = g_new0 (LabelLayout, 1);
+      full->layout = gtk_widget_create_pango_layout (GTK_WIDGET (self),
+                                                     m6_view_samples_symbol (self->samples, symbol));
+      pango_attr_list_insert (attrs, pango_attr_style_new (PANGO_STYLE_ITALIC));
+      pango_layout_set_attributes (full->layout, attrs);
+      pango_attr_list_unref (attrs);
+      pango_layout_set_single_paragraph_mode (full->layout, TRUE);
+      pango_layout_get_pixel_extents (full->layout, NULL, &logical);
+      full->width = logical.width;
+      full->height = logical.height;
+      g_hash_table_insert (self->sampled_full, GUINT_TO_POINTER (symbol), full);
+    }
+  if (full->width <= avail)
+    return full;
+  if (avail < MIN_LABEL_WIDTH)
+    return NULL;
+
+  guint step = MIN ((guint) (avail / ELLIPSIS_STEP), (1u << 11) - 1);
+  gpointer key = GSIZE_TO_POINTER (((gsize) symbol << 11) | step);
+  LabelLayout *ll = g_hash_table_lookup (self->sampled_ellipsized, key);
+  if (ll == NULL)
+    {
+      PangoRectangle logical;
+
+      if (g_hash_table_size (self->sampled_ellipsized) >= LAYOUT_CACHE_MAX)
+        g_hash_table_remove_all (self->sampled_ellipsized);
+      ll = g_new0 (LabelLayout, 1);
+      ll->layout = pango_layout_copy (full->layout);
+      pango_layout_set_width (ll->layout, (int) (step * ELLIPSIS_STEP) * PANGO_SCALE);
+      pango_layout_set_ellipsize (ll->layout, PANGO_ELLIPSIZE_END);
+      pango_layout_get_pixel_extents (ll->layout, NULL, &logical);
+      ll->width = logical.width;
+      ll->height = logical.height;
+      g_hash_table_insert (self->sampled_ellipsized, key, ll);
+    }
+  return ll;
 }
 
 const char *
@@ -282,7 +351,7 @@ m6_flame_graph_get_node_color (M6FlameGraph *self,
   const Rect *rect = m6_flame_graph_rect_for_node (self, node_id);
   if (rect == NULL || self->tree == NULL)
     return FALSE;
-  m6_flame_graph_rect_color (self, rect, m6_tree_get_node (self->tree, rect->id), color);
+  m6_flame_graph_rect_color (self, rect, m6_tree_get_node (self->tree, (rect->flags & RECT_SAMPLED) ? rect->scope : rect->id), color);
   return TRUE;
 }
 

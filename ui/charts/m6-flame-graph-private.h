@@ -9,6 +9,7 @@
 
 #include "m6-flame-graph.h"
 #include "m6-painter.h"
+#include "m6-view-samples.h"
 
 #define ROW_HEIGHT      22.0f
 #define MIN_RECT_WIDTH   0.35f   /* narrower subtrees are not drawn */
@@ -22,6 +23,8 @@ typedef enum
 {
   RECT_ANCESTOR = 1 << 0,  /* above the zoomed node, full width */
   RECT_MATCH    = 1 << 1,
+  RECT_SAMPLED  = 1 << 2,  /* a sampled function (its id: m6_view_sampled_id()) */
+  RECT_OFF_CPU  = 1 << 3,  /* the scope's time off the CPU (sampled too) */
 } RectFlags;
 
 typedef struct
@@ -32,6 +35,8 @@ typedef struct
   float   x;
   float   w;
   float   rate;   /* Self/frame, KB (colour by memory growth) */
+  guint32 symbol; /* a sampled box's function (M6_VIEW_OFF_CPU) */
+  guint32 scope;  /* a sampled box's scope, the node it runs under */
 } Rect;
 
 typedef struct
@@ -48,6 +53,7 @@ struct _M6FlameGraph
   M6Session     *session;
   guint          thread_index;
   M6Tree        *tree;
+  M6SampleModel *samples;        /* the session's samples, or NULL (not owned) */
 
   guint          selected;
   guint          zoom;
@@ -75,6 +81,8 @@ struct _M6FlameGraph
 
   GPtrArray     *full_layouts;   /* label id -> LabelLayout* */
   GHashTable    *ellipsized;     /* (label << 11 | step) -> LabelLayout* */
+  GHashTable    *sampled_full;   /* symbol -> LabelLayout*: sampled functions' names */
+  GHashTable    *sampled_ellipsized; /* (symbol << 11 | step), the same */
   gboolean       dark;
   GdkRGBA        fg;
 };
@@ -98,6 +106,12 @@ void            m6_flame_graph_draw_graph           (M6FlameGraph *self,
                                                      float         top,
                                                      float         row_height);
 
+/* The scope of sampled id @id of the shown thread (and its function in
+ * @symbol), or NULL. */
+const M6Node   *m6_flame_graph_sampled_scope        (M6FlameGraph *self,
+                                                     guint         id,
+                                                     guint32      *symbol);
+
 /* m6-flame-graph-paint.c */
 void            m6_flame_graph_label_layout_free    (gpointer      data);
 void            m6_flame_graph_clear_layout_caches  (M6FlameGraph *self);
@@ -108,6 +122,10 @@ LabelLayout    *m6_flame_graph_full_layout          (M6FlameGraph *self,
 LabelLayout    *m6_flame_graph_fitted_layout        (M6FlameGraph *self,
                                                      const M6Node *node,
                                                      float         avail);
+/* A sampled box's name fitted to @avail px (italic), or NULL. */
+LabelLayout    *m6_flame_graph_sampled_layout       (M6FlameGraph *self,
+                                                     guint32       symbol,
+                                                     float         avail);
 void            m6_flame_graph_rect_color           (M6FlameGraph *self,
                                                      const Rect   *rect,
                                                      const M6Node *node,
@@ -116,6 +134,8 @@ void            m6_flame_graph_rect_color           (M6FlameGraph *self,
 /* m6-flame-graph-search.c */
 gboolean        m6_flame_graph_label_matches        (M6FlameGraph *self,
                                                      const M6Node *node);
+gboolean        m6_flame_graph_symbol_matches       (M6FlameGraph *self,
+                                                     guint32       symbol);
 gboolean        m6_flame_graph_is_in_subtree        (const M6Node *node,
                                                      const M6Node *top);
 void            m6_flame_graph_update_highlighted   (M6FlameGraph *self);

@@ -25,6 +25,44 @@ m6_flame_graph_label_matches (M6FlameGraph *self,
   return *state == 1;
 }
 
+/* A sampled function matches by its name (not cached: few are drawn). */
+gboolean
+m6_flame_graph_symbol_matches (M6FlameGraph *self,
+                               guint32       symbol)
+{
+  if (self->search == NULL || symbol == M6_VIEW_OFF_CPU)
+    return FALSE;
+
+  g_autofree char *folded = g_utf8_casefold (m6_view_samples_symbol (self->samples, symbol), -1);
+  return strstr (folded, self->search) != NULL;
+}
+
+/* The sampled entries of @node that match, appended to @ids (if given)
+ * by their sampled ids; how many. */
+static guint
+sampled_matches (M6FlameGraph *self,
+                 const M6Node *node,
+                 GArray       *ids)
+{
+  guint64 total = 0;
+  guint found = 0;
+
+  if (self->samples == NULL || m6_node_is_other (node))
+    return 0;
+  g_autoptr (GArray) entries = m6_view_samples_entries (self->samples, self->session, self->thread_index, node, &total);
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      const M6ViewSampled *e = &g_array_index (entries, M6ViewSampled, i);
+      if (m6_flame_graph_symbol_matches (self, e->symbol))
+        {
+          if (ids != NULL)
+            g_array_append_val (ids, e->id);
+          found++;
+        }
+    }
+  return found;
+}
+
 gboolean
 m6_flame_graph_is_in_subtree (const M6Node *node,
                               const M6Node *top)
@@ -51,8 +89,8 @@ m6_flame_graph_update_highlighted (M6FlameGraph *self)
   for (guint id = 1; id < n_nodes; id++)
     {
       M6Node *node = m6_tree_get_node (self->tree, id);
-      if (m6_flame_graph_label_matches (self, node) && (self->zoom == 0 || m6_flame_graph_is_in_subtree (node, top)))
-        self->n_highlighted++;
+      if (self->zoom == 0 || m6_flame_graph_is_in_subtree (node, top))
+        self->n_highlighted += (m6_flame_graph_label_matches (self, node) ? 1 : 0) + sampled_matches (self, node, NULL);
     }
 }
 
@@ -81,6 +119,8 @@ m6_flame_graph_find_matches (M6FlameGraph *self)
     {
       if (m6_flame_graph_label_matches (self, node))
         g_array_append_val (ids, node->id);
+      /* A scope's sampled functions come right after it. */
+      sampled_matches (self, node, ids);
       if (node->first_child != NULL)
         node = node->first_child;
       else

@@ -68,7 +68,76 @@ add_rect (M6FlameGraph *self,
   self->n_rows = MAX (self->n_rows, (guint) rect.row + 1);
 }
 
-/* Lay the children of @parent out over [x, x + w). */
+const M6Node *
+m6_flame_graph_sampled_scope (M6FlameGraph *self,
+                              guint         id,
+                              guint32      *symbol)
+{
+  guint thread = 0, node_id = 0;
+
+  if (self->tree == NULL || !m6_view_sampled_lookup (self->session, id, &thread, &node_id, symbol)
+      || thread != self->thread_index || node_id == 0 || node_id >= m6_tree_get_n_nodes (self->tree))
+    return NULL;
+  return m6_tree_get_node (self->tree, node_id);
+}
+
+/* The sampled functions of @node in its self time, [x, end) of its box:
+ * the self time on the CPU split by the functions' samples, then the
+ * time it was off the CPU. */
+static void
+add_sampled (M6FlameGraph *self,
+             const M6Node *node,
+             float         x,
+             float         end,
+             gint64        self_ns)
+{
+  guint64 total = 0;
+
+  if (self->samples == NULL || self_ns <= 0 || end - x < MIN_RECT_WIDTH)
+    return;
+
+  g_autoptr (GArray) entries = m6_view_samples_entries (self->samples, self->session, self->thread_index, node, &total);
+  if (entries == NULL)
+    return;
+
+  double w = end - x;
+  gint64 off = 0;
+  for (guint i = 0; i < entries->len; i++)
+    off += MIN (g_array_index (entries, M6ViewSampled, i).off_cpu_ns, self_ns);
+  off = MIN (off, self_ns);
+  double on_cpu = (double) (self_ns - off) / (double) self_ns;
+
+  for (guint i = 0; i < entries->len && x < end; i++)
+    {
+      const M6ViewSampled *e = &g_array_index (entries, M6ViewSampled, i);
+      float ew = e->symbol == M6_VIEW_OFF_CPU
+        ? (float) (w * (double) off / (double) self_ns)
+        : total > 0 ? (float) (w * on_cpu * (double) e->samples / (double) total) : 0.0f;
+
+      if (ew >= MIN_RECT_WIDTH)
+        {
+          Rect rect = {
+            .id = e->id,
+            .row = (guint16) MIN (node->depth, G_MAXUINT16),
+            .flags = RECT_SAMPLED | (e->symbol == M6_VIEW_OFF_CPU ? RECT_OFF_CPU : 0),
+            .x = x,
+            .w = MIN (ew, end - x),
+            .symbol = e->symbol,
+            .scope = node->id,
+          };
+          if (m6_flame_graph_symbol_matches (self, e->symbol))
+            rect.flags |= RECT_MATCH;
+          g_array_append_val (self->rects, rect);
+          g_hash_table_insert (self->rect_index, GUINT_TO_POINTER (rect.id),
+                               GUINT_TO_POINTER (self->rects->len));
+          self->n_rows = MAX (self->n_rows, (guint) rect.row + 1);
+        }
+      x += ew;
+    }
+}
+
+/* Lay the children of @parent out over [x, x + w), and its sampled
+ * functions in the self time after them. */
 static void
 push_children (M6FlameGraph *self,
                const M6Node *parent,
@@ -81,11 +150,15 @@ push_children (M6FlameGraph *self,
 
   double scale = (double) w / (double) total;
   float end = x + w;
+  gint64 children = 0;
 
   for (const M6Node *child = parent->first_child; child != NULL; child = child->next_sibling)
     {
       float cw = (float) ((double) child->time_sum * scale);
 
+      children += child->time_sum;
+      if (x >= end)
+        continue;
       if (cw >= MIN_RECT_WIDTH)
         {
           cw = MIN (cw, end - x);
@@ -93,9 +166,9 @@ push_children (M6FlameGraph *self,
           g_array_append_val (self->stack, item);
         }
       x += cw;
-      if (x >= end)
-        break;
     }
+  if (parent->id != 0 && x < end)
+    add_sampled (self, parent, x, end, parent->time_sum - children);
 }
 
 void
@@ -156,9 +229,15 @@ tree_rows (M6FlameGraph *self)
   const M6Node *top = m6_tree_get_node (self->tree, self->zoom);
   const M6Node *node = top->first_child;
   rows = top->depth;
+  /* A scope with sampled functions has a row under it for them. */
+  if (self->samples != NULL && top->id != 0 && m6_sample_model_lookup (self->samples, self->thread_index, top) != NULL)
+    rows = top->depth + 1;
   while (node != NULL)
     {
       rows = MAX (rows, node->depth);
+      if (self->samples != NULL && node->depth >= rows
+          && m6_sample_model_lookup (self->samples, self->thread_index, node) != NULL)
+        rows = node->depth + 1;
       if (node->first_child != NULL)
         node = node->first_child;
       else
@@ -193,6 +272,34 @@ m6_flame_graph_update_style (M6FlameGraph *self)
 }
 
 
+/* What tells a sampled box from a marked one: a dotted line along its
+ * top (the scope's colour, darker), and for the time off the CPU
+ * diagonal hatching, as for time nobody ran. */
+static void
+draw_sampled_marks (M6FlameGraph  *self,
+                    M6Painter     *painter,
+                    const Rect    *rect,
+                    float          y,
+                    float          row_height,
+                    const GdkRGBA *fill)
+{
+  static const double dots[] = { 2.0, 2.0 };
+  GdkRGBA ink = self->dark ? (GdkRGBA) { 1, 1, 1, 0.35f } : (GdkRGBA) { 0, 0, 0, 0.30f };
+  float w = MAX (rect->w - 1.0f, 0.35f);
+
+  ink.alpha *= fill->alpha;
+  if (w >= 4.0f)
+    m6_painter_stroke_line (painter, rect->x, y + 1.0f, rect->x + w, y + 1.0f, 2.0f, &ink, dots, G_N_ELEMENTS (dots));
+  if ((rect->flags & RECT_OFF_CPU) && w >= 3.0f)
+    {
+      float h = row_height - 1.0f;
+      m6_painter_push_clip (painter, &GRAPHENE_RECT_INIT (rect->x, y, w, h));
+      for (float sx = rect->x - h; sx < rect->x + w; sx += 7.0f)
+        m6_painter_stroke_line (painter, sx, y + h, sx + h, y, 1.0f, &ink, NULL, 0);
+      m6_painter_pop (painter);
+    }
+}
+
 /* Rectangles and labels: what the cached render node holds on screen, and
  * what an exported picture shows. */
 void
@@ -210,7 +317,8 @@ m6_flame_graph_draw_graph (M6FlameGraph *self,
   for (guint i = 0; i < self->rects->len; i++)
     {
       const Rect *rect = &g_array_index (self->rects, Rect, i);
-      const M6Node *node = m6_tree_get_node (self->tree, rect->id);
+      gboolean sampled = (rect->flags & RECT_SAMPLED) != 0;
+      const M6Node *node = m6_tree_get_node (self->tree, sampled ? rect->scope : rect->id);
       float y = top + rect->row * row_height;
       GdkRGBA color;
 
@@ -219,6 +327,8 @@ m6_flame_graph_draw_graph (M6FlameGraph *self,
       m6_painter_fill_rect (painter,
                             &GRAPHENE_RECT_INIT (rect->x, y, MAX (rect->w - 1.0f, 0.35f), row_height - 1.0f),
                             &color);
+      if (sampled)
+        draw_sampled_marks (self, painter, rect, y, row_height, &color);
 
       /* Any box its whole label fits in gets it ("cull" needs no 30 px);
        * below MIN_LABEL_WIDTH an ellipsis alone is not worth drawing. */
@@ -226,7 +336,8 @@ m6_flame_graph_draw_graph (M6FlameGraph *self,
       if (avail < 8.0f)
         continue;
 
-      LabelLayout *ll = m6_flame_graph_fitted_layout (self, node, avail);
+      LabelLayout *ll = sampled ? m6_flame_graph_sampled_layout (self, rect->symbol, avail)
+                                : m6_flame_graph_fitted_layout (self, node, avail);
       if (ll == NULL)
         continue;
 
@@ -372,6 +483,8 @@ m6_flame_graph_finalize (GObject *object)
   g_hash_table_unref (self->rect_index);
   g_ptr_array_unref (self->full_layouts);
   g_hash_table_unref (self->ellipsized);
+  g_hash_table_unref (self->sampled_full);
+  g_hash_table_unref (self->sampled_ellipsized);
   g_free (self->search);
   g_free (self->search_text);
 
@@ -476,6 +589,8 @@ m6_flame_graph_init (M6FlameGraph *self)
   self->rect_index = g_hash_table_new (NULL, NULL);
   self->full_layouts = g_ptr_array_new_with_free_func (m6_flame_graph_label_layout_free);
   self->ellipsized = g_hash_table_new_full (NULL, NULL, NULL, m6_flame_graph_label_layout_free);
+  self->sampled_full = g_hash_table_new_full (NULL, NULL, NULL, m6_flame_graph_label_layout_free);
+  self->sampled_ellipsized = g_hash_table_new_full (NULL, NULL, NULL, m6_flame_graph_label_layout_free);
   self->layout_dirty = TRUE;
 
   m6_flame_graph_add_controllers (self);
@@ -519,6 +634,25 @@ m6_flame_graph_set_thread (M6FlameGraph *self,
     }
   m6_flame_graph_invalidate (self);
   gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
+void
+m6_flame_graph_set_sample_model (M6FlameGraph  *self,
+                                 M6SampleModel *model)
+{
+  g_return_if_fail (M6_IS_FLAME_GRAPH (self));
+
+  if (self->samples == model)
+    return;
+  self->samples = model;
+  m6_flame_graph_clear_layout_caches (self);
+  m6_flame_graph_invalidate (self);
+}
+
+M6SampleModel *
+m6_flame_graph_get_sample_model (M6FlameGraph *self)
+{
+  return self->samples;
 }
 
 M6Tree *
@@ -594,12 +728,17 @@ m6_flame_graph_set_selected_node (M6FlameGraph *self,
 {
   g_return_if_fail (M6_IS_FLAME_GRAPH (self));
 
-  if (self->tree == NULL || node_id >= m6_tree_get_n_nodes (self->tree))
+  const M6Node *sampled = m6_view_is_sampled (node_id) ? m6_flame_graph_sampled_scope (self, node_id, NULL) : NULL;
+
+  if (self->tree == NULL || (sampled == NULL && node_id >= m6_tree_get_n_nodes (self->tree)))
     node_id = 0;
   if (self->selected == node_id)
     return;
 
   self->selected = node_id;
+  /* A sampled function shows where its scope does. */
+  if (sampled != NULL)
+    node_id = sampled->id;
 
   /* A node outside the zoomed subtree (and not one of its ancestors) would
    * be invisible: zoom out far enough to show it. */

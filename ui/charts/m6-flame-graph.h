@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "m6-sample-model.h"
 #include "m6-session.h"
 
 G_BEGIN_DECLS
@@ -43,6 +44,13 @@ void         m6_flame_graph_set_thread         (M6FlameGraph *self,
                                                 M6Session    *session,
                                                 guint         thread_index);
 M6Tree      *m6_flame_graph_get_tree           (M6FlameGraph *self);
+/* The session's call-stack samples (m6-sample-model.h), or NULL: each
+ * scope's self time is drawn split into its sampled functions, on the
+ * row under it. Not owned: it must outlive its use here. Their boxes
+ * have sampled ids (m6-view-samples.h) in the API below. */
+void         m6_flame_graph_set_sample_model   (M6FlameGraph  *self,
+                                                M6SampleModel *model);
+M6SampleModel *m6_flame_graph_get_sample_model (M6FlameGraph  *self);
 
 /* The tree changed: lay out and draw again (the cached render node is
  * dropped; it is rebuilt at the next snapshot). */

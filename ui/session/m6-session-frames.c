@@ -2,6 +2,7 @@
 /* m6-session-frames.c — a session window's frame index, frame view and
  * hitch catcher (see m6-session-frames.h). */
 #include "m6-session-frames.h"
+#include "m6-view-samples.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -109,8 +110,10 @@ flame_selected_cb (M6FlameGraph    *flame_graph,
 
   if (f == NULL || f->frame_window == NULL || f->syncing)
     return;
+  /* A sampled function: its scope. */
   m6_frame_window_select_scope (f->frame_window, m6_session_window_get_thread (f->window),
-                                m6_flame_graph_get_selected_node (flame_graph));
+                                m6_view_scope_of (m6_session_window_get_session (f->window),
+                                                  m6_flame_graph_get_selected_node (flame_graph)));
 }
 
 static void

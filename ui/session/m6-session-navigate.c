@@ -3,6 +3,7 @@
  * selection shared by flame graph, table, drift graph and ledger; zoom with
  * its breadcrumbs and scrolling; search; and Find Leak. */
 #include "m6-session-window-private.h"
+#include "m6-view-samples.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -26,8 +27,10 @@ flame_selected_cb (M6FlameGraph    *flame_graph,
     return;
   self->syncing++;
   m6_stats_view_set_selected_node (self->stats_view, id);
-  m6_drift_graph_set_node (self->drift_graph, id);
-  m6_ledger_view_set_node (self->ledger_view, id);
+  /* A sampled function is not a scope: the drift graph and the ledger
+   * show the scope it ran in. */
+  m6_drift_graph_set_node (self->drift_graph, m6_view_scope_of (self->session, id));
+  m6_ledger_view_set_node (self->ledger_view, m6_view_scope_of (self->session, id));
   self->syncing--;
   if (m6_flame_graph_get_search_text (flame_graph) != NULL)
     m6_session_window_update_match_label (self);
@@ -44,8 +47,8 @@ stats_selected_cb (M6StatsView     *stats_view,
     return;
   self->syncing++;
   m6_flame_graph_set_selected_node (self->flame_graph, id);
-  m6_drift_graph_set_node (self->drift_graph, id);
-  m6_ledger_view_set_node (self->ledger_view, id);
+  m6_drift_graph_set_node (self->drift_graph, m6_view_scope_of (self->session, id));
+  m6_ledger_view_set_node (self->ledger_view, m6_view_scope_of (self->session, id));
   self->syncing--;
 }
 

@@ -17,6 +17,7 @@
 #include "m6-capture.h"
 #include "m6-compare-window.h"
 #include "m6-recording.h"
+#include "m6-sample-model.h"
 #include "m6-export.h"
 #include "m6-format.h"
 #include "m6-job-bar.h"
@@ -77,6 +78,8 @@ struct _M6SessionWindow
   M6StatusBar          *status_bar;
 
   M6Session            *session;
+  M6SampleModel        *sample_model;    /* its call-stack samples, or NULL */
+  GDestroyNotify        sample_model_destroy;
   M6Recording          *recording;       /* a live session's, or NULL */
   M6JobBar             *job_bar;         /* a save or export on a thread */
   GQueue                save_queue;      /* QueuedSave: saves waiting for job_bar */

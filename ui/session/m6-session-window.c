@@ -151,6 +151,10 @@ m6_session_window_dispose (GObject *object)
   m6_session_frames_dispose (self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), M6_TYPE_SESSION_WINDOW);
+  /* After the views that read it. */
+  if (self->sample_model != NULL && self->sample_model_destroy != NULL)
+    self->sample_model_destroy (self->sample_model);
+  self->sample_model = NULL;
   g_clear_object (&self->session);
   g_clear_object (&self->thread_names);
 
@@ -406,6 +410,28 @@ m6_session_window_new_for_capture (GtkApplication *app,
 }
 
 /* --- API ---------------------------------------------------------------- */
+
+void
+m6_session_window_set_sample_model (M6SessionWindow *self,
+                                    M6SampleModel   *model,
+                                    GDestroyNotify   destroy)
+{
+  g_return_if_fail (M6_IS_SESSION_WINDOW (self));
+
+  if (model == self->sample_model)
+    return;
+  m6_flame_graph_set_sample_model (self->flame_graph, model);
+  if (self->sample_model != NULL && self->sample_model_destroy != NULL)
+    self->sample_model_destroy (self->sample_model);
+  self->sample_model = model;
+  self->sample_model_destroy = destroy;
+}
+
+M6SampleModel *
+m6_session_window_get_sample_model (M6SessionWindow *self)
+{
+  return self->sample_model;
+}
 
 M6Session *
 m6_session_window_get_session (M6SessionWindow *self)

@@ -26,6 +26,7 @@
 #include "m6-ledger-view.h"
 #include "m6-reader.h"
 #include "m6-recording.h"
+#include "m6-sample-model.h"
 #include "m6-session.h"
 #include "m6-stats-view.h"
 
@@ -47,6 +48,13 @@ M6SessionWindow *m6_session_window_new_for_capture   (GtkApplication  *app,
                                                       M6Session       *session,
                                                       const char      *path);
 
+/* The session's call-stack samples (m6-sample-model.h), shown by the
+ * flame graph, the stats tree and the frame view; @destroy (may be NULL)
+ * is called on @model when the window is done with it. */
+void             m6_session_window_set_sample_model  (M6SessionWindow *self,
+                                                      M6SampleModel   *model,
+                                                      GDestroyNotify   destroy);
+M6SampleModel   *m6_session_window_get_sample_model  (M6SessionWindow *self);
 M6Session       *m6_session_window_get_session       (M6SessionWindow *self);
 M6FlameGraph    *m6_session_window_get_flame_graph   (M6SessionWindow *self);
 M6StatsView     *m6_session_window_get_stats_view    (M6SessionWindow *self);

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/* test-sampling.c — call-stack samples in the viewer, on a real sampled
+ * recording: `mach6 run --sample 4000` of tests/sampling's sampling-game
+ * (physics' self time 70/30 in busy_seventy/busy_thirty, sleep 20 ms in
+ * nanosleep, lock 20 ms on a mutex), opened in real windows (Xvfb). The
+ * flame graph draws the sampled functions under physics with their
+ * shares, their tooltips, search and clicks; the time sleep and lock spent
+ * off the CPU with where they blocked; the ledger and Find the Leak keep
+ * to the scopes. Screenshots go to $MACH6_SCREENSHOT_DIR when set. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "m6-application.h"
+#include "m6-flame-graph.h"
+#include "m6-ledger-view.h"
+#include "m6-sample-model.h"
+#include "m6-session-window.h"
+#include "m6-stats-view.h"
+#include "m6-view-samples.h"
+#include "ui-test-util.h"
+
+static M6Application *app;
+static char *dir;
+static char *capture;
+
+static M6SessionWindow *
+session_window (void)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (M6_IS_SESSION_WINDOW (l->data))
+      return l->data;
+  return NULL;
+}
+
+static gboolean
+flame_drawn (gpointer data)
+{
+  return m6_flame_graph_get_n_rects (data) > 0;
+}
+
+/* A screenshot of @window as @name, kept when $MACH6_SCREENSHOT_DIR is set. */
+static void
+screenshot (M6SessionWindow *window,
+            const char      *name)
+{
+  const char *keep = g_getenv ("MACH6_SCREENSHOT_DIR");
+  g_autofree char *path = g_build_filename (keep != NULL ? keep : dir, name, NULL);
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (path));
+  if (g_strcmp0 (m6_session_window_get_last_written (window), path) != 0)
+    g_test_message ("the screenshot was not written; the window said: %s",
+                    m6_session_window_get_last_message (window));
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, path);
+  g_assert_cmpfloat (ui_image_variance (path, NULL, NULL), >, 50.0);
+  g_test_message ("screenshot: %s", path);
+  if (keep == NULL)
+    g_unlink (path);
+}
+
+/* The sampled id of @node's entry for function @name ("off-CPU" for its
+ * time off the CPU), or 0. */
+static guint
+sampled_id (M6SessionWindow *window,
+            const M6Node    *node,
+            const char      *name)
+{
+  M6SampleModel *model = m6_session_window_get_sample_model (window);
+  guint64 total = 0;
+  g_autoptr (GArray) entries = m6_view_samples_entries (model, m6_session_window_get_session (window), 0, node, &total);
+
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      const M6ViewSampled *e = &g_array_index (entries, M6ViewSampled, i);
+      if (g_strcmp0 (m6_view_samples_symbol (model, e->symbol), name) == 0)
+        return e->id;
+    }
+  return 0;
+}
+
+/* The recording, once for every test. */
+static void
+record_game (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+  const char *argv[] = { MACH6_CLI, "run", "--sample", "4000", "-o", capture, "--",
+                         SAMPLING_GAME, "20", "80", NULL };
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+  g_test_message ("mach6 run --sample 4000: %s%s", out, err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+static M6SessionWindow *
+open_capture (void)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (capture));
+  ui_wait_jobs (app);
+  M6SessionWindow *window = session_window ();
+  g_assert_nonnull (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (ui_wait_for (flame_drawn, m6_session_window_get_flame_graph (window), 30));
+  ui_spin (0.3);
+  return window;
+}
+
+static void
+close_window (M6SessionWindow *window)
+{
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_assert_null (window);
+}
+
+/* The flame graph: busy_seventy and busy_thirty under physics, on the row
+ * below it, inside its box, 70/30 of its sampled self time (±5 points),
+ * told apart from scopes by their tooltip; off-CPU boxes under sleep and
+ * lock with the chain they blocked in; search finds the functions, a
+ * click selects one and the ledger stays on physics. */
+static void
+test_flame (void)
+{
+  M6SessionWindow *window = open_capture ();
+  M6Session *session = m6_session_window_get_session (window);
+  M6SampleModel *samples = m6_session_window_get_sample_model (window);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  M6Tree *tree = m6_thread_get_tree (m6_session_get_thread (session, 0));
+  M6Node *physics = m6_tree_find_path (tree, "frame/physics");
+  M6Node *sleep = m6_tree_find_path (tree, "frame/sleep");
+  M6Node *lock = m6_tree_find_path (tree, "frame/lock");
+
+  g_assert_nonnull (samples);
+  g_assert_nonnull (physics);
+  g_assert_nonnull (sleep);
+  g_assert_nonnull (lock);
+
+  guint seventy = sampled_id (window, physics, "busy_seventy");
+  guint thirty = sampled_id (window, physics, "busy_thirty");
+  g_assert_cmpuint (seventy, !=, 0);
+  g_assert_cmpuint (thirty, !=, 0);
+
+  graphene_rect_t p, r7, r3;
+  g_assert_true (m6_flame_graph_get_node_rect (flame, physics->id, &p));
+  g_assert_true (m6_flame_graph_get_node_rect (flame, seventy, &r7));
+  g_assert_true (m6_flame_graph_get_node_rect (flame, thirty, &r3));
+  g_assert_cmpfloat (r7.origin.y, ==, p.origin.y + p.size.height);
+  g_assert_cmpfloat (r3.origin.y, ==, r7.origin.y);
+  g_assert_cmpfloat (r7.origin.x, >=, p.origin.x - 0.01);
+  g_assert_cmpfloat (r3.origin.x + r3.size.width, <=, p.origin.x + p.size.width + 0.01);
+  double share = r7.size.width / (r7.size.width + r3.size.width);
+  g_test_message ("physics %.0f px wide: busy_seventy %.1f px, busy_thirty %.1f px: %.1f %% / %.1f %%",
+                  p.size.width, r7.size.width, r3.size.width, 100 * share, 100 * (1 - share));
+  g_assert_cmpfloat (share, >=, 0.65);
+  g_assert_cmpfloat (share, <=, 0.75);
+
+  /* The tooltip says it is sampled, how much, and its share. */
+  g_autofree char *tip = m6_flame_graph_get_tooltip_markup (flame, seventy);
+  g_test_message ("busy_seventy's tooltip: %s", tip);
+  g_assert_nonnull (strstr (tip, "busy_seventy"));
+  g_assert_nonnull (strstr (tip, "Sampled: "));
+  g_assert_nonnull (strstr (tip, "of physics’s self time"));
+  g_assert_nonnull (strstr (tip, "physics"));
+  const char *pct = strstr (tip, "samples, ~");
+  g_assert_nonnull (pct);
+  pct = strchr (pct, ',') + 1;
+  pct = strchr (pct, ',') + 1;
+  double tip_share = g_ascii_strtod (pct, NULL);
+  g_assert_cmpfloat (tip_share, >=, 65.0);
+  g_assert_cmpfloat (tip_share, <=, 75.0);
+
+  /* Off the CPU: sleep and lock, with where they blocked. */
+  guint sleep_off = sampled_id (window, sleep, "off-CPU");
+  guint lock_off = sampled_id (window, lock, "off-CPU");
+  graphene_rect_t rs, rl;
+  g_assert_true (m6_flame_graph_get_node_rect (flame, sleep_off, &rs));
+  g_assert_true (m6_flame_graph_get_node_rect (flame, lock_off, &rl));
+  g_autofree char *sleep_tip = m6_flame_graph_get_tooltip_markup (flame, sleep_off);
+  g_autofree char *lock_tip = m6_flame_graph_get_tooltip_markup (flame, lock_off);
+  g_test_message ("sleep's off-CPU tooltip: %s", sleep_tip);
+  g_test_message ("lock's off-CPU tooltip: %s", lock_tip);
+  g_assert_nonnull (strstr (sleep_tip, "nanosleep"));
+  g_assert_nonnull (strstr (lock_tip, "lll_lock_wait"));
+  g_assert_nonnull (strstr (sleep_tip, "Off the CPU: "));
+
+  /* A scope's box keeps its own tooltip. */
+  g_autofree char *physics_tip = m6_flame_graph_get_tooltip_markup (flame, physics->id);
+  g_assert_null (strstr (physics_tip, "Sampled"));
+
+  /* Search finds the functions like scopes. */
+  m6_flame_graph_set_search_text (flame, "busy_");
+  g_autoptr (GArray) matches = m6_flame_graph_find_matches (flame);
+  g_assert_cmpuint (matches->len, ==, 2);
+  g_assert_cmpuint (m6_flame_graph_get_n_highlighted (flame), ==, 2);
+  ui_spin (0.2);
+  screenshot (window, "sampling-flame-search.png");
+  m6_flame_graph_set_search_text (flame, NULL);
+
+  /* A real click on busy_seventy selects it; the ledger shows physics. */
+  ui_spin (0.2);
+  g_assert_true (m6_flame_graph_get_node_rect (flame, seventy, &r7));
+  if (ui_input_available ())
+    ui_click (GTK_WIDGET (flame), r7.origin.x + r7.size.width / 2, r7.origin.y + r7.size.height / 2);
+  else
+    m6_flame_graph_set_selected_node (flame, seventy);
+  ui_spin (0.3);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, seventy);
+  g_assert_cmpuint (m6_flame_graph_get_zoom_node (flame), ==, 0);
+  const M6Ledger *ledger = m6_ledger_view_get_ledger (m6_session_window_get_ledger_view (window));
+  g_assert_nonnull (ledger);
+  g_assert_true (ledger->node == physics);
+  screenshot (window, "sampling-flame.png");
+
+  close_window (window);
+}
+
+/* The ledger and Find the Leak are the scopes' alone: no sampled function
+ * is ever a row of a ledger or what Find the Leak selects. */
+static void
+test_ledger (void)
+{
+  M6SessionWindow *window = open_capture ();
+  M6Session *session = m6_session_window_get_session (window);
+  M6SampleModel *samples = m6_session_window_get_sample_model (window);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  M6LedgerView *view = m6_session_window_get_ledger_view (window);
+  M6Tree *tree = m6_thread_get_tree (m6_session_get_thread (session, 0));
+  guint n_nodes = m6_tree_get_n_nodes (tree);
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+
+  /* Every scope, and every sampled entry of every scope. */
+  for (guint i = 1; i < n_nodes; i++)
+    {
+      guint64 total = 0;
+      g_autoptr (GArray) entries = m6_view_samples_entries (samples, session, 0, m6_tree_get_node (tree, i), &total);
+      g_array_append_val (ids, i);
+      for (guint k = 0; entries != NULL && k < entries->len; k++)
+        {
+          const M6ViewSampled *e = &g_array_index (entries, M6ViewSampled, k);
+          g_array_append_val (ids, e->id);
+          g_ptr_array_add (names, (gpointer) m6_view_samples_symbol (samples, e->symbol));
+        }
+    }
+  g_assert_cmpuint (names->len, >=, 4);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      guint id = g_array_index (ids, guint, i);
+      m6_flame_graph_set_selected_node (flame, id);
+      ui_spin (0.02);
+      g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, id);
+      const M6Ledger *ledger = m6_ledger_view_get_ledger (view);
+      g_assert_nonnull (ledger);
+      g_assert_cmpuint (ledger->node->id, ==, m6_view_scope_of (session, id));
+      g_assert_false (m6_view_is_sampled (ledger->node->id));
+      for (guint p = 0; p < ledger->parts->len; p++)
+        {
+          const M6LedgerPart *part = &g_array_index (ledger->parts, M6LedgerPart, p);
+          g_assert_true (part->node == NULL || part->node->id < n_nodes);
+        }
+      for (guint r = 0; r < m6_ledger_view_get_n_rows (view); r++)
+        {
+          const char *text = m6_ledger_view_get_row_text (view, r, 1);
+          for (guint k = 0; k < names->len; k++)
+            g_assert_cmpstr (text, !=, names->pdata[k]);
+        }
+    }
+
+  /* Find the Leak selects a scope, never a sampled function. */
+  m6_flame_graph_set_selected_node (flame, 0);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "find-leak", NULL);
+  ui_spin (0.3);
+  g_test_message ("Find the Leak: %s", m6_ledger_view_get_leak_text (view));
+  g_assert_false (m6_view_is_sampled (m6_flame_graph_get_selected_node (flame)));
+  close_window (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_setenv ("LANGUAGE", "C", TRUE);
+  if (!ui_test_init (&argc, &argv, FALSE))
+    return 0;
+  dir = g_dir_make_tmp ("mach6-sampling-ui-XXXXXX", NULL);
+  capture = g_build_filename (dir, "sampled.mach6", NULL);
+  app = ui_test_app_new ();
+  record_game ();
+
+  g_test_add_func ("/ui/sampling/flame", test_flame);
+  g_test_add_func ("/ui/sampling/ledger", test_ledger);
+
+  int status = g_test_run ();
+  ui_remove_tree (dir);
+  g_free (dir);
+  g_free (capture);
+  return ui_test_finish (app, status);
+}
