@@ -11,6 +11,7 @@
 
 #include "hitch-test-util.h"
 #include "m6-application.h"
+#include "m6-capture.h"
 #include "m6-duration.h"
 #include "m6-frame-window.h"
 #include "m6-frame-lane.h"
@@ -350,6 +351,157 @@ test_budget_setting (void)
   g_assert_cmpfloat (g_settings_get_double (settings, "frame-budget-ms"), ==, 16.666667);
 }
 
+/* --- 14: Capture on Hitch shows its state ---------------------------------- */
+
+static GtkWidget *
+template_child (M6SessionWindow *w,
+                const char      *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (w), M6_TYPE_SESSION_WINDOW, name));
+}
+
+/* The main menu's item (a GtkModelButton) whose text is @text, opened. */
+static GtkWidget *
+find_model_button (GtkWidget  *widget,
+                   const char *text)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      if (g_str_equal (G_OBJECT_TYPE_NAME (child), "GtkModelButton"))
+        {
+          g_autofree char *t = NULL;
+          g_object_get (child, "text", &t, NULL);
+          if (g_strcmp0 (t, text) == 0)
+            return child;
+        }
+      GtkWidget *found = find_model_button (child, text);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The main menu of @w opened: its Capture on Hitch item. */
+static GtkWidget *
+menu_item (M6SessionWindow *w)
+{
+  GtkMenuButton *menu = GTK_MENU_BUTTON (ui_find_descendant (GTK_WIDGET (w), GTK_TYPE_MENU_BUTTON));
+  g_assert_nonnull (menu);
+  gtk_menu_button_popup (menu);
+  ui_spin (0.2);
+  GtkWidget *item = find_model_button (GTK_WIDGET (gtk_menu_button_get_popover (menu)), "Capture on Hitch");
+  g_assert_nonnull (item);
+  return item;
+}
+
+static void
+close_menu (M6SessionWindow *w)
+{
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (ui_find_descendant (GTK_WIDGET (w), GTK_TYPE_MENU_BUTTON)));
+  ui_spin (0.1);
+}
+
+static gboolean
+hitch_state_is (gpointer data)
+{
+  g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (window), "capture-on-hitch");
+  return g_variant_get_boolean (state) == GPOINTER_TO_INT (data);
+}
+
+static void
+press_hitch_button (GtkWidget *button,
+                    gboolean   on)
+{
+  if (ui_input_available ())
+    {
+      /* The frame view the other tests opened would take the click: the
+       * session window on top first (a key first: X gives the focus to a
+       * present() only after a user event newer than the last focus change). */
+      M6FrameWindow *fw = m6_session_frames_get_window (window);
+      if (fw != NULL)
+        gtk_window_destroy (GTK_WINDOW (fw));
+      ui_press_keys (GDK_KEY_Shift_L, 0);
+      gtk_window_present (GTK_WINDOW (window));
+      g_assert_true (ui_wait_for (window_active, window, 5));
+      ui_click (button, gtk_widget_get_width (button) / 2.0, gtk_widget_get_height (button) / 2.0);
+    }
+  else
+    g_action_group_change_action_state (G_ACTION_GROUP (window), "capture-on-hitch", g_variant_new_boolean (on));
+  if (!ui_wait_for (hitch_state_is, GINT_TO_POINTER (on), 5))
+    g_error ("a click on the header's toggle did not switch Capture on Hitch %s", on ? "on" : "off");
+  ui_spin (0.1);
+}
+
+/* Off: the header's toggle is up, the menu's check empty. On (a real
+ * click on the toggle): pressed, red, "Hitches > 33 ms" beside its icon,
+ * the menu's check ticked. A saved capture offers none of it. */
+static void
+test_capture_on_hitch_state (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  ensure_session ();
+  GtkWidget *button = template_child (window, "hitch_button");
+  GtkWidget *label = template_child (window, "hitch_label");
+  g_assert_nonnull (button);
+  g_assert_nonnull (label);
+  g_assert_true (gtk_widget_get_mapped (button));
+  g_assert_true (hitch_state_is (GINT_TO_POINTER (FALSE)));
+  g_assert_false (gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (button)));
+  g_assert_false (gtk_widget_get_mapped (label));
+
+  GtkWidget *item = menu_item (window);
+  /* A check item: the role's nick (GtkButtonRole is GTK's own). */
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (item), "role");
+  g_assert_true (G_IS_PARAM_SPEC_ENUM (pspec));
+  int role;
+  gboolean active;
+  g_object_get (item, "role", &role, "active", &active, NULL);
+  GEnumValue *value = g_enum_get_value (G_PARAM_SPEC_ENUM (pspec)->enum_class, role);
+  g_assert_nonnull (value);
+  g_assert_cmpstr (value->value_nick, ==, "check");
+  g_assert_false (active);
+  g_assert_true (gtk_widget_get_sensitive (item));
+  close_menu (window);
+
+  press_hitch_button (button, TRUE);
+  g_assert_true (gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (button)));
+  g_assert_true (gtk_widget_has_css_class (button, "hitch-armed"));
+  g_assert_true (gtk_widget_get_mapped (label));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Hitches > 33.0\u00a0ms");
+  shoot (GTK_WIDGET (window), "capture-on-hitch-armed.png");
+  item = menu_item (window);
+  g_object_get (item, "active", &active, NULL);
+  g_assert_true (active);
+  shoot (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (ui_find_descendant (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON)))),
+         "capture-on-hitch-menu.png");
+  close_menu (window);
+
+  press_hitch_button (button, FALSE);
+  g_assert_false (gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (button)));
+  g_assert_false (gtk_widget_has_css_class (button, "hitch-armed"));
+  g_assert_false (gtk_widget_get_mapped (label));
+
+  /* A saved capture: no toggle, the item insensitive, the action off. */
+  g_autofree char *path = g_build_filename (tmpdir, "state.mach6", NULL);
+  g_autoptr (M6WindowSlice) slice = m6_frame_index_slice (m6_session_frames_get_index (window), G_MININT64, G_MAXINT64);
+  g_assert_true (m6_window_slice_write_capture (slice, path, &error));
+  g_assert_no_error (error);
+  M6CaptureInfo info;
+  g_autoptr (M6Session) session = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  M6SessionWindow *saved = m6_session_window_new_for_capture (GTK_APPLICATION (app), session, path);
+  gtk_window_present (GTK_WINDOW (saved));
+  ui_spin (0.3);
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (saved), "capture-on-hitch"));
+  g_assert_false (gtk_widget_get_visible (template_child (saved, "hitch_button")));
+  item = menu_item (saved);
+  g_assert_false (gtk_widget_get_sensitive (item));
+  close_menu (saved);
+  gtk_window_destroy (GTK_WINDOW (saved));
+  ui_spin (0.05);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -360,6 +512,7 @@ main (int   argc,
   g_test_add_func ("/ui/hitch/units", test_units);
   g_test_add_func ("/ui/hitch/keys", test_keys);
   g_test_add_func ("/ui/hitch/budget-setting", test_budget_setting);
+  g_test_add_func ("/ui/hitch/capture-on-hitch-state", test_capture_on_hitch_state);
 
   return hitch_test_finish (g_test_run ());
 }

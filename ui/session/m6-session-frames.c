@@ -318,6 +318,39 @@ apply_hitch_settings (Frames *f)
   apply_window (f);
 }
 
+/* The header's toggle follows the action's state by itself; while armed
+ * it is red and says what it catches, so that "on" is seen at a glance. */
+static void
+update_hitch_indicator (Frames *f)
+{
+  GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (f->window), M6_TYPE_SESSION_WINDOW, "hitch_button"));
+  GtkWidget *label = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (f->window), M6_TYPE_SESSION_WINDOW, "hitch_label"));
+  g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (f->window), "capture-on-hitch");
+  gboolean on = state != NULL && g_variant_get_boolean (state);
+  int ms = f->settings ? g_settings_get_int (f->settings, "hitch-threshold-ms") : 33;
+  char threshold[M6_DURATION_BUF];
+
+  if (button == NULL || label == NULL)
+    return;
+  m6_duration_format_buf ((gint64) ms * 1000000, threshold);
+  if (on)
+    {
+      /* Translators: the header's Capture on Hitch toggle while armed; a duration */
+      g_autofree char *text = g_strdup_printf (_("Hitches > %s"), threshold);
+      /* Translators: the toggle's tooltip while armed; a duration */
+      g_autofree char *tip = g_strdup_printf (_("Capturing every frame slower than %s (Ctrl+Shift+H to stop)"), threshold);
+      gtk_label_set_text (GTK_LABEL (label), text);
+      gtk_widget_set_tooltip_text (button, tip);
+      gtk_widget_add_css_class (button, "hitch-armed");
+    }
+  else
+    {
+      gtk_widget_set_tooltip_text (button, _("Capture on Hitch (Ctrl+Shift+H)"));
+      gtk_widget_remove_css_class (button, "hitch-armed");
+    }
+  gtk_widget_set_visible (label, on);
+}
+
 static void
 capture_on_hitch_change_state (GSimpleAction *action,
                                GVariant      *state,
@@ -354,6 +387,7 @@ capture_on_hitch_change_state (GSimpleAction *action,
    * may still wait for its "after". */
   if (on)
     apply_window (f);
+  update_hitch_indicator (f);
 }
 
 static void
@@ -365,8 +399,12 @@ settings_changed_cb (GSettings  *settings,
     apply_window (f);
   else if (g_str_equal (key, "hitch-keep-seconds"))
     apply_hitch_settings (f);
-  else if (g_str_equal (key, "hitch-threshold-ms") && f->catcher != NULL)
-    m6_hitch_catcher_set_threshold (f->catcher, (gint64) g_settings_get_int (settings, key) * 1000000);
+  else if (g_str_equal (key, "hitch-threshold-ms"))
+    {
+      if (f->catcher != NULL)
+        m6_hitch_catcher_set_threshold (f->catcher, (gint64) g_settings_get_int (settings, key) * 1000000);
+      update_hitch_indicator (f);
+    }
   else if (g_str_equal (key, "frame-budget-ms"))
     apply_budget (f);
 }
@@ -498,6 +536,13 @@ m6_session_frames_set_capture (M6SessionWindow *window,
   g_return_if_fail (f != NULL && f->index == NULL && f->indexing == NULL);
   g_free (f->capture_path);
   f->capture_path = g_strdup (path);
+
+  /* A saved capture has no hitches to come: Capture on Hitch is not
+   * offered (the menu item insensitive, the shortcut inert, no toggle). */
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (window), "capture-on-hitch")),
+                               FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), M6_TYPE_SESSION_WINDOW, "hitch_button")),
+                          FALSE);
 
   /* The task holds the window; the frames (Frames) go with it, and a
    * window closed meanwhile cancels the scan. */

@@ -208,6 +208,9 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, pause_button);
+  /* Capture on Hitch's toggle, kept by m6-session-frames.c (no field). */
+  gtk_widget_class_bind_template_child_full (widget_class, "hitch_button", FALSE, 0);
+  gtk_widget_class_bind_template_child_full (widget_class, "hitch_label", FALSE, 0);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, thread_dropdown);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, ended_bar);
   gtk_widget_class_bind_template_child (widget_class, M6SessionWindow, ended_label);
