@@ -12,6 +12,7 @@
 #include "m6-remote-server.h"
 #include "m6-remote-receive.h"
 #include "m6-remote-trust.h"
+#include "m6-test-hooks.h"
 #include "m6-wire.h"
 
 #define CONNECT_TIMEOUT_S 10
@@ -161,7 +162,10 @@ m6_remote_client_connect (const char    *host_port,
       return NULL;
     }
 
-  g_socket_client_set_timeout (client, CONNECT_TIMEOUT_S);
+  /* Tests of a silent server shorten it (MACH6_TEST=connect-timeout-s=N),
+   * never lengthen it. */
+  guint connect_timeout_s = (guint) CLAMP (m6_test_knob ("connect-timeout-s", CONNECT_TIMEOUT_S), 1, CONNECT_TIMEOUT_S);
+  g_socket_client_set_timeout (client, connect_timeout_s);
   self->connection = g_socket_client_connect (client, address, cancellable, &local);
   if (self->connection == NULL)
     {
@@ -181,7 +185,7 @@ m6_remote_client_connect (const char    *host_port,
   if (!g_tls_connection_handshake (G_TLS_CONNECTION (self->tls), cancellable, &local))
     {
       if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-        timed_out (error, self->peer, CONNECT_TIMEOUT_S, WAITED_FOR_WELCOME);
+        timed_out (error, self->peer, connect_timeout_s, WAITED_FOR_WELCOME);
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The TLS handshake with %s failed: %s"), self->peer,
                      local->message);
