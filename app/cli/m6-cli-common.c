@@ -312,6 +312,10 @@ m6_cli_load_capture (const char  *path,
   else if (!info.finished)
     g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
                 path, (unsigned long long) info.ignored_bytes);
+  if (info.rolls > 0)
+    g_printerr (_("mach6: note: %s is a rolling capture (--max-size): its oldest %llu events were dropped, "
+                  "and its frames and events are those of the last part of the recording\n"),
+                path, (unsigned long long) info.dropped_events);
   return g_steal_pointer (&session);
 }
 

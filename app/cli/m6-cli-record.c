@@ -17,6 +17,7 @@ m6_cli_record (int    argc,
 {
   double seconds = 0;
   g_autofree char *split = NULL;
+  g_autofree char *max_size = NULL;
   gint sample_hz = 0;
   g_autofree char *unwind = NULL;
   M6CliSampling sampling = { 0 };
@@ -32,6 +33,7 @@ m6_cli_record (int    argc,
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds (default: when the process ends or on Ctrl-C)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
     { "split", 0, 0, G_OPTION_ARG_STRING, &split, N_("A new capture file every EVERY (a time like 10min or a size like 100MB): FILE-001.mach6, FILE-002.mach6, …, each opening on its own"), "EVERY" },
+    { "max-size", 0, 0, G_OPTION_ARG_STRING, &max_size, N_("A rolling capture of at most SIZE on disk (like 1G or 500MB): its oldest segments are dropped, the accounting keeps the whole session"), "SIZE" },
     M6_CLI_SAMPLING_ENTRIES (sample_hz, unwind),
     { NULL }
   };
@@ -56,6 +58,14 @@ m6_cli_record (int    argc,
   if (split != NULL && (on_hitch != NULL || m6_cli_is_remote_target (argv[1])))
     return m6_cli_usage_error ("record", _("--split records a process on this machine to one series of files, without --on-hitch"));
   if (split != NULL && !m6_cli_recording_set_split (split, &error))
+    return m6_cli_usage_error ("record", error->message);
+  if (max_size != NULL && (on_hitch != NULL || m6_cli_is_remote_target (argv[1])))
+    return m6_cli_usage_error ("record", _("--max-size records a process on this machine to one rolling file, without --on-hitch"));
+  if (max_size != NULL && split != NULL)
+    return m6_cli_usage_error ("record", _("--max-size keeps one rolling file, --split a series of files: give one or the other"));
+  if (max_size != NULL && sample_hz > 0)
+    return m6_cli_usage_error ("record", _("--sample writes its samples at the end of one whole capture, not into a rolling one (--max-size)"));
+  if (max_size != NULL && !m6_cli_recording_set_max_size (max_size, &error))
     return m6_cli_usage_error ("record", error->message);
   if (sample_hz > 0 && (on_hitch != NULL || m6_cli_is_remote_target (argv[1])))
     return m6_cli_usage_error ("record", _("--sample records a whole capture of a process on this machine"));

@@ -223,6 +223,15 @@ m6_cli_recording_set_split (const char  *every,
   return m6_recording_parse_split (every, &split_bytes, &split_seconds, error);
 }
 
+static guint64 max_size;
+
+gboolean
+m6_cli_recording_set_max_size (const char  *size,
+                               GError     **error)
+{
+  return m6_recording_parse_max_size (size, &max_size, error);
+}
+
 /* Record an attached reader (taken) into @output (or the default name). */
 int
 m6_cli_record_to_file (M6Reader   *reader,
@@ -273,6 +282,8 @@ record_to_file (M6Recording         *taken,
 
   if (split_bytes > 0 || split_seconds > 0)
     m6_recording_set_split (recording, split_bytes, split_seconds);
+  if (max_size > 0)
+    m6_recording_set_max_size (recording, max_size);
   if (!m6_recording_set_capture (recording, path, &error))
     {
       m6_cli_print_error (error->message);
@@ -308,5 +319,16 @@ record_to_file (M6Recording         *taken,
   for (guint i = 0; n_files > 1 && i + 1 < n_files; i++)
     g_print (_("Saved %s.\n"), files[i]);
   print_saved (n_files > 0 ? files[n_files - 1] : path, session);
+  M6CaptureWriter *writer = m6_recording_get_capture_writer (recording);
+  guint64 dropped = 0, rolls = writer != NULL ? m6_capture_writer_get_n_rolls (writer, &dropped) : 0;
+  if (rolls > 0)
+    /* Translators: a rolling capture (--max-size) */
+    g_print (g_dngettext (GETTEXT_PACKAGE,
+                          "It rolled %llu time (--max-size): the file holds the last %llu events; the %llu before them were dropped.\n",
+                          "It rolled %llu times (--max-size): the file holds the last %llu events; the %llu before them were dropped.\n",
+                          (gulong) MIN (rolls, G_MAXULONG)),
+             (unsigned long long) rolls,
+             (unsigned long long) (m6_session_get_n_events (session) - MIN (dropped, m6_session_get_n_events (session))),
+             (unsigned long long) dropped);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

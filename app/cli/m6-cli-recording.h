@@ -54,6 +54,10 @@ gboolean m6_cli_record_loop     (M6CliRecording  *rec,
  * anything else. */
 gboolean m6_cli_recording_set_split (const char *every,
                                      GError    **error);
+/* --max-size SIZE for the recordings that follow: a rolling capture of at
+ * most SIZE on disk. */
+gboolean m6_cli_recording_set_max_size (const char *size,
+                                        GError    **error);
 
 /* Record an attached reader (taken) into @output (NULL: NAME-PID-DATE-TIME
  * .mach6); *@ended (optional) says whether the producer ended by itself. */

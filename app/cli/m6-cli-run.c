@@ -125,11 +125,13 @@ m6_cli_run (int    argc,
   M6CliSampling sampling = { 0 };
   double wait_seconds = RUN_WAIT_SECONDS;
   g_autofree char *split = NULL;
+  g_autofree char *max_size = NULL;
   g_autofree char *output = NULL;
   const GOptionEntry entries[] = {
     { "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &seconds, N_("Stop after S seconds and end the command (default: when it exits)"), "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the capture to FILE (default: NAME-PID-DATE-TIME.mach6)"), "FILE" },
     { "split", 0, 0, G_OPTION_ARG_STRING, &split, N_("A new capture file every EVERY (a time like 10min or a size like 100MB): FILE-001.mach6, FILE-002.mach6, …, each opening on its own"), "EVERY" },
+    { "max-size", 0, 0, G_OPTION_ARG_STRING, &max_size, N_("A rolling capture of at most SIZE on disk (like 1G or 500MB): its oldest segments are dropped, the accounting keeps the whole session"), "SIZE" },
     M6_CLI_SAMPLING_ENTRIES (sample_hz, unwind),
     { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait_seconds, N_("Wait up to S seconds for the command to show up as an instrumented program (default 5)"), "S" },
     { NULL }
@@ -154,6 +156,12 @@ m6_cli_run (int    argc,
   if (sample_hz > 0 && split != NULL)
     return m6_cli_usage_error ("run", _("--sample writes its samples into one capture, not a --split series"));
   if (split != NULL && !m6_cli_recording_set_split (split, &error))
+    return m6_cli_usage_error ("run", error->message);
+  if (max_size != NULL && split != NULL)
+    return m6_cli_usage_error ("run", _("--max-size keeps one rolling file, --split a series of files: give one or the other"));
+  if (max_size != NULL && sample_hz > 0)
+    return m6_cli_usage_error ("run", _("--sample writes its samples at the end of one whole capture, not into a rolling one (--max-size)"));
+  if (max_size != NULL && !m6_cli_recording_set_max_size (max_size, &error))
     return m6_cli_usage_error ("run", error->message);
 
   envp = g_get_environ ();

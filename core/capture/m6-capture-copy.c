@@ -41,18 +41,25 @@ m6_capture_writer_begin_copy (M6CaptureWriter  *self,
       return NULL;
     }
   copy->source = g_strdup (self->tmp_path);
-  copy->fd = open (self->tmp_path, O_RDONLY | O_CLOEXEC);
+  /* The file, its length and its counts together: a roll (--max-size)
+   * switches all three under io_lock, and the old file stays readable
+   * through this descriptor after it. */
+  g_mutex_lock (&self->io_lock);
+  copy->fd = fcntl (self->fd, F_DUPFD_CLOEXEC, 0);
+  int saved = errno;
+  copy->length = __atomic_load_n (&self->flushed, __ATOMIC_ACQUIRE);
+  FlushMark now = { copy->length, (guint64) ((gint64) self->n_records + self->records_adjust),
+                    (guint64) ((gint64) self->n_events + self->events_adjust), self->threads->len, self->n_labels };
+  g_mutex_unlock (&self->io_lock);
   if (copy->fd < 0)
     {
-      int saved = errno;
       g_autofree char *display = g_filename_display_name (self->tmp_path);
       g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_IO,
                    _("cannot read %s: %s"), display, g_strerror (saved));
       return NULL;
     }
-  copy->length = __atomic_load_n (&self->flushed, __ATOMIC_RELAXED);
   copy->end = g_byte_array_new ();
-  m6_capture_writer_append_end (copy->end, self);
+  m6_capture_writer_append_end_at (copy->end, self, &now);
   return g_steal_pointer (&copy);
 }
 

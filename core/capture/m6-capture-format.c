@@ -93,6 +93,7 @@ m6_capture_record_type_name (guint32 type)
     case 23: return "OFF_CPU";
     case 24: return "SAMPLE_STATUS";
     case 25: case 26: case 27: case 28: case 29: return "SAMPLING_RESERVED";
+    case M6_CAPTURE_RECORD_ROLLED:       return "ROLLED";
     default:                             return NULL;
     }
 }

@@ -45,6 +45,7 @@
 #define END_FLAG_ENDED     1u
 #define END_FLAG_WRITE_ERROR 2u   /* the writer stopped on a write error */
 #define PAD_MAX            7u
+#define ROLLED_SIZE        32u
 
 /* CRC-32 (IEEE 802.3, as zlib) of @length bytes at @p, continuing @crc
  * (0 to start); m6_capture_crc_init() first, once (idempotent). */

@@ -254,6 +254,15 @@ load_record (Loader        *ld,
         return TRUE;
       }
 
+    case M6_CAPTURE_RECORD_ROLLED:
+      if (length != ROLLED_SIZE)
+        return load_fail (ld, error, _("ROLLED length %u is not %u"), length, ROLLED_SIZE);
+      if (ld->rec.number != 1)
+        return load_fail (ld, error, _("ROLLED is not the first record"));
+      ld->info->rolls = m6_get_u64 (p);
+      ld->info->dropped_events = m6_get_u64 (p + 8);
+      return TRUE;
+
     case M6_CAPTURE_RECORD_PAD:
       if (length > PAD_MAX)
         return load_fail (ld, error, _("PAD length %u is more than %u"), length, PAD_MAX);

@@ -58,7 +58,46 @@ struct _M6CaptureWriter
   GCond        io_cond;
   guint        io_pending;  /* buffers queued or being written */
   GError      *io_error;    /* the I/O thread's first error */
+
+  /* --max-size (m6-capture-roll.c): past roll_at bytes the file is
+   * written anew from its newest segments (from a RollPoint on) by
+   * roll_thread, while the I/O thread goes on appending to the old one;
+   * the I/O thread writes under file_lock, which the roll takes for its
+   * last catch-up and the switch. The fields below are under io_lock. */
+  guint64      max_size;     /* 0: no limit */
+  guint64      segment_bytes;
+  guint64      stream_bytes; /* bytes ever handed to the file (never shifted) */
+  guint64      point_stream; /* stream_bytes at the last RollPoint */
+  GArray      *points;       /* RollPoint, oldest first */
+  gint64       records_adjust; /* the file's records = n_records + this */
+  gint64       events_adjust;  /* the file's events = n_events + this */
+  guint64      n_rolls;
+  guint64      dropped_events; /* events no longer in the file */
+  gboolean     rolling;      /* roll_thread is at work */
+  gboolean     rolls_stopped; /* finishing: no roll starts */
+  gboolean     roll_cancel;
+  GError      *roll_error;   /* why the last roll failed, or NULL */
+  GThread     *roll_thread;
+  char        *roll_tmp_path; /* the roll's temporary file while it is made */
+  GMutex       file_lock;    /* held around every write to fd, and by the roll's switch */
 };
+
+/* Where a rolled file may begin: a buffer's end, with the declarations
+ * (labels, threads and their latest states) that a file beginning there
+ * needs first, and the file's counts before it. */
+typedef struct
+{
+  guint64  offset;
+  guint64  n_records;
+  guint64  n_events;
+  GBytes  *prefix;
+  guint32  prefix_records;
+} RollPoint;
+
+/* What a file of --max-size keeps free for END (and what a finish adds). */
+#define ROLL_RESERVE (64u * 1024u)
+/* The smallest --max-size: eight segments of two buffers. */
+#define ROLL_MIN_SIZE (4u * 1024u * 1024u)
 
 /* Buffers in flight at most: 64 × 256 KB = 16 MB, about 0.2 s of a game
  * at 10 M scopes/s (4 bytes an event packed): a disk that stalls that long
@@ -90,3 +129,16 @@ void      m6_capture_writer_flush_if_old (M6CaptureWriter *self);
 /* The END record of what was written so far, appended to @out. */
 void      m6_capture_writer_append_end   (GByteArray      *out,
                                           M6CaptureWriter *self);
+/* The END record of a file cut at @at. */
+void      m6_capture_writer_append_end_at (GByteArray      *out,
+                                           M6CaptureWriter *self,
+                                           const FlushMark *at);
+
+/* --max-size (m6-capture-roll.c). */
+void      m6_capture_roll_point          (M6CaptureWriter *self);
+gboolean  m6_capture_roll_before_write   (M6CaptureWriter *self,
+                                          guint64          length,
+                                          GError         **error);
+void      m6_capture_roll_stop           (M6CaptureWriter *self,
+                                          gboolean         cancel);
+void      m6_capture_roll_free           (M6CaptureWriter *self);

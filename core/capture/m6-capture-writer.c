@@ -65,7 +65,9 @@ push_mark (M6CaptureWriter *self,
            guint            length)
 {
   self->queued += length;
-  FlushMark mark = { self->queued, self->n_records, self->n_events, self->threads->len, self->n_labels };
+  self->stream_bytes += length;
+  FlushMark mark = { self->queued, (guint64) ((gint64) self->n_records + self->records_adjust),
+                     (guint64) ((gint64) self->n_events + self->events_adjust), self->threads->len, self->n_labels };
   g_array_append_val (self->marks, mark);
   if (self->marks->len > MARKS_KEPT)
     g_array_remove_index (self->marks, 0);
@@ -83,23 +85,34 @@ io_main (gpointer data)
 
       if (buf == IO_QUIT)
         break;
-      /* Buffers handed over hold whole records, sealed and packed. */
-      if (self->io_error == NULL && !m6_capture_write_all (self->fd, buf->data, buf->len, self->path, &error))
+      /* Buffers handed over hold whole records, sealed and packed. A
+       * file of --max-size rolls first when it must (m6-capture-roll.c);
+       * the roll switches fd under file_lock. */
+      gboolean ok = self->io_error == NULL && m6_capture_roll_before_write (self, buf->len, &error);
+      if (ok)
+        {
+          g_mutex_lock (&self->file_lock);
+          ok = m6_capture_write_all (self->fd, buf->data, buf->len, self->path, &error);
+          if (ok)
+            {
+              __atomic_fetch_add (&self->flushed, (guint64) buf->len, __ATOMIC_RELEASE);
+              /* On the disk at most about a second after it was recorded. */
+              gint64 now = g_get_monotonic_time ();
+              if (now - self->synced_us >= SYNC_EVERY_US)
+                {
+                  fdatasync (self->fd);
+                  self->synced_us = now;
+                }
+            }
+          g_mutex_unlock (&self->file_lock);
+        }
+      if (!ok && error != NULL)
         {
           g_mutex_lock (&self->io_lock);
-          self->io_error = error;
+          if (self->io_error == NULL)
+            self->io_error = g_steal_pointer (&error);
+          g_clear_error (&error);
           g_mutex_unlock (&self->io_lock);
-        }
-      else
-        {
-          __atomic_fetch_add (&self->flushed, (guint64) buf->len, __ATOMIC_RELAXED);
-          /* On the disk at most about a second after it was recorded. */
-          gint64 now = g_get_monotonic_time ();
-          if (now - self->synced_us >= SYNC_EVERY_US)
-            {
-              fdatasync (self->fd);
-              self->synced_us = now;
-            }
         }
       g_byte_array_set_size (buf, 0);
       g_async_queue_push (self->io_free, buf);
@@ -207,14 +220,18 @@ m6_capture_writer_flush_buffer (M6CaptureWriter *self)
       g_async_queue_push (self->io_queue, self->buf);
       self->buf = next;
       self->buf_since_us = 0;
+      m6_capture_roll_point (self);
       return TRUE;
     }
+  if (!m6_capture_roll_before_write (self, self->buf->len, &self->error))
+    return FALSE;
   push_mark (self, self->buf->len);
   self->buf_since_us = 0;
   if (!m6_capture_write_all (self->fd, self->buf->data, self->buf->len, self->path, &self->error))
     return FALSE;
-  __atomic_fetch_add (&self->flushed, (guint64) self->buf->len, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&self->flushed, (guint64) self->buf->len, __ATOMIC_RELEASE);
   g_byte_array_set_size (self->buf, 0);
+  m6_capture_roll_point (self);
   return TRUE;
 }
 
@@ -520,6 +537,7 @@ m6_capture_writer_new (const char  *path,
 
   self = g_new0 (M6CaptureWriter, 1);
   g_mutex_init (&self->io_lock);
+  g_mutex_init (&self->file_lock);
   g_cond_init (&self->io_cond);
   self->session = g_object_ref (session);
   self->path = g_strdup (path);
@@ -579,9 +597,20 @@ void
 m6_capture_writer_append_end (GByteArray      *out,
                               M6CaptureWriter *self)
 {
-  FlushMark now = { 0, self->n_records, self->n_events, self->threads->len, self->n_labels };
+  g_mutex_lock (&self->io_lock);
+  FlushMark now = { 0, (guint64) ((gint64) self->n_records + self->records_adjust),
+                    (guint64) ((gint64) self->n_events + self->events_adjust), self->threads->len, self->n_labels };
+  g_mutex_unlock (&self->io_lock);
 
   append_end_of (out, self, &now, 0);
+}
+
+void
+m6_capture_writer_append_end_at (GByteArray      *out,
+                                 M6CaptureWriter *self,
+                                 const FlushMark *at)
+{
+  append_end_of (out, self, at, 0);
 }
 
 /* After a write error (a full disk): cut the file back to the last whole
@@ -641,6 +670,14 @@ m6_capture_writer_finish (M6CaptureWriter  *self,
     }
 
   m6_capture_writer_sync_records (self);
+  /* --max-size: everything but END written, and the last roll done, so
+   * that END counts what the file holds. */
+  if (self->max_size > 0)
+    {
+      m6_capture_writer_flush_buffer (self);
+      m6_capture_writer_io_wait (self, 0);
+      m6_capture_roll_stop (self, FALSE);
+    }
   if (self->error == NULL)
     {
       m6_capture_writer_append_end (self->buf, self);
@@ -649,6 +686,7 @@ m6_capture_writer_finish (M6CaptureWriter  *self,
   m6_capture_writer_flush_buffer (self);
   writer_detach (self);
   io_stop (self);
+  m6_capture_roll_stop (self, FALSE);
   m6_capture_writer_io_wait (self, 0);
 
   if (self->error == NULL)
@@ -692,6 +730,7 @@ m6_capture_writer_abort (M6CaptureWriter *self)
   if (self->done)
     return;
   writer_detach (self);
+  m6_capture_roll_stop (self, TRUE);
   io_stop (self);
   if (self->fd >= 0)
     close (self->fd);
@@ -712,7 +751,10 @@ m6_capture_writer_free (M6CaptureWriter *self)
   g_clear_object (&self->session);
   g_clear_error (&self->error);
   g_clear_error (&self->io_error);
+  m6_capture_roll_stop (self, TRUE);
+  m6_capture_roll_free (self);
   g_mutex_clear (&self->io_lock);
+  g_mutex_clear (&self->file_lock);
   g_cond_clear (&self->io_cond);
   g_byte_array_unref (self->buf);
   g_free (self->scratch);

@@ -59,6 +59,10 @@ typedef enum
    * the session loader skips them, m6-samples-file.c reads them. */
   M6_CAPTURE_RECORD_SAMPLES_FIRST = 20,
   M6_CAPTURE_RECORD_SAMPLES_LAST = 29,
+  /* A rolling capture (--max-size) that dropped its oldest segments: the
+   * first record, u64 rolls, u64 events dropped, u64 the maximum size,
+   * u64 0. */
+  M6_CAPTURE_RECORD_ROLLED = 30,
 } M6CaptureRecordType;
 
 /* What a load found besides the session. */
@@ -72,6 +76,8 @@ typedef struct
   gint64   created_unix_us;
   guint32  version;           /* the file's format version */
   gboolean write_error;       /* END says the recording stopped on a write error (a full disk) */
+  guint64  rolls;             /* a rolling capture (--max-size): how often it dropped its oldest segments (0: never) */
+  guint64  dropped_events;    /* ... and the events it no longer holds */
 } M6CaptureInfo;
 
 /* The events of one EVENTS or PACKED_EVENTS record's payload (@type,
@@ -114,6 +120,17 @@ gboolean          m6_capture_writer_append_record (M6CaptureWriter *self,
                                                    const guint8    *payload,
                                                    gsize            length,
                                                    GError         **error);
+/* A rolling capture (--max-size): the file stays within @max_size bytes
+ * (at least 4 MB; 0: no limit) by dropping its oldest whole segments
+ * (m6-capture-roll.c, docs/capture-format.md *Rolling captures*). Before
+ * the first events; works with and without set_background (without, the
+ * roll runs on the appender's thread). */
+gboolean          m6_capture_writer_set_max_size (M6CaptureWriter *self,
+                                                  guint64          max_size,
+                                                  GError         **error);
+/* How often the file rolled so far, and the events it dropped. */
+guint64           m6_capture_writer_get_n_rolls (M6CaptureWriter *self,
+                                                 guint64         *dropped_events);
 /* Wait until the buffers handed to that thread are written. */
 gboolean          m6_capture_writer_wait_io    (M6CaptureWriter *self);
 /* Write the END record, sync, and rename over @path atomically. */

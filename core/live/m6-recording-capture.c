@@ -42,6 +42,11 @@ open_writer (M6Recording  *self,
 
   if (writer == NULL)
     return NULL;
+  if (self->max_size > 0 && !m6_capture_writer_set_max_size (writer, self->max_size, error))
+    {
+      m6_capture_writer_free (writer);
+      return NULL;
+    }
   /* The worker's share of recording is then a memcpy; the page-cache
    * copy of write() (about 10 ns an event) runs beside it. */
   if (!m6_capture_writer_set_background (writer, error))
@@ -66,6 +71,13 @@ m6_recording_set_capture (M6Recording  *self,
   g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
   g_return_val_if_fail (self->worker == NULL && self->writer == NULL, FALSE);
 
+  if (self->max_size > 0 && (self->split_bytes > 0 || self->split_us > 0))
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           _("a rolling capture (--max-size) is one file, not a --split series: "
+                             "give one or the other"));
+      return FALSE;
+    }
   if (self->split_paths == NULL)
     self->split_paths = g_ptr_array_new_with_free_func (g_free);
   g_free (self->split_base);
@@ -97,6 +109,49 @@ m6_recording_maybe_split (M6Recording  *self,
   g_autofree char *next = split_name (self);
   self->writer = open_writer (self, next, error);
   return self->writer != NULL;
+}
+
+void
+m6_recording_set_max_size (M6Recording *self,
+                           guint64      bytes)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+  g_return_if_fail (self->writer == NULL);
+
+  self->max_size = bytes;
+}
+
+gboolean
+m6_recording_parse_max_size (const char  *size,
+                             guint64     *bytes,
+                             GError     **error)
+{
+  static const struct { const char *suffix; guint64 bytes; } units[] = {
+    { "k", 1024 }, { "kb", 1024 }, { "kib", 1024 },
+    { "m", 1024 * 1024 }, { "mb", 1024 * 1024 }, { "mib", 1024 * 1024 },
+    { "g", 1024 * 1024 * 1024 }, { "gb", 1024 * 1024 * 1024 }, { "gib", 1024 * 1024 * 1024 },
+    { "t", (guint64) 1024 * 1024 * 1024 * 1024 }, { "tb", (guint64) 1024 * 1024 * 1024 * 1024 },
+  };
+  char *end = NULL;
+  double value = g_ascii_strtod (size, &end);
+
+  *bytes = 0;
+  if (end != size && end != NULL && value > 0 && value < 1e15)
+    for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+      if (g_ascii_strcasecmp (end, units[i].suffix) == 0)
+        {
+          *bytes = (guint64) (value * (double) units[i].bytes);
+          if (*bytes < 4 * 1024 * 1024)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           _("--max-size must be at least 4MB, not “%s”"), size);
+              return FALSE;
+            }
+          return TRUE;
+        }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               _("--max-size takes a size like 500MB or 1G, not “%s”"), size);
+  return FALSE;
 }
 
 gboolean

@@ -26,6 +26,7 @@ struct _M6Recording
   char            *split_base;
   GPtrArray       *split_paths;
   gint64           split_started_us;
+  guint64          max_size;       /* --max-size: a rolling capture (0: none) */
 
   GMutex           lock;          /* the session and the writer */
   GMutex           state_lock;    /* the fields below */

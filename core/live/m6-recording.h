@@ -71,6 +71,17 @@ gboolean      m6_recording_parse_split        (const char    *every,
                                                guint64       *bytes,
                                                double        *seconds,
                                                GError       **error);
+/* Before set_capture: a rolling capture of at most @bytes on disk (at
+ * least 4 MB; 0: no limit), which drops its oldest whole segments
+ * (m6_capture_writer_set_max_size). Not with set_split: set_capture then
+ * fails, saying so. */
+void          m6_recording_set_max_size       (M6Recording   *self,
+                                               guint64        bytes);
+/* "1G", "500MB", "64M" (powers of 1024): what `--max-size` and the
+ * viewer's recording-max-size setting take; at least 4 MB. */
+gboolean      m6_recording_parse_max_size     (const char    *size,
+                                               guint64       *bytes,
+                                               GError       **error);
 /* The capture files written so far, the current one last (a copy;
  * g_strfreev). */
 char        **m6_recording_dup_capture_paths  (M6Recording   *self);
