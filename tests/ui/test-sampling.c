@@ -5,7 +5,8 @@
  * nanosleep, lock 20 ms on a mutex), opened in real windows (Xvfb). The
  * flame graph draws the sampled functions under physics with their
  * shares, their tooltips, search and clicks; the time sleep and lock spent
- * off the CPU with where they blocked; the ledger and Find the Leak keep
+ * off the CPU with where they blocked; the stats tree's rows of sampled
+ * functions under their scopes, sorted; the ledger and Find the Leak keep
  * to the scopes. Screenshots go to $MACH6_SCREENSHOT_DIR when set. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -16,6 +17,7 @@
 #include "m6-ledger-view.h"
 #include "m6-sample-model.h"
 #include "m6-session-window.h"
+#include "m6-stats-row.h"
 #include "m6-stats-view.h"
 #include "m6-view-samples.h"
 #include "ui-test-util.h"
@@ -278,6 +280,112 @@ test_ledger (void)
   close_window (window);
 }
 
+/* An inscription of @widget's subtree whose text starts with @prefix. */
+static GtkInscription *
+find_inscription (GtkWidget  *widget,
+                  const char *prefix)
+{
+  if (GTK_IS_INSCRIPTION (widget) && gtk_widget_get_mapped (widget)
+      && gtk_inscription_get_text (GTK_INSCRIPTION (widget)) != NULL
+      && g_str_has_prefix (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), prefix))
+    return GTK_INSCRIPTION (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkInscription *found = find_inscription (c, prefix);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The row at @position of the stats view's flat, sorted model. */
+static M6StatsRow *
+row_at (M6StatsView *stats,
+        guint        position)
+{
+  GListModel *model = G_LIST_MODEL (m6_stats_view_get_selection (stats));
+  g_autoptr (GtkTreeListRow) list_row = g_list_model_get_item (model, position);
+  return gtk_tree_list_row_get_item (list_row);
+}
+
+/* The stats tree: physics' row has one child row per sampled function,
+ * marked as sampled, with its samples and share (70/30 ± 5 points) and the
+ * time it stands for; sleep's and lock's an off-CPU row; selecting a
+ * function row selects its box in the flame graph and back; sorting by
+ * Avg puts busy_seventy above busy_thirty, and below it the other way. */
+static void
+test_stats (void)
+{
+  M6SessionWindow *window = open_capture ();
+  M6Session *session = m6_session_window_get_session (window);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  M6StatsView *stats = m6_session_window_get_stats_view (window);
+  M6Tree *tree = m6_thread_get_tree (m6_session_get_thread (session, 0));
+  M6Node *physics = m6_tree_find_path (tree, "frame/physics");
+  M6Node *sleep = m6_tree_find_path (tree, "frame/sleep");
+  guint seventy = sampled_id (window, physics, "busy_seventy");
+  guint thirty = sampled_id (window, physics, "busy_thirty");
+  guint sleep_off = sampled_id (window, sleep, "off-CPU");
+
+  /* Selecting in the table opens the scope and selects in the graph. */
+  m6_stats_view_set_selected_node (stats, thirty);
+  ui_spin (0.2);
+  g_assert_cmpuint (m6_stats_view_get_selected_node (stats), ==, thirty);
+  g_assert_cmpuint (m6_flame_graph_get_selected_node (flame), ==, thirty);
+  m6_flame_graph_set_selected_node (flame, seventy);
+  ui_spin (0.2);
+  g_assert_cmpuint (m6_stats_view_get_selected_node (stats), ==, seventy);
+  m6_stats_view_set_selected_node (stats, sleep_off);
+  ui_spin (0.2);
+  g_assert_cmpuint (m6_stats_view_find_node (stats, sleep_off), !=, GTK_INVALID_LIST_POSITION);
+
+  guint p7 = m6_stats_view_find_node (stats, seventy), p3 = m6_stats_view_find_node (stats, thirty);
+  g_assert_cmpuint (p7, !=, GTK_INVALID_LIST_POSITION);
+  g_assert_cmpuint (p3, !=, GTK_INVALID_LIST_POSITION);
+  g_autoptr (M6StatsRow) r7 = row_at (stats, p7);
+  g_autoptr (M6StatsRow) r3 = row_at (stats, p3);
+  guint64 n7 = 0, n3 = 0;
+  double s7 = 0, s3 = 0, t7 = 0, t3 = 0;
+  g_assert_true (m6_stats_row_get_sampled (r7, NULL, &n7, &s7, &t7));
+  g_assert_true (m6_stats_row_get_sampled (r3, NULL, &n3, &s3, &t3));
+  g_test_message ("stats rows under physics: busy_seventy %" G_GUINT64_FORMAT " samples %.1f %% ~%.2f ms a call, "
+                  "busy_thirty %" G_GUINT64_FORMAT " samples %.1f %% ~%.2f ms a call",
+                  n7, 100 * s7, t7 * 1e3, n3, 100 * s3, t3 * 1e3);
+  g_assert_true (m6_stats_row_get_node (r7) == physics);
+  g_assert_cmpfloat (s7, >=, 0.65);
+  g_assert_cmpfloat (s7, <=, 0.75);
+  g_assert_cmpfloat (s3, >=, 0.25);
+  g_assert_cmpfloat (s3, <=, 0.35);
+  g_assert_cmpfloat (t7, >, t3);
+
+  /* What the row shows: the name, marked as sampled, share and samples. */
+  GtkInscription *cell = find_inscription (GTK_WIDGET (stats), "busy_seventy");
+  g_assert_nonnull (cell);
+  g_test_message ("busy_seventy's row: %s", gtk_inscription_get_text (cell));
+  g_autofree char *share_text = g_strdup_printf ("%.1f %%", 100 * s7);
+  g_assert_nonnull (strstr (gtk_inscription_get_text (cell), share_text));
+  const char *tip = gtk_widget_get_tooltip_text (GTK_WIDGET (cell));
+  g_test_message ("its tooltip: %s", tip);
+  g_assert_nonnull (strstr (tip, "sampled: "));
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT " samples", n7);
+  g_assert_nonnull (strstr (tip, count));
+  g_assert_true (gtk_inscription_get_attributes (cell) != NULL);   /* the italics */
+  g_assert_nonnull (find_inscription (GTK_WIDGET (stats), "off-CPU"));
+  screenshot (window, "sampling-stats.png");
+
+  /* Sortable like the scopes: by Avg, both ways. */
+  GtkColumnView *view = m6_stats_view_get_column_view (stats);
+  g_autoptr (GtkColumnViewColumn) avg = g_list_model_get_item (gtk_column_view_get_columns (view), 2);
+  g_assert_cmpstr (gtk_column_view_column_get_title (avg), ==, "Avg");
+  gtk_column_view_sort_by_column (view, avg, GTK_SORT_DESCENDING);
+  ui_spin (0.2);
+  g_assert_cmpuint (m6_stats_view_find_node (stats, seventy), <, m6_stats_view_find_node (stats, thirty));
+  gtk_column_view_sort_by_column (view, avg, GTK_SORT_ASCENDING);
+  ui_spin (0.2);
+  g_assert_cmpuint (m6_stats_view_find_node (stats, seventy), >, m6_stats_view_find_node (stats, thirty));
+  close_window (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -291,6 +399,7 @@ main (int   argc,
   record_game ();
 
   g_test_add_func ("/ui/sampling/flame", test_flame);
+  g_test_add_func ("/ui/sampling/stats", test_stats);
   g_test_add_func ("/ui/sampling/ledger", test_ledger);
 
   int status = g_test_run ();

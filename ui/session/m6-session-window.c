@@ -424,6 +424,7 @@ m6_session_window_set_sample_model (M6SessionWindow *self,
   if (model == self->sample_model)
     return;
   m6_flame_graph_set_sample_model (self->flame_graph, model);
+  m6_stats_view_set_sample_model (self->stats_view, model);
   if (self->sample_model != NULL && self->sample_model_destroy != NULL)
     self->sample_model_destroy (self->sample_model);
   self->sample_model = model;

@@ -10,6 +10,7 @@
 
 #include "m6-flame-graph.h"
 #include "m6-format.h"
+#include "m6-payload.h"
 #include "m6-stats-row.h"
 
 /* --- values ------------------------------------------------------------- */
@@ -18,6 +19,14 @@ static double
 column_value (M6StatsRow *row,
               Column      column)
 {
+  double per_call = 0;
+
+  /* A sampled function: the time it stands for per call of its scope
+   * (sorted with the scopes' averages); nothing else is its own. */
+  guint64 samples = 0;
+  if (m6_stats_row_get_sampled (row, NULL, &samples, NULL, &per_call))
+    return column == COL_TIME_AVG ? per_call : column == COL_COUNT ? (double) samples : 0.0;
+
   const M6NodeStats *s = m6_stats_row_get_stats (row);
 
   switch (column)
@@ -49,6 +58,19 @@ column_text (M6StatsRow *row,
              Column      column)
 {
   double v = column_value (row, column);
+
+  if (m6_stats_row_is_sampled (row))
+    {
+      if (column == COL_LABEL)
+        return g_strdup (m6_stats_row_get_label (row));
+      if (column == COL_COUNT && v > 0)
+        return g_strdup_printf ("%.0f", v);   /* its samples (in italics: not calls) */
+      if (column != COL_TIME_AVG)
+        return g_strdup ("");
+      g_autofree char *time = m6_format_duration (v);
+      /* Translators: the time a sampled function stands for, estimated from its samples */
+      return g_strdup_printf (_("~%s"), time);
+    }
 
   switch (column)
     {
@@ -107,13 +129,35 @@ cell_text_widget (GtkListItem *item,
   return gtk_widget_get_last_child (box);
 }
 
+/* A sampled function's name, in italics as in the flame graph, with its
+ * share and samples; NULL for a scope's row. */
+static char *
+sampled_markup (M6StatsRow *row)
+{
+  guint32 symbol = 0;
+  guint64 samples = 0;
+  double share = 0;
+
+  if (!m6_stats_row_get_sampled (row, &symbol, &samples, &share, NULL))
+    return NULL;
+  (void) samples;
+  (void) symbol;
+  return g_markup_printf_escaped ("<i>%s</i>  <small>%.1f %%</small>", m6_stats_row_get_label (row), 100.0 * share);
+}
+
 static void
 cell_update (CellBinding *binding)
 {
   g_autofree char *text = column_text (binding->row, binding->column);
   GtkWidget *widget = cell_text_widget (binding->item, binding->column);
 
-  if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), text) != 0)
+  g_autofree char *markup = binding->column == COL_LABEL ? sampled_markup (binding->row)
+    : binding->column == COL_COUNT && m6_stats_row_is_sampled (binding->row) && *text != '\0'
+    ? g_markup_printf_escaped ("<i>%s</i>", text) : NULL;
+
+  if (markup != NULL)
+    gtk_inscription_set_markup (GTK_INSCRIPTION (widget), markup);
+  else if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), text) != 0)
     gtk_inscription_set_text (GTK_INSCRIPTION (widget), text);
 
   if (binding->column == COL_LABEL)
@@ -152,6 +196,7 @@ swatch_draw (GtkDrawingArea *area,
              gpointer        user_data)
 {
   const char *label = g_object_get_data (G_OBJECT (area), "m6-label");
+  guint kind = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "m6-sampled"));
   GdkRGBA fg, color;
 
   if (label == NULL)
@@ -160,10 +205,32 @@ swatch_draw (GtkDrawingArea *area,
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
   G_GNUC_END_IGNORE_DEPRECATIONS
-  m6_flame_graph_label_color (label, (fg.red + fg.green + fg.blue) / 3 > 0.5, &color);
+  gboolean dark = (fg.red + fg.green + fg.blue) / 3 > 0.5;
+  m6_flame_graph_label_color (label, dark, &color);
 
   double size = MIN (width, height);
-  cairo_rectangle (cr, (width - size) / 2, (height - size) / 2, size, size);
+  double x = (width - size) / 2, y = (height - size) / 2;
+  if (kind != 0)
+    {
+      /* The flame graph's sampled box: paler, outlined; off-CPU grey. */
+      GdkRGBA towards = dark ? (GdkRGBA) { 0.16f, 0.16f, 0.18f, 1 } : (GdkRGBA) { 1, 1, 1, 1 };
+      if (kind == 2)
+        color = dark ? (GdkRGBA) { 0.30f, 0.31f, 0.34f, 1 } : (GdkRGBA) { 0.88f, 0.88f, 0.90f, 1 };
+      else
+        {
+          color.red += (towards.red - color.red) * 0.45f;
+          color.green += (towards.green - color.green) * 0.45f;
+          color.blue += (towards.blue - color.blue) * 0.45f;
+        }
+      cairo_rectangle (cr, x + 0.5, y + 0.5, size - 1, size - 1);
+      gdk_cairo_set_source_rgba (cr, &color);
+      cairo_fill_preserve (cr);
+      cairo_set_line_width (cr, 1);
+      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.45);
+      cairo_stroke (cr);
+      return;
+    }
+  cairo_rectangle (cr, x, y, size, size);
   gdk_cairo_set_source_rgba (cr, &color);
   cairo_fill (cr);
 }
@@ -227,11 +294,36 @@ bind_cb (GtkSignalListItemFactory *factory,
       GtkWidget *box = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (expander));
       GtkWidget *swatch = gtk_widget_get_first_child (box);
 
+      guint32 symbol = 0;
+      gboolean sampled = m6_stats_row_get_sampled (row, &symbol, NULL, NULL, NULL);
+
       gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), list_row);
       /* A long name may be cut short in the column: the whole on hover. */
-      gtk_widget_set_tooltip_text (gtk_widget_get_last_child (box), m6_stats_row_get_label (row));
+      if (sampled)
+        {
+          guint64 samples = 0;
+          double share = 0;
+          g_autofree char *tip = NULL;
+          const M6Node *scope = m6_stats_row_get_node (row);
+          g_autofree char *scope_label = m6_payload_label (m6_thread_get_tree (M6_STATS_VIEW (g_object_get_data (G_OBJECT (factory), "m6-view"))->thread), scope);
+          m6_stats_row_get_sampled (row, NULL, &samples, &share, NULL);
+          if (symbol == M6_VIEW_OFF_CPU)
+            /* Translators: the tooltip of a scope's off-CPU row */
+            tip = g_strdup_printf (_("Off the CPU: %.1f %% of %s’s self time"), 100.0 * share, scope_label);
+          else
+            /* Translators: the tooltip of a sampled function's row; the Calls column holds its samples */
+            tip = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                "%s, sampled: %llu sample, %.1f %% of %s’s self time",
+                                                "%s, sampled: %llu samples, %.1f %% of %s’s self time", samples),
+                                   m6_stats_row_get_label (row), (unsigned long long) samples, 100.0 * share, scope_label);
+          gtk_widget_set_tooltip_text (gtk_widget_get_last_child (box), tip);
+        }
+      else
+        gtk_widget_set_tooltip_text (gtk_widget_get_last_child (box), m6_stats_row_get_label (row));
       g_object_set_data_full (G_OBJECT (swatch), "m6-label",
                               g_strdup (m6_stats_row_get_label (row)), g_free);
+      g_object_set_data (G_OBJECT (swatch), "m6-sampled",
+                         GUINT_TO_POINTER (!sampled ? 0u : symbol == M6_VIEW_OFF_CPU ? 2u : 1u));
       gtk_widget_queue_draw (swatch);
     }
   cell_update (binding);

@@ -2,6 +2,8 @@
 /* m6-stats-row.c — a node of the stats tree, updated in place. */
 #include "m6-stats-row.h"
 
+#include <string.h>
+
 struct _M6StatsRow
 {
   GObject      parent_instance;
@@ -14,6 +16,13 @@ struct _M6StatsRow
   gboolean     stale;
   guint        n_bound;
   GListStore  *children;
+  /* A sampled function's row: */
+  gboolean     sampled;
+  guint        scope_id;
+  guint32      symbol;
+  guint64      samples;
+  double       share;
+  double       per_call;
 };
 
 G_DEFINE_FINAL_TYPE (M6StatsRow, m6_stats_row, G_TYPE_OBJECT)
@@ -69,6 +78,67 @@ m6_stats_row_new (M6Session *session,
   return self;
 }
 
+M6StatsRow *
+m6_stats_row_new_sampled (M6Session  *session,
+                          M6Tree     *tree,
+                          guint       sampled_id,
+                          guint       scope_id,
+                          guint32     symbol,
+                          const char *name)
+{
+  M6StatsRow *self = g_object_new (M6_TYPE_STATS_ROW, NULL);
+
+  self->session = g_object_ref (session);
+  self->tree = tree;
+  self->node_id = sampled_id;
+  self->sampled = TRUE;
+  self->scope_id = scope_id;
+  self->symbol = symbol;
+  self->label = g_strdup (name);
+  return self;
+}
+
+gboolean
+m6_stats_row_is_sampled (M6StatsRow *self)
+{
+  return self->sampled;
+}
+
+void
+m6_stats_row_set_sampled (M6StatsRow *self,
+                          guint64     samples,
+                          double      share,
+                          double      per_call)
+{
+  if (self->samples == samples && self->share == share && self->per_call == per_call)
+    return;
+  self->samples = samples;
+  self->share = share;
+  self->per_call = per_call;
+  if (self->n_bound > 0)
+    g_signal_emit (self, signals[CHANGED], 0);
+}
+
+gboolean
+m6_stats_row_get_sampled (M6StatsRow *self,
+                          guint32    *symbol,
+                          guint64    *samples,
+                          double     *share,
+                          double     *per_call)
+{
+  if (!self->sampled)
+    return FALSE;
+  if (symbol != NULL)
+    *symbol = self->symbol;
+  if (samples != NULL)
+    *samples = self->samples;
+  if (share != NULL)
+    *share = self->share;
+  if (per_call != NULL)
+    *per_call = self->per_call;
+  return TRUE;
+}
+
 guint
 m6_stats_row_get_node_id (M6StatsRow *self)
 {
@@ -78,7 +148,7 @@ m6_stats_row_get_node_id (M6StatsRow *self)
 const M6Node *
 m6_stats_row_get_node (M6StatsRow *self)
 {
-  return m6_tree_get_node (self->tree, self->node_id);
+  return m6_tree_get_node (self->tree, self->sampled ? self->scope_id : self->node_id);
 }
 
 const char *
@@ -90,6 +160,11 @@ m6_stats_row_get_label (M6StatsRow *self)
 const M6NodeStats *
 m6_stats_row_get_stats (M6StatsRow *self)
 {
+  if (self->stale && self->sampled)
+    {
+      memset (&self->stats, 0, sizeof self->stats);
+      self->stale = FALSE;
+    }
   if (self->stale)
     {
       m6_node_stats_compute (self->tree, m6_tree_get_node (self->tree, self->node_id), &self->stats);

@@ -17,6 +17,26 @@ G_DECLARE_FINAL_TYPE (M6StatsRow, m6_stats_row, M6, STATS_ROW, GObject)
 M6StatsRow        *m6_stats_row_new            (M6Session  *session,
                                                 M6Tree     *tree,
                                                 guint       node_id);
+/* A sampled function's row under its scope (m6-view-samples.h): its id
+ * is the sampled id, its node the scope it ran in, its label the name. */
+M6StatsRow        *m6_stats_row_new_sampled    (M6Session  *session,
+                                                M6Tree     *tree,
+                                                guint       sampled_id,
+                                                guint       scope_id,
+                                                guint32     symbol,
+                                                const char *name);
+gboolean           m6_stats_row_is_sampled     (M6StatsRow *self);
+/* Its samples, their share of the scope's self samples (0-1; off-CPU:
+ * of its self time) and the time it stands for per call of the scope, s. */
+void               m6_stats_row_set_sampled    (M6StatsRow *self,
+                                                guint64     samples,
+                                                double      share,
+                                                double      per_call);
+gboolean           m6_stats_row_get_sampled    (M6StatsRow *self,
+                                                guint32    *symbol,
+                                                guint64    *samples,
+                                                double     *share,
+                                                double     *per_call);
 guint              m6_stats_row_get_node_id    (M6StatsRow *self);
 const M6Node      *m6_stats_row_get_node       (M6StatsRow *self);
 const char        *m6_stats_row_get_label      (M6StatsRow *self);

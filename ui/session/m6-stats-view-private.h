@@ -5,6 +5,7 @@
 #pragma once
 
 #include "m6-stats-view.h"
+#include "m6-view-samples.h"
 
 #define RESORT_INTERVAL_US G_USEC_PER_SEC
 #define AUTO_EXPAND_ROWS   40   /* open second-level scopes while fewer rows show */
@@ -38,6 +39,10 @@ struct _M6StatsView
 
   M6Session          *session;
   M6Thread           *thread;
+  guint               thread_index;
+  M6SampleModel      *samples;       /* not owned, or NULL */
+  GHashTable         *sampled_rows;  /* sampled id -> M6StatsRow*, once in its scope's store */
+  guint64             samples_seen;  /* the model's sample count at the last sync */
   GPtrArray          *rows;          /* node id -> M6StatsRow* */
   GArray             *leaf_given;    /* node id -> gboolean: create_func said "no children" */
   GArray             *expanded_once; /* node id -> gboolean: a top-level row was opened for the user */

@@ -28,7 +28,74 @@ static M6StatsRow *
 row_for_id (M6StatsView *self,
             guint        id)
 {
+  if (m6_view_is_sampled (id))
+    return g_hash_table_lookup (self->sampled_rows, GUINT_TO_POINTER (id));
   return id < self->rows->len ? g_ptr_array_index (self->rows, id) : NULL;
+}
+
+/* --- sampled functions -------------------------------------------------- */
+
+/* A sampled row's numbers: its share of the scope's self samples (of its
+ * self time off the CPU) and the time that stands for per call. */
+static void
+update_sampled_row (M6StatsRow          *row,
+                    const M6Node        *node,
+                    const M6ViewSampled *e,
+                    const GArray        *entries,
+                    guint64              total)
+{
+  gint64 self_ns = m6_view_self_time (node);
+  gint64 off = 0;
+  double calls = node->count > 0 ? (double) node->count : 1.0;
+
+  for (guint i = 0; i < entries->len; i++)
+    off += g_array_index (entries, M6ViewSampled, i).off_cpu_ns;
+  off = MIN (off, self_ns);
+  if (e->symbol == M6_VIEW_OFF_CPU)
+    m6_stats_row_set_sampled (row, 0, self_ns > 0 ? (double) off / (double) self_ns : 0.0,
+                              (double) off / calls / 1e9);
+  else
+    {
+      double share = total > 0 ? (double) e->samples / (double) total : 0.0;
+      m6_stats_row_set_sampled (row, e->samples, share, (double) (self_ns - off) * share / calls / 1e9);
+    }
+}
+
+/* Put @node's sampled functions in @store (its children's store) after
+ * what it holds, those not there yet; update the others. */
+static void
+add_sampled_rows (M6StatsView  *self,
+                  const M6Node *node,
+                  GListStore   *store)
+{
+  guint64 total = 0;
+  g_autoptr (GArray) entries = m6_view_samples_entries (self->samples, self->session, self->thread_index, node, &total);
+  M6Tree *tree = m6_thread_get_tree (self->thread);
+
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      const M6ViewSampled *e = &g_array_index (entries, M6ViewSampled, i);
+      M6StatsRow *row = g_hash_table_lookup (self->sampled_rows, GUINT_TO_POINTER (e->id));
+
+      if (row == NULL)
+        {
+          row = m6_stats_row_new_sampled (self->session, tree, e->id, node->id, e->symbol,
+                                          m6_view_samples_symbol (self->samples, e->symbol));
+          g_hash_table_insert (self->sampled_rows, GUINT_TO_POINTER (e->id), row);
+          update_sampled_row (row, node, e, entries, total);
+          g_list_store_append (store, row);
+        }
+      else
+        update_sampled_row (row, node, e, entries, total);
+    }
+}
+
+static gboolean
+has_sampled (M6StatsView  *self,
+             const M6Node *node)
+{
+  return self->samples != NULL && !m6_node_is_other (node)
+    && m6_sample_model_lookup (self->samples, self->thread_index, node) != NULL;
 }
 
 static GListModel *
@@ -37,10 +104,14 @@ create_children_cb (gpointer item,
 {
   M6StatsView *self = user_data;
   M6StatsRow *row = item;
+
+  if (m6_stats_row_is_sampled (row))
+    return NULL;
+
   const M6Node *node = m6_stats_row_get_node (row);
   guint id = m6_stats_row_get_node_id (row);
 
-  if (node->first_child == NULL || node->first_child->id >= self->n_published)
+  if ((node->first_child == NULL || node->first_child->id >= self->n_published) && !has_sampled (self, node))
     {
       /* The tree list model remembers a leaf for the row's lifetime; the
        * row is re-inserted when it gains children. */
@@ -55,6 +126,8 @@ create_children_cb (gpointer item,
       for (const M6Node *child = node->first_child; child != NULL; child = child->next_sibling)
         if (child->id < self->n_published)
           g_list_store_append (store, row_for_id (self, child->id));
+      if (self->samples != NULL)
+        add_sampled_rows (self, node, store);
     }
   return g_object_ref (G_LIST_MODEL (m6_stats_row_get_children (row)));
 }
@@ -167,6 +240,29 @@ publish_new_rows (M6StatsView *self)
     }
 }
 
+/* New samples: scopes whose rows are open get their new functions, a
+ * row taken for a leaf that now has samples gets its expander. */
+static void
+sync_sampled (M6StatsView *self)
+{
+  guint64 seen;
+
+  if (self->samples == NULL || (seen = m6_sample_model_get_n_samples (self->samples)) == self->samples_seen)
+    return;
+  self->samples_seen = seen;
+
+  M6Tree *tree = m6_thread_get_tree (self->thread);
+  for (guint id = 1; id < self->n_published; id++)
+    {
+      M6StatsRow *row = g_ptr_array_index (self->rows, id);
+      const M6Node *node = m6_tree_get_node (tree, id);
+      if (m6_stats_row_has_children_store (row))
+        add_sampled_rows (self, node, m6_stats_row_get_children (row));
+      else if (g_array_index (self->leaf_given, gboolean, id) && has_sampled (self, node))
+        reinsert_row (self, id);
+    }
+}
+
 static void
 clear_model (M6StatsView *self)
 {
@@ -178,6 +274,8 @@ clear_model (M6StatsView *self)
   g_ptr_array_set_size (self->rows, 0);
   g_array_set_size (self->leaf_given, 0);
   g_array_set_size (self->expanded_once, 0);
+  g_hash_table_remove_all (self->sampled_rows);
+  self->samples_seen = 0;
   self->n_published = 1;
 }
 
@@ -223,6 +321,7 @@ m6_stats_view_finalize (GObject *object)
   M6StatsView *self = M6_STATS_VIEW (object);
 
   g_ptr_array_unref (self->rows);
+  g_hash_table_unref (self->sampled_rows);
   g_free (self->search);
   g_array_unref (self->leaf_given);
   g_array_unref (self->expanded_once);
@@ -381,6 +480,7 @@ m6_stats_view_init (M6StatsView *self)
   };
 
   self->rows = g_ptr_array_new_with_free_func (unref_row);
+  self->sampled_rows = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
   self->n_published = 1;   /* the virtual root has no row */
   self->leaf_given = g_array_new (FALSE, TRUE, sizeof (gboolean));
   self->expanded_once = g_array_new (FALSE, TRUE, sizeof (gboolean));
@@ -426,6 +526,7 @@ m6_stats_view_set_thread (M6StatsView *self,
 
   clear_model (self);
   g_set_object (&self->session, session);
+  self->thread_index = thread_index;
   self->thread = session ? m6_session_get_thread (session, thread_index) : NULL;
   if (self->thread == NULL)
     return;
@@ -448,6 +549,23 @@ m6_stats_view_set_thread (M6StatsView *self,
 }
 
 void
+m6_stats_view_set_sample_model (M6StatsView   *self,
+                                M6SampleModel *model)
+{
+  g_return_if_fail (M6_IS_STATS_VIEW (self));
+
+  if (self->samples == model)
+    return;
+  self->samples = model;
+  /* The rows again, with the functions under their scopes. */
+  if (self->session != NULL)
+    {
+      g_autoptr (M6Session) session = g_object_ref (self->session);
+      m6_stats_view_set_thread (self, session, self->thread_index);
+    }
+}
+
+void
 m6_stats_view_refresh (M6StatsView *self)
 {
   g_return_if_fail (M6_IS_STATS_VIEW (self));
@@ -456,6 +574,7 @@ m6_stats_view_refresh (M6StatsView *self)
     return;
 
   publish_new_rows (self);
+  sync_sampled (self);
   auto_expand (self);
 
   for (guint id = 1; id < self->rows->len; id++)
@@ -544,16 +663,20 @@ m6_stats_view_set_selected_node (M6StatsView *self,
   /* The node may be newer than the last refresh. */
   publish_new_rows (self);
 
-  if (node_id == 0 || row_for_id (self, node_id) == NULL)
+  /* A sampled function's row is made when its scope's row opens. */
+  guint scope_id = m6_view_scope_of (self->session, node_id);
+  if (node_id == 0 || scope_id == 0 || row_for_id (self, scope_id) == NULL
+      || (m6_view_is_sampled (node_id) && self->samples == NULL))
     {
       gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
       return;
     }
 
-  /* Open every ancestor, top first, so the row exists in the flat model. */
-  const M6Node *node = m6_tree_get_node (m6_thread_get_tree (self->thread), node_id);
+  /* Open every ancestor, top first, so the row exists in the flat model
+   * (a sampled function's: its scope and the scope's). */
+  const M6Node *node = m6_stats_row_get_node (row_for_id (self, scope_id));
   g_autoptr (GPtrArray) chain = g_ptr_array_new ();
-  for (const M6Node *a = node->parent; a != NULL && a->id != 0; a = a->parent)
+  for (const M6Node *a = m6_view_is_sampled (node_id) ? node : node->parent; a != NULL && a->id != 0; a = a->parent)
     g_ptr_array_add (chain, (gpointer) a);
   /* Top first. */
   for (guint i = 0, j = chain->len; i + 1 < j; i++, j--)
@@ -612,6 +735,11 @@ m6_stats_view_set_search_text (M6StatsView *self,
    * they are bound. */
   for (guint id = 1; id < self->rows->len; id++)
     m6_stats_row_invalidate (g_ptr_array_index (self->rows, id));
+  GHashTableIter iter;
+  gpointer row;
+  g_hash_table_iter_init (&iter, self->sampled_rows);
+  while (g_hash_table_iter_next (&iter, NULL, &row))
+    m6_stats_row_invalidate (row);
 }
 
 int

@@ -5,6 +5,7 @@
 
 #include <gtk/gtk.h>
 
+#include "m6-sample-model.h"
 #include "m6-session.h"
 
 G_BEGIN_DECLS
@@ -16,6 +17,11 @@ GtkWidget          *m6_stats_view_new               (void);
 void                m6_stats_view_set_thread        (M6StatsView *self,
                                                      M6Session   *session,
                                                      guint        thread_index);
+/* The session's call-stack samples (m6-sample-model.h), or NULL: each
+ * scope's row gets one child row per sampled function (and its time off
+ * the CPU), with sampled ids (m6-view-samples.h). Not owned. */
+void                m6_stats_view_set_sample_model  (M6StatsView   *self,
+                                                     M6SampleModel *model);
 /* The tree changed: add rows for new nodes and refresh shown values. */
 void                m6_stats_view_refresh           (M6StatsView *self);
 
