@@ -91,32 +91,24 @@ on_stop_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* The sampler's samples into the capture, before its END record. */
+/* What the sampler got, per thread (the samples went into the capture
+ * as they came, m6_recording_set_sampler). */
 static void
-write_samples (M6CliRecording *rec)
+print_samples (M6CliRecording *rec)
 {
-  g_autoptr (M6Samples) samples = m6_sampler_finish (rec->sampler);
-  g_autoptr (GError) error = NULL;
+  const GArray *totals = m6_recording_get_sample_totals (rec->recording);
+  const char *status = m6_recording_get_sample_status (rec->recording);
 
-  g_clear_pointer (&rec->sampler, m6_sampler_free);
-  for (guint i = 0; i < samples->threads->len; i++)
+  for (guint i = 0; totals != NULL && i < totals->len; i++)
     {
-      M6SampleThread *t = samples->threads->pdata[i];
+      const M6SampleTotals *t = &g_array_index (totals, M6SampleTotals, i);
       /* Translators: a thread id, its samples, lost samples and the unwinding method ("fp" or "dwarf") */
       g_printerr (_("sampled thread %llu: %u samples, %llu lost, %s unwinding\n"),
-                  (unsigned long long) t->tid, t->samples->len, (unsigned long long) t->lost,
+                  (unsigned long long) t->tid, (guint) t->samples, (unsigned long long) t->lost,
                   m6_unwind_name (t->method));
     }
-  if (samples->status != NULL)
-    g_printerr (_("mach6: note: %s\n"), samples->status);
-  M6CaptureWriter *writer = m6_recording_get_capture_writer (rec->recording);
-  if (writer == NULL)
-    return;
-  m6_recording_lock (rec->recording);
-  gboolean ok = m6_samples_write (samples, writer, &error);
-  m6_recording_unlock (rec->recording);
-  if (!ok)
-    m6_cli_print_error (error->message);
+  if (status != NULL)
+    g_printerr (_("mach6: note: %s\n"), status);
 }
 
 gboolean
@@ -176,8 +168,6 @@ m6_cli_record_loop (M6CliRecording  *rec,
   g_source_remove (sigterm);
   g_signal_handler_disconnect (rec->recording, running_id);
   g_clear_pointer (&rec->loop, g_main_loop_unref);
-  if (rec->sampler != NULL)
-    write_samples (rec);
 
   if (m6_recording_get_error (rec->recording) != NULL)
     {
@@ -188,9 +178,12 @@ m6_cli_record_loop (M6CliRecording  *rec,
         g_propagate_error (error, g_steal_pointer (&finished));
       else
         g_propagate_error (error, g_error_copy (m6_recording_get_error (rec->recording)));
+      print_samples (rec);
       return FALSE;
     }
-  return m6_recording_finish (rec->recording, error);
+  gboolean ok = m6_recording_finish (rec->recording, error);
+  print_samples (rec);
+  return ok;
 }
 
 static void
@@ -292,9 +285,11 @@ record_to_file (M6Recording         *taken,
   if (sampling != NULL && sampling->hz > 0 && m6_recording_get_reader (recording) != NULL)
     {
       /* From the recorder's side: the game pays only the kernel's interrupt. */
-      rec.sampler = m6_sampler_start (m6_session_get_pid (session), (guint) sampling->hz, sampling->unwind,
-                                      m6_reader_get_origin_ns (m6_recording_get_reader (recording)), &error);
-      if (rec.sampler == NULL)
+      M6Sampler *sampler = m6_sampler_start (m6_session_get_pid (session), (guint) sampling->hz, sampling->unwind,
+                                             m6_reader_get_origin_ns (m6_recording_get_reader (recording)), &error);
+      if (sampler != NULL)
+        m6_recording_set_sampler (recording, sampler, NULL);
+      else
         {
           /* Translators: %s is why the kernel refused, with the setting to change */
           g_printerr (_("mach6: warning: %s; recording goes on without samples\n"), error->message);

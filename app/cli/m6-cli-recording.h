@@ -22,7 +22,6 @@ typedef struct
   gboolean         interrupted;
   gboolean         ended;
   guint            tick;
-  M6Sampler       *sampler;      /* taken: its samples go into the capture at the end */
 } M6CliRecording;
 
 /* `--sample HZ` and `--unwind fp|dwarf|auto` (record, run). */

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "m6-recording.h"
+#include "m6-samples.h"
 
 struct _M6Recording
 {
@@ -51,6 +52,12 @@ struct _M6Recording
   gboolean         on_main_loop;
   GThread         *main_thread;    /* holds the lock outside poll() */
   gboolean         main_released;  /* ...but gave it up while it renders */
+
+  /* Sampling (m6-recording-samples.c), under the lock. */
+  M6Sampler       *sampler;
+  M6SamplesWriter *samples_writer;
+  M6SampleModel   *sample_model;
+  gint64           next_samples_us;
 };
 
 /* Does the calling thread hold the lock already, as the main loop's? */
@@ -62,3 +69,14 @@ gboolean  m6_recording_holds_lock (M6Recording *self);
  * fails. */
 gboolean  m6_recording_maybe_split (M6Recording  *self,
                                     GError      **error);
+
+/* Between two batches (the worker holding the lock): every 250 ms, the
+ * sampler's new samples into the capture and the model (@emptied: the
+ * drain emptied the rings, every event up to now is in). FALSE with
+ * @error when the capture cannot take them. */
+gboolean  m6_recording_take_samples (M6Recording  *self,
+                                     gboolean      emptied,
+                                     GError      **error);
+/* The worker gone: stop the sampler and hand over the rest. */
+void      m6_recording_end_samples  (M6Recording  *self);
+void      m6_recording_clear_samples (M6Recording *self);

@@ -236,6 +236,8 @@ worker_main (gpointer data)
               ok = m6_recording_maybe_split (self, &error);
             }
         }
+      if (ok)
+        ok = m6_recording_take_samples (self, emptied, &error);
       ended = m6_session_get_ended (self->session);
       if (ok && n == 0 && ended)
         pending = source_get_pending (self);
@@ -342,6 +344,7 @@ m6_recording_stop (M6Recording *self)
   g_cond_broadcast (&self->wake);
   g_mutex_unlock (&self->state_lock);
   join_worker (self);
+  m6_recording_end_samples (self);
   if (was_running && self->context != NULL)
     queue_on_context (self, emit_running_cb);
 }
@@ -464,6 +467,7 @@ m6_recording_finalize (GObject *object)
 {
   M6Recording *self = M6_RECORDING (object);
 
+  m6_recording_clear_samples (self);
   /* The temporary capture goes unless finished. */
   g_clear_pointer (&self->writer, m6_capture_writer_free);
   g_clear_pointer (&self->reader, m6_reader_free);

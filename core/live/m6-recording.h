@@ -23,6 +23,8 @@
 #include "m6-capture.h"
 #include "m6-reader.h"
 #include "m6-session.h"
+#include "m6-sample-model.h"
+#include "m6-sampler.h"
 
 G_BEGIN_DECLS
 
@@ -85,6 +87,25 @@ gboolean      m6_recording_parse_max_size     (const char    *size,
 /* The capture files written so far, the current one last (a copy;
  * g_strfreev). */
 char        **m6_recording_dup_capture_paths  (M6Recording   *self);
+
+/* Before start: sample the process with @sampler (taken; started by the
+ * caller). Every 250 ms the worker hands its new samples, between two
+ * batches with the lock held, to the capture (records 20-24: a killed
+ * recorder keeps its samples up to about a second before, like its
+ * events) and to @model (optional; a reference is taken, and it becomes
+ * the session's recorder, m6_sample_model_events_func); the rest when the
+ * recording stops or finishes. */
+void          m6_recording_set_sampler        (M6Recording   *self,
+                                               M6Sampler     *sampler,
+                                               M6SampleModel *model);
+/* Was a sampler set? */
+gboolean      m6_recording_get_sampling       (M6Recording   *self);
+/* The model given to set_sampler, or NULL (read it with the lock held). */
+M6SampleModel *m6_recording_get_sample_model  (M6Recording   *self);
+/* The sampled threads so far (M6SampleTotals, m6-samples.h) and the
+ * sampler's status sentence (or NULL); with the lock held, or after stop. */
+const GArray *m6_recording_get_sample_totals  (M6Recording   *self);
+const char   *m6_recording_get_sample_status  (M6Recording   *self);
 
 /* Start the worker thread. "changed" and notify::running are emitted on
  * the thread-default main context of the caller. */

@@ -56,6 +56,7 @@ struct _M6SampleScope
 
 struct _M6SampleModel
 {
+  gint        ref_count;
   M6Labels   *labels;
   guint       hz;
   char       *status;
@@ -117,6 +118,7 @@ m6_sample_model_new (M6Session *session)
   M6SampleModel *self = g_new0 (M6SampleModel, 1);
   guint32 zero[2] = { 0, 0 };
 
+  self->ref_count = 1;
   self->labels = m6_labels_ref (m6_session_get_labels (session));
   self->threads = g_ptr_array_new_with_free_func (thread_free);
   self->by_tid = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -135,10 +137,23 @@ m6_sample_model_new (M6Session *session)
   return self;
 }
 
+M6SampleModel *
+m6_sample_model_ref (M6SampleModel *self)
+{
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
 void
 m6_sample_model_free (M6SampleModel *self)
 {
-  if (self == NULL)
+  m6_sample_model_unref (self);
+}
+
+void
+m6_sample_model_unref (M6SampleModel *self)
+{
+  if (self == NULL || !g_atomic_int_dec_and_test (&self->ref_count))
     return;
   m6_labels_unref (self->labels);
   g_free (self->status);

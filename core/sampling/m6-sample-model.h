@@ -56,6 +56,9 @@ typedef struct
 
 /* A model for @session's threads (it reads its labels). */
 M6SampleModel *m6_sample_model_new            (M6Session      *session);
+M6SampleModel *m6_sample_model_ref            (M6SampleModel  *self);
+void           m6_sample_model_unref          (M6SampleModel  *self);
+/* The same as unref. */
 void           m6_sample_model_free           (M6SampleModel  *self);
 
 /* The events feed: an M6SessionEventsFunc (user data: the model), to be

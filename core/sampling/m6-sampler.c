@@ -28,7 +28,7 @@
 #define STACK_USER_BYTES  8192u
 #define PROBE_SAMPLES     32u      /* auto: samples compared before choosing */
 #define RESCAN_NS         (100 * 1000 * 1000)
-#define SYMBOLIZE_NS      (250 * 1000 * 1000)
+#define SYMBOLIZE_NS      (250 * 1000 * 1000)   /* and handed over as names */
 
 /* x86-64 user registers asked for: AX..IP (0..8) and R8..R15 (16..23), in
  * perf's order; DWARF numbers them differently (to_dwarf). */
@@ -77,6 +77,9 @@ struct _M6Sampler
   guint8      *scratch;     /* a record that wraps around the ring */
   gsize        scratch_size;
   GArray      *chain;       /* guint64, one sample's chain */
+  /* Symbolized, for m6_sampler_take (under ready_lock). */
+  GMutex       ready_lock;
+  M6Samples   *ready;
 };
 
 static long
@@ -565,6 +568,92 @@ symbolize_new (M6Sampler *self)
   self->symbolize_ns += (gint64) (now_ns () - start);
 }
 
+static char *
+status_sentence (M6Sampler *self)
+{
+  if (!self->cs_refused)
+    return NULL;
+  return g_strdup_printf (_("the chains where threads blocked need "
+                            "kernel.perf_event_paranoid at 1 or lower (it is %d), or root; "
+                            "off-CPU times are recorded without them"),
+                          read_int_file ("/proc/sys/kernel/perf_event_paranoid", -100));
+}
+
+/* What was collected so far, its addresses resolved, into the ready
+ * samples as names (they accumulate until taken); the collected arrays
+ * start again, so the sampler's memory stays bounded when they are taken.
+ * The threads stay, with their running totals of lost samples. */
+static void
+publish (M6Sampler *self)
+{
+  symbolize_new (self);
+  guint64 start = now_ns ();
+  M6Samples *src = self->samples;
+  const guint64 *addrs = (const guint64 *) self->addrs->data;
+
+  g_mutex_lock (&self->ready_lock);
+  if (self->ready == NULL)
+    {
+      self->ready = m6_samples_new ();
+      self->ready->hz = self->hz;
+    }
+  M6Samples *dst = self->ready;
+  if (dst->status == NULL)
+    dst->status = status_sentence (self);
+  for (guint i = 0; i < src->threads->len; i++)
+    {
+      M6SampleThread *from = src->threads->pdata[i];
+      M6SampleThread *to = m6_samples_thread (dst, from->tid);
+
+      to->method = from->method;
+      to->lost = from->lost;
+      for (guint k = 0; k < from->samples->len; k++)
+        {
+          M6Sample s = g_array_index (from->samples, M6Sample, k);
+          guint32 first = dst->frames->len;
+          for (guint32 d = 0; d < s.depth; d++)
+            {
+              guint32 id = m6_samples_intern (dst, m6_symbols_lookup (self->symbols, addrs[s.first + d]));
+              g_array_append_val (dst->frames, id);
+            }
+          s.first = first;
+          g_array_append_val (to->samples, s);
+        }
+      for (guint k = 0; k < from->off_cpu->len; k++)
+        {
+          M6OffCpu s = g_array_index (from->off_cpu, M6OffCpu, k);
+          guint32 first = dst->frames->len;
+          for (guint32 d = 0; d < s.depth; d++)
+            {
+              guint32 id = m6_samples_intern (dst, m6_symbols_lookup (self->symbols, addrs[s.first + d]));
+              g_array_append_val (dst->frames, id);
+            }
+          s.first = first;
+          g_array_append_val (to->off_cpu, s);
+        }
+      g_array_set_size (from->samples, 0);
+      g_array_set_size (from->off_cpu, 0);
+    }
+  g_mutex_unlock (&self->ready_lock);
+  g_array_set_size (self->addrs, 0);
+  self->symbolized = 0;
+  self->symbolize_ns += (gint64) (now_ns () - start);
+}
+
+M6Samples *
+m6_sampler_take (M6Sampler *self)
+{
+  g_mutex_lock (&self->ready_lock);
+  M6Samples *taken = g_steal_pointer (&self->ready);
+  g_mutex_unlock (&self->ready_lock);
+  if (taken == NULL)
+    {
+      taken = m6_samples_new ();
+      taken->hz = self->hz;
+    }
+  return taken;
+}
+
 gint64
 m6_sampler_get_symbolize_ns (M6Sampler *self)
 {
@@ -606,12 +695,12 @@ sampler_thread (gpointer data)
       if (now >= next_symbolize)
         {
           m6_symbols_refresh (self->symbols);
-          symbolize_new (self);
+          publish (self);
           next_symbolize = now + SYMBOLIZE_NS;
         }
     }
   drain_all (self);
-  symbolize_new (self);
+  publish (self);
   return NULL;
 }
 
@@ -637,6 +726,7 @@ m6_sampler_start (gint       pid,
   self->samples->hz = hz;
   self->addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->chain = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_mutex_init (&self->ready_lock);
 
   errsv = scan_threads (self);
   if (self->targets->len == 0)
@@ -665,23 +755,7 @@ m6_sampler_finish (M6Sampler *self)
 {
   stop_thread (self);
   g_ptr_array_set_size (self->targets, 0);
-
-  /* Addresses become symbol ids. */
-  guint64 start = now_ns ();
-  M6Samples *samples = g_steal_pointer (&self->samples);
-  for (guint i = 0; i < self->addrs->len; i++)
-    {
-      const char *name = m6_symbols_lookup (self->symbols, g_array_index (self->addrs, guint64, i));
-      guint32 id = m6_samples_intern (samples, name);
-      g_array_append_val (samples->frames, id);
-    }
-  self->symbolize_ns += (gint64) (now_ns () - start);
-  if (self->cs_refused)
-    samples->status = g_strdup_printf (_("the chains where threads blocked need "
-                                         "kernel.perf_event_paranoid at 1 or lower (it is %d), or root; "
-                                         "off-CPU times are recorded without them"),
-                                       read_int_file ("/proc/sys/kernel/perf_event_paranoid", -100));
-  return samples;
+  return m6_sampler_take (self);
 }
 
 void
@@ -696,6 +770,8 @@ m6_sampler_free (M6Sampler *self)
   g_clear_pointer (&self->addrs, g_array_unref);
   g_clear_pointer (&self->chain, g_array_unref);
   g_clear_pointer (&self->symbols, m6_symbols_free);
+  g_clear_pointer (&self->ready, m6_samples_free);
+  g_mutex_clear (&self->ready_lock);
   g_free (self->scratch);
   g_free (self);
 }

@@ -26,7 +26,11 @@ M6Sampler  *m6_sampler_start    (gint        pid,
                                  M6Unwind    unwind,
                                  guint64     origin_ns,
                                  GError    **error);
-/* Stop sampling, symbolize what is left and hand the samples over. */
+/* The samples symbolized since the last take (every 250 ms the sampler's
+ * thread resolves what it collected), as names; each thread's lost count
+ * and method are its totals so far. Any thread. */
+M6Samples  *m6_sampler_take     (M6Sampler  *self);
+/* Stop sampling, symbolize what is left and hand over what was not taken. */
 M6Samples  *m6_sampler_finish   (M6Sampler  *self);
 void        m6_sampler_free     (M6Sampler  *self);
 /* Time spent resolving symbols so far (ns), on the sampler's thread and

@@ -116,36 +116,101 @@ flush (GByteArray      *buf,
        M6CaptureWriter *writer,
        GError         **error)
 {
-  gboolean ok = m6_capture_writer_append_record (writer, type, buf->data, buf->len, error);
+  /* No capture (a viewer recording without one): the totals only. */
+  gboolean ok = writer == NULL || m6_capture_writer_append_record (writer, type, buf->data, buf->len, error);
 
   g_byte_array_set_size (buf, 0);
   return ok;
 }
 
+struct _M6SamplesWriter
+{
+  M6Samples *table;     /* the names written so far */
+  GArray    *totals;    /* M6SampleTotals */
+  guint32    written;   /* symbols [0, written) are in the capture */
+  char      *status;    /* the status written last */
+};
+
+M6SamplesWriter *
+m6_samples_writer_new (void)
+{
+  M6SamplesWriter *self = g_new0 (M6SamplesWriter, 1);
+
+  self->table = m6_samples_new ();
+  self->written = 1;   /* "[unknown]" is always there */
+  self->totals = g_array_new (FALSE, TRUE, sizeof (M6SampleTotals));
+  return self;
+}
+
+void
+m6_samples_writer_free (M6SamplesWriter *self)
+{
+  if (self == NULL)
+    return;
+  m6_samples_free (self->table);
+  g_array_unref (self->totals);
+  g_free (self->status);
+  g_free (self);
+}
+
+const GArray *
+m6_samples_writer_get_totals (M6SamplesWriter *self)
+{
+  return self->totals;
+}
+
+static M6SampleTotals *
+totals_for (M6SamplesWriter *self,
+            guint64          tid)
+{
+  for (guint i = 0; i < self->totals->len; i++)
+    if (g_array_index (self->totals, M6SampleTotals, i).tid == tid)
+      return &g_array_index (self->totals, M6SampleTotals, i);
+  g_array_set_size (self->totals, self->totals->len + 1);
+  M6SampleTotals *t = &g_array_index (self->totals, M6SampleTotals, self->totals->len - 1);
+  t->tid = tid;
+  return t;
+}
+
+const char *
+m6_samples_writer_get_status (M6SamplesWriter *self)
+{
+  return self->status;
+}
+
 gboolean
-m6_samples_write (M6Samples       *self,
-                  M6CaptureWriter *writer,
-                  GError         **error)
+m6_samples_writer_write (M6SamplesWriter *self,
+                         M6Samples       *chunk,
+                         M6CaptureWriter *writer,
+                         GError         **error)
 {
   g_autoptr (GByteArray) buf = g_byte_array_new ();
-  const guint32 *frames = (const guint32 *) self->frames->data;
+  g_autoptr (GArray) remap = g_array_sized_new (FALSE, FALSE, sizeof (guint32), chunk->symbols->len);
 
-  if (self->status != NULL)
+  if (chunk->status != NULL && g_strcmp0 (chunk->status, self->status) != 0)
     {
-      g_byte_array_append (buf, (const guint8 *) self->status, (guint) strlen (self->status));
+      g_free (self->status);
+      self->status = g_strdup (chunk->status);
+      g_byte_array_append (buf, (const guint8 *) chunk->status, (guint) strlen (chunk->status));
       if (!flush (buf, REC_STATUS, writer, error))
         return FALSE;
     }
 
-  /* The symbol table, in pieces: u32 first id, u32 count, names. */
-  for (guint32 id = 0; id < self->symbols->len;)
+  /* The chunk's names as the capture's ids; the new ones go out first,
+   * in pieces: u32 first id, u32 count, names. */
+  for (guint i = 0; i < chunk->symbols->len; i++)
+    {
+      guint32 id = m6_samples_intern (self->table, chunk->symbols->pdata[i]);
+      g_array_append_val (remap, id);
+    }
+  for (guint32 id = self->written; id < self->table->symbols->len;)
     {
       guint32 first = id, count = 0;
       m6_put_u32 (buf, first);
       m6_put_u32 (buf, 0);
-      while (id < self->symbols->len && buf->len < RECORD_FILL)
+      while (id < self->table->symbols->len && buf->len < RECORD_FILL)
         {
-          const char *name = self->symbols->pdata[id];
+          const char *name = self->table->symbols->pdata[id];
           guint32 len = (guint32) MIN (strlen (name), 4096u);
           m6_put_u32 (buf, len);
           g_byte_array_append (buf, (const guint8 *) name, len);
@@ -154,18 +219,27 @@ m6_samples_write (M6Samples       *self,
       m6_set_u32 (buf->data + 4, count);
       if (!flush (buf, REC_SYMBOLS, writer, error))
         return FALSE;
+      self->written = id;
     }
+  const guint32 *ids = (const guint32 *) remap->data;
+  const guint32 *frames = (const guint32 *) chunk->frames->data;
 
-  for (guint i = 0; i < self->threads->len; i++)
+  for (guint i = 0; i < chunk->threads->len; i++)
     {
-      M6SampleThread *t = self->threads->pdata[i];
+      M6SampleThread *t = chunk->threads->pdata[i];
+      M6SampleTotals *total = totals_for (self, t->tid);
+
+      total->method = t->method;
+      total->lost = t->lost;
+      total->samples += t->samples->len;
+      total->off_cpu += t->off_cpu->len;
 
       m6_put_u64 (buf, t->tid);
       m6_put_u32 (buf, t->method);
-      m6_put_u32 (buf, self->hz);
-      m6_put_u64 (buf, t->samples->len);
+      m6_put_u32 (buf, chunk->hz);
+      m6_put_u64 (buf, total->samples);
       m6_put_u64 (buf, t->lost);
-      m6_put_u64 (buf, t->off_cpu->len);
+      m6_put_u64 (buf, total->off_cpu);
       if (!flush (buf, REC_THREAD, writer, error))
         return FALSE;
 
@@ -180,7 +254,7 @@ m6_samples_write (M6Samples       *self,
               put_i64 (buf, s->t_ns);
               m6_put_u32 (buf, s->depth);
               for (guint32 d = 0; d < s->depth; d++)
-                m6_put_u32 (buf, frames[s->first + d]);
+                m6_put_u32 (buf, ids[frames[s->first + d]]);
               k++, count++;
             }
           m6_set_u32 (buf->data + 8, count);
@@ -199,7 +273,7 @@ m6_samples_write (M6Samples       *self,
               put_i64 (buf, s->t_in);
               m6_put_u32 (buf, s->depth);
               for (guint32 d = 0; d < s->depth; d++)
-                m6_put_u32 (buf, frames[s->first + d]);
+                m6_put_u32 (buf, ids[frames[s->first + d]]);
               k++, count++;
             }
           m6_set_u32 (buf->data + 8, count);
@@ -208,6 +282,18 @@ m6_samples_write (M6Samples       *self,
         }
     }
   return TRUE;
+}
+
+gboolean
+m6_samples_write (M6Samples       *self,
+                  M6CaptureWriter *writer,
+                  GError         **error)
+{
+  M6SamplesWriter *w = m6_samples_writer_new ();
+  gboolean ok = m6_samples_writer_write (w, self, writer, error);
+
+  m6_samples_writer_free (w);
+  return ok;
 }
 
 typedef struct

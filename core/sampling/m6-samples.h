@@ -68,7 +68,35 @@ M6SampleThread *m6_samples_thread       (M6Samples  *self,
                                          guint64     tid);
 guint64         m6_samples_count        (M6Samples  *self);
 
-/* Write them as records 20-24 through @writer (the recording's lock held). */
+/* A capture's samples written as they come (records 20-24, each chunk
+ * after the ones before): the names a chunk needs that the capture does
+ * not hold yet go first, then a SAMPLE_THREAD record per thread with its
+ * running totals, then its samples and spans. */
+typedef struct _M6SamplesWriter M6SamplesWriter;
+
+typedef struct
+{
+  guint64  tid;
+  M6Unwind method;
+  guint64  samples;    /* written so far */
+  guint64  lost;
+  guint64  off_cpu;
+} M6SampleTotals;
+
+M6SamplesWriter *m6_samples_writer_new   (void);
+void             m6_samples_writer_free  (M6SamplesWriter *self);
+/* Write @chunk through @writer (the recording's lock held). */
+gboolean         m6_samples_writer_write (M6SamplesWriter *self,
+                                          M6Samples       *chunk,
+                                          M6CaptureWriter *writer,
+                                          GError         **error);
+/* M6SampleTotals, a thread each, in the order they came. */
+const GArray    *m6_samples_writer_get_totals (M6SamplesWriter *self);
+/* The last status sentence written, or NULL. */
+const char      *m6_samples_writer_get_status (M6SamplesWriter *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6SamplesWriter, m6_samples_writer_free)
+
+/* Write them as records 20-24 through @writer at once (the recording's lock held). */
 gboolean        m6_samples_write        (M6Samples       *self,
                                          M6CaptureWriter *writer,
                                          GError         **error);

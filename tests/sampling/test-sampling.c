@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "m6-capture.h"
 #include "m6-sample-model.h"
 #include "m6-sampler.h"
 
@@ -249,6 +250,86 @@ test_build (gconstpointer data)
   g_rmdir (dir);
 }
 
+/* The temporary capture a killed recorder left in @dir, or NULL. */
+static char *
+find_temp (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (strstr (name, ".tmp-") != NULL)
+      return g_build_filename (dir, name, NULL);
+  return NULL;
+}
+
+/* `mach6 record --sample` killed with SIGKILL: the temporary capture it
+ * leaves holds its samples up to about a second before the kill (they
+ * are written as they come, not at the end), named and placed. */
+static void
+test_killed (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("m6-sampling-XXXXXX", NULL);
+  g_autofree char *capture = g_build_filename (dir, "killed.mach6", NULL);
+  g_autoptr (GError) error = NULL;
+  GPid game, recorder;
+
+  const char *game_argv[] = { SAMPLING_GAME_FP, "100000", UNITS, NULL };
+  g_assert_true (g_spawn_async (NULL, (char **) game_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                NULL, NULL, &game, &error));
+  g_assert_no_error (error);
+  g_usleep (150 * 1000);
+  g_autofree char *pid = g_strdup_printf ("%d", game);
+  const char *argv[] = { MACH6_CLI, "record", "--sample", "4000", pid, "-o", capture, NULL };
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                NULL, NULL, &recorder, &error));
+  g_assert_no_error (error);
+  g_usleep (3500 * 1000);
+  kill (recorder, SIGKILL);
+  waitpid (recorder, NULL, 0);
+  kill (game, SIGKILL);
+  waitpid (game, NULL, 0);
+  g_spawn_close_pid (recorder);
+  g_spawn_close_pid (game);
+
+  g_autofree char *temp = find_temp (dir);
+  g_assert_nonnull (temp);
+  M6CaptureInfo info;
+  g_autoptr (M6Session) session = m6_capture_load_full (temp, &info, &error);
+  g_assert_no_error (error);
+  g_assert_false (info.finished);
+  g_autoptr (M6Samples) samples = m6_samples_load (temp, &error);
+  g_assert_no_error (error);
+  guint64 n = m6_samples_count (samples);
+  gint64 last = G_MININT64;
+  for (guint i = 0; i < samples->threads->len; i++)
+    {
+      M6SampleThread *t = samples->threads->pdata[i];
+      if (t->samples->len > 0)
+        last = MAX (last, g_array_index (t->samples, M6Sample, t->samples->len - 1).t_ns);
+    }
+  double events_s = (double) m6_session_get_duration (session) / 1e9;
+  double samples_s = (double) last / 1e9;
+  g_test_message ("killed: %" G_GUINT64_FORMAT " samples kept, the last at %.2f s; events span %.2f s",
+                  n, samples_s, events_s);
+  g_assert_cmpuint (n, >=, 1000);
+  g_assert_cmpfloat (samples_s, >=, events_s - 1.0);
+
+  /* Named and placed: physics' samples are in busy_seventy and busy_thirty. */
+  g_autoptr (M6Session) replayed = m6_session_new ();
+  g_autoptr (M6SampleModel) model = m6_sample_model_new_for_capture (temp, replayed, &error);
+  g_assert_no_error (error);
+  M6SampleScope *physics = m6_sample_model_lookup_path (model, 0, "frame/physics");
+  g_assert_nonnull (physics);
+  g_autoptr (GArray) fns = m6_sample_scope_dup_functions (physics);
+  g_assert_cmpuint (fns->len, >=, 2);
+  const char *top = m6_sample_model_get_symbol (model, g_array_index (fns, M6SampleFunction, 0).symbol);
+  g_assert_cmpstr (top, ==, "busy_seventy");
+
+  g_unlink (temp);
+  g_rmdir (dir);
+}
+
 /* A process of another user: perf_event_open refuses it, and the sampler
  * says why and what to change. The sampler runs in a child that became
  * a user made for the test (removed after). */
@@ -315,5 +396,6 @@ main (int    argc,
   g_test_add_data_func ("/sampling/frame-pointers", GINT_TO_POINTER (TRUE), test_build);
   g_test_add_data_func ("/sampling/no-frame-pointers-dwarf", GINT_TO_POINTER (FALSE), test_build);
   g_test_add_func ("/sampling/other-user-refused", test_other_user);
+  g_test_add_func ("/sampling/killed-recorder-keeps-samples", test_killed);
   return g_test_run ();
 }
