@@ -22,8 +22,6 @@ m6_cli_export (int    argc,
     { "interval", 'i', 0, G_OPTION_ARG_DOUBLE, &interval, N_("ndjson: seconds per line (default 1)"), "S" },
     { NULL }
   };
-  g_autoptr (M6EventLog) log = m6_event_log_new ();
-  g_autoptr (M6Session) session = NULL;
   g_autoptr (GError) error = NULL;
   M6ExportFormat format;
   int status;
@@ -47,13 +45,6 @@ m6_cli_export (int    argc,
   if (interval <= 0)
     return m6_cli_usage_error ("export", _("the interval must be positive"));
 
-  session = m6_cli_load_capture (argv[1], log, &error);
-  if (session == NULL)
-    {
-      m6_cli_print_error (error->message);
-      return EXIT_FAILURE;
-    }
-
   if (output == NULL)
     {
       g_autofree char *base = g_str_has_suffix (argv[1], ".mach6")
@@ -62,7 +53,8 @@ m6_cli_export (int    argc,
     }
 
   M6ExportOptions options = { interval };
-  if (!m6_export_session (session, log, format, &options, output, &error))
+  /* The one replay path for a file: folded and chrome carry its samples. */
+  if (!m6_export_capture (argv[1], format, &options, output, NULL, NULL, NULL, &error))
     {
       m6_cli_print_error (error->message);
       return EXIT_FAILURE;

@@ -67,6 +67,94 @@ typedef struct
   guint32 label;
 } OpenMark;
 
+/* Sampled call chains as the trace's stackFrames: a frame per (parent
+ * frame, symbol), ids from 1. */
+typedef struct
+{
+  GHashTable *ids;      /* (parent << 32 | symbol) -> id */
+  GArray     *frames;   /* guint32 pairs (parent, symbol), by id - 1 */
+} Frames;
+
+static guint32
+frame_of_chain (Frames        *f,
+                M6SampleModel *model,
+                guint32        chain)
+{
+  guint32 depth, parent = 0;
+  const guint32 *ids = m6_sample_model_get_chain (model, chain, &depth);
+
+  for (guint32 d = depth; d > 0; d--)
+    {
+      gint64 key = (gint64) (((guint64) parent << 32) | ids[d - 1]);
+      gpointer hit = g_hash_table_lookup (f->ids, &key);
+      if (hit == NULL)
+        {
+          guint32 pair[2] = { parent, ids[d - 1] };
+          g_array_append_vals (f->frames, pair, 2);
+          gint64 *k = g_new (gint64, 1);
+          *k = key;
+          hit = GUINT_TO_POINTER (f->frames->len / 2);
+          g_hash_table_insert (f->ids, k, hit);
+        }
+      parent = GPOINTER_TO_UINT (hit);
+    }
+  return parent;
+}
+
+static void
+chrome_chain_text (GString       *out,
+                   M6SampleModel *model,
+                   guint32        chain)
+{
+  guint32 depth;
+  const guint32 *ids = m6_sample_model_get_chain (model, chain, &depth);
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  for (guint32 d = 0; d < depth; d++)
+    g_string_append_printf (text, "%s%s", d ? " < " : "", m6_sample_model_get_symbol (model, ids[d]));
+  g_autofree char *valid = g_utf8_make_valid (text->str, -1);
+  m6_json_append_string (out, valid);
+}
+
+/* Thread @index's samples (P events naming their leaf frame) and off-CPU
+ * spans (X events, category mach6.off_cpu, with the chain where it
+ * blocked). */
+static void
+chrome_samples (Sink          *sink,
+                M6SampleModel *model,
+                Frames        *frames,
+                guint          index,
+                gint           pid,
+                guint64        tid)
+{
+  gsize n;
+  const M6SampleTick *ticks = m6_sample_model_get_ticks (model, index, G_MININT64, G_MAXINT64, &n);
+
+  for (gsize i = 0; i < n && !sink->failed; i++)
+    {
+      g_string_append_printf (sink->buf, "{\"ph\":\"P\",\"cat\":\"mach6.sample\",\"name\":\"sample\",\"pid\":%d,\"tid\":%"
+                              G_GUINT64_FORMAT ",\"ts\":", pid, tid);
+      chrome_us (sink->buf, ticks[i].t_ns);
+      g_string_append_printf (sink->buf, ",\"sf\":%u},\n", frame_of_chain (frames, model, ticks[i].chain));
+      if (!m6_export_sink_maybe_flush (sink))
+        return;
+    }
+  const M6SampleSpan *spans = m6_sample_model_get_spans (model, index, G_MININT64, G_MAXINT64, &n);
+  for (gsize i = 0; i < n && !sink->failed; i++)
+    {
+      g_string_append_printf (sink->buf, "{\"ph\":\"X\",\"cat\":\"mach6.off_cpu\",\"name\":\"off-CPU\",\"pid\":%d,\"tid\":%"
+                              G_GUINT64_FORMAT ",\"ts\":", pid, tid);
+      chrome_us (sink->buf, spans[i].t_out);
+      g_string_append (sink->buf, ",\"dur\":");
+      chrome_us (sink->buf, MAX (spans[i].t_in - spans[i].t_out, 0));
+      g_string_append (sink->buf, ",\"args\":{\"blocked_in\":");
+      chrome_chain_text (sink->buf, model, spans[i].chain);
+      g_string_append (sink->buf, "}},\n");
+      if (!m6_export_sink_maybe_flush (sink))
+        return;
+    }
+}
+
 gboolean
 m6_export_chrome_write (GOutputStream  *out,
                         gpointer        data,
@@ -79,6 +167,8 @@ m6_export_chrome_write (GOutputStream  *out,
   gboolean memory = m6_session_get_memory_available (session);
   gboolean per_thread = m6_session_get_heap_source (session) == M6_HEAP_SOURCE_SHIM_THREAD;
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (OpenMark));
+  Frames frames = { g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL),
+                    g_array_new (FALSE, FALSE, sizeof (guint32)) };
   Sink sink;
 
   m6_export_sink_init (&sink, out, error);
@@ -96,6 +186,8 @@ m6_export_chrome_write (GOutputStream  *out,
       g_autofree char *counter = per_thread ? g_strdup_printf ("heap · %s (tid %" G_GUINT64_FORMAT ")", valid_name, thread->tid) : g_strdup ("heap");
 
       chrome_metadata (sink.buf, "thread_name", pid, thread->tid, thread->name);
+      if (job->samples != NULL)
+        chrome_samples (&sink, job->samples, &frames, i, pid, thread->tid);
       if (events == NULL)
         continue;
 
@@ -167,6 +259,27 @@ m6_export_chrome_write (GOutputStream  *out,
   /* Close the array with a metadata record so no trailing comma is left. */
   chrome_metadata (sink.buf, "process_labels", pid, 0, "mach6");
   g_string_truncate (sink.buf, sink.buf->len - 2);
-  g_string_append (sink.buf, "\n]}\n");
+  g_string_append (sink.buf, "\n]");
+  if (job->samples != NULL)
+    {
+      /* The sampled frames the P events name ("sf"). */
+      g_string_append (sink.buf, ",\"stackFrames\":{");
+      for (guint id = 1; id <= frames.frames->len / 2 && !sink.failed; id++)
+        {
+          guint32 parent = g_array_index (frames.frames, guint32, 2 * (id - 1));
+          guint32 symbol = g_array_index (frames.frames, guint32, 2 * (id - 1) + 1);
+          g_autofree char *name = g_utf8_make_valid (m6_sample_model_get_symbol (job->samples, symbol), -1);
+          g_string_append_printf (sink.buf, "%s\n\"%u\":{\"category\":\"mach6.sampled\",\"name\":", id > 1 ? "," : "", id);
+          m6_json_append_string (sink.buf, name);
+          if (parent != 0)
+            g_string_append_printf (sink.buf, ",\"parent\":\"%u\"", parent);
+          g_string_append_c (sink.buf, '}');
+          m6_export_sink_maybe_flush (&sink);
+        }
+      g_string_append (sink.buf, "\n}");
+    }
+  g_string_append (sink.buf, "}\n");
+  g_hash_table_unref (frames.ids);
+  g_array_unref (frames.frames);
   return m6_export_sink_finish (&sink);
 }

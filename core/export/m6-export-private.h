@@ -9,6 +9,7 @@
 #include "m6-payload.h"
 #include "m6-tempfile.h"
 #include "m6-session-private.h"
+#include "m6-sample-model.h"
 
 G_BEGIN_DECLS
 
@@ -45,6 +46,7 @@ typedef struct
   M6Session             *session;
   M6EventLog            *log;
   const M6ExportOptions *options;
+  M6SampleModel         *samples;   /* or NULL: folded and chrome carry them */
 } ExportJob;
 
 /* m6-export-writer.c */

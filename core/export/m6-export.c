@@ -121,6 +121,27 @@ m6_export_session_to_stream (M6Session              *session,
   return writers[format] (out, &job, error) && g_output_stream_flush (out, NULL, error);
 }
 
+typedef struct
+{
+  M6EventLog    *log;
+  M6SampleModel *model;
+} Feed;
+
+static void
+feed_events (M6Session     *session,
+             M6Thread      *thread,
+             const M6Event *events,
+             gsize          n_events,
+             gpointer       data)
+{
+  Feed *feed = data;
+
+  if (feed->log != NULL)
+    m6_event_log_record (session, thread, events, n_events, feed->log);
+  if (feed->model != NULL)
+    m6_sample_model_events_func (session, thread, events, n_events, feed->model);
+}
+
 gboolean
 m6_export_capture (const char             *capture,
                    M6ExportFormat          format,
@@ -133,6 +154,7 @@ m6_export_capture (const char             *capture,
 {
   g_autoptr (M6Session) session = m6_session_new ();
   g_autoptr (M6EventLog) log = NULL;
+  g_autoptr (M6SampleModel) model = NULL;
   gboolean ok;
 
   g_return_val_if_fail (capture != NULL && path != NULL, FALSE);
@@ -141,7 +163,28 @@ m6_export_capture (const char             *capture,
    * only for as long as the export takes. */
   if (format == M6_EXPORT_NDJSON || format == M6_EXPORT_CHROME)
     log = m6_event_log_new ();
-  ok = m6_capture_replay_into (capture, session, log != NULL ? m6_event_log_record : NULL, log,
+  /* Folded stacks and Chrome traces carry the capture's samples. */
+  if (format == M6_EXPORT_FOLDED || format == M6_EXPORT_CHROME)
+    {
+      g_autoptr (M6Samples) samples = m6_samples_load (capture, error);
+      if (samples == NULL)
+        return FALSE;
+      if (samples->threads->len > 0)
+        {
+          model = m6_sample_model_new (session);
+          m6_sample_model_set_lane_max (model, 0);
+          m6_sample_model_add (model, samples, FALSE);
+        }
+    }
+  Feed feed = { log, model };
+  ok = m6_capture_replay_into (capture, session, log != NULL || model != NULL ? feed_events : NULL, &feed,
                                NULL, cancellable, progress, progress_data, error);
-  return ok && m6_export_session (session, log, format, options, path, error);
+  if (!ok)
+    return FALSE;
+  if (model != NULL)
+    m6_sample_model_flush (model);
+  if (!check_format (log, format, error))
+    return FALSE;
+  ExportJob job = { session, log, options, model };
+  return m6_write_atomically (path, writers[format], &job, error);
 }

@@ -57,6 +57,7 @@ struct _M6SampleScope
 struct _M6SampleModel
 {
   gint        ref_count;
+  guint       lane_max;
   M6Labels   *labels;
   guint       hz;
   char       *status;
@@ -119,6 +120,7 @@ m6_sample_model_new (M6Session *session)
   guint32 zero[2] = { 0, 0 };
 
   self->ref_count = 1;
+  self->lane_max = M6_SAMPLE_MODEL_LANE_MAX;
   self->labels = m6_labels_ref (m6_session_get_labels (session));
   self->threads = g_ptr_array_new_with_free_func (thread_free);
   self->by_tid = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -268,7 +270,7 @@ place (M6SampleModel *self,
       s->samples++;
       g_hash_table_insert (s->functions, key,
                            GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (s->functions, key)) + 1));
-      if (t->ticks->len >= M6_SAMPLE_MODEL_LANE_MAX)
+      if (self->lane_max != 0 && t->ticks->len >= self->lane_max)
         g_array_remove_range (t->ticks, 0, t->ticks->len / 2);
       M6SampleTick tick = { item->t, item->chain, path };
       g_array_append_val (t->ticks, tick);
@@ -286,7 +288,7 @@ place (M6SampleModel *self,
         }
       *had += ns;
       s->off_cpu_ns += ns;
-      if (t->spans->len >= M6_SAMPLE_MODEL_LANE_MAX)
+      if (self->lane_max != 0 && t->spans->len >= self->lane_max)
         g_array_remove_range (t->spans, 0, t->spans->len / 2);
       M6SampleSpan span = { item->t, item->t_in, item->chain, path };
       g_array_append_val (t->spans, span);
@@ -336,6 +338,13 @@ place_pending (M6SampleModel *self,
       g_array_remove_range (t->pending, 0, t->pending_head);
       t->pending_head = 0;
     }
+}
+
+void
+m6_sample_model_set_lane_max (M6SampleModel *self,
+                              guint          max)
+{
+  self->lane_max = max;
 }
 
 void
@@ -557,29 +566,41 @@ m6_sample_model_get_lost (M6SampleModel *self,
   return t != NULL ? t->lost : 0;
 }
 
+gboolean
+m6_sample_model_path_of (M6SampleModel *self,
+                         const M6Node  *node,
+                         guint32       *path)
+{
+  guint32 labels[M6_MAX_DEPTH];
+  guint n = 0;
+
+  *path = 0;
+  if (node == NULL)
+    return FALSE;
+  for (const M6Node *n_ = node; n_ != NULL && n_->depth > 0 && n < M6_MAX_DEPTH; n_ = n_->parent)
+    {
+      if (m6_node_is_other (n_))
+        return FALSE;
+      labels[n++] = n_->label;
+    }
+  while (n > 0)
+    {
+      *path = find_path (self, *path, labels[--n]);
+      if (*path == 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 M6SampleScope *
 m6_sample_model_lookup (M6SampleModel *self,
                         guint          thread,
                         const M6Node  *node)
 {
-  guint32 labels[M6_MAX_DEPTH];
-  guint n = 0;
+  guint32 path;
 
-  if (node == NULL || m6_node_is_other (node))
+  if (!m6_sample_model_path_of (self, node, &path))
     return NULL;
-  for (const M6Node *n_ = node; n_ != NULL && n_->depth > 0 && n < M6_MAX_DEPTH; n_ = n_->parent)
-    {
-      if (m6_node_is_other (n_))
-        return NULL;
-      labels[n++] = n_->label;
-    }
-  guint32 path = 0;
-  while (n > 0)
-    {
-      path = find_path (self, path, labels[--n]);
-      if (path == 0)
-        return NULL;
-    }
   return scope_get (self, thread, path, FALSE);
 }
 

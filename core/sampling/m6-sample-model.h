@@ -54,12 +54,17 @@ typedef struct
 /* A thread's lane keeps at most this many ticks (the oldest half goes). */
 #define M6_SAMPLE_MODEL_LANE_MAX (1u << 21)
 
-/* A model for @session's threads (it reads its labels). */
+/* A model for @session's threads (it reads its labels). Its lanes keep
+ * M6_SAMPLE_MODEL_LANE_MAX of each a thread. */
 M6SampleModel *m6_sample_model_new            (M6Session      *session);
 M6SampleModel *m6_sample_model_ref            (M6SampleModel  *self);
 void           m6_sample_model_unref          (M6SampleModel  *self);
 /* The same as unref. */
 void           m6_sample_model_free           (M6SampleModel  *self);
+
+/* Keep at most @max ticks and spans a thread (0: all; exports). */
+void           m6_sample_model_set_lane_max   (M6SampleModel  *self,
+                                               guint           max);
 
 /* The events feed: an M6SessionEventsFunc (user data: the model), to be
  * the session's recorder, or called by whoever holds its events. */
@@ -104,6 +109,10 @@ guint64        m6_sample_model_get_lost       (M6SampleModel  *self,
 M6SampleScope *m6_sample_model_lookup         (M6SampleModel  *self,
                                                guint           thread,
                                                const M6Node   *node);
+/* The model's path of @node (0: the root), FALSE when it has none. */
+gboolean       m6_sample_model_path_of        (M6SampleModel  *self,
+                                               const M6Node   *node,
+                                               guint32        *path);
 /* The same by label path ("frame/physics"; "" for outside any scope). */
 M6SampleScope *m6_sample_model_lookup_path    (M6SampleModel  *self,
                                                guint           thread,

@@ -187,6 +187,85 @@ check_model (const char *capture,
   (void) spans;
 }
 
+/* `mach6 export` of the sampled capture: folded stacks split physics'
+ * self time into its sampled chains (the scope path, then the chain
+ * outermost first) in about the 70/30 ratio, and sleep's into an off-CPU
+ * chain through nanosleep; the Chrome trace has a sample event for each
+ * sample whose leaf frame is named in stackFrames, and off-CPU spans. */
+static void
+check_exports (const char *capture,
+               const char *dir)
+{
+  g_autofree char *folded = g_build_filename (dir, "game.folded", NULL);
+  g_autofree char *chrome = g_build_filename (dir, "game.trace.json", NULL);
+  int status;
+
+  const char *fold[] = { MACH6_CLI, "export", "-f", "folded", "-o", folded, capture, NULL };
+  g_free (run (fold, &status));
+  g_assert_cmpint (status, ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (folded, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  double seventy = 0, thirty = 0, slept = 0;
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *space = strrchr (lines[i], ' ');
+      if (space == NULL)
+        continue;
+      double v = g_ascii_strtod (space + 1, NULL);
+      *space = '\0';
+      /* The scope path comes first (after the thread's name when there
+       * are several), the sampled chain after it. */
+      const char *line = g_str_has_prefix (lines[i], "main;") ? lines[i] + 5 : lines[i];
+      gboolean on_cpu = g_str_has_prefix (line, "frame;physics;") && !g_str_has_prefix (line, "frame;physics;(off-CPU)");
+      if (on_cpu && g_str_has_suffix (line, ";busy_seventy"))
+        seventy += v;
+      if (on_cpu && g_str_has_suffix (line, ";busy_thirty"))
+        thirty += v;
+      if (g_str_has_prefix (line, "frame;sleep;(off-CPU);") && strstr (line, "nanosleep") != NULL)
+        slept += v;
+    }
+  g_test_message ("folded: busy_seventy %.1f ms, busy_thirty %.1f ms, sleep off-CPU %.1f ms",
+                  seventy / 1e6, thirty / 1e6, slept / 1e6);
+  g_assert_cmpfloat (seventy, >, 0);
+  g_assert_cmpfloat (fabs (seventy / (seventy + thirty) - 0.70), <=, 0.05);
+  g_assert_cmpfloat (slept, >=, atoi (FRAMES) * 18e6);
+
+  const char *trace[] = { MACH6_CLI, "export", "-f", "chrome", "-o", chrome, capture, NULL };
+  g_free (run (trace, &status));
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  json_parser_load_from_file (parser, chrome, &error);
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *frames = json_object_get_object_member (root, "stackFrames");
+  JsonArray *events = json_object_get_array_member (root, "traceEvents");
+  guint n_samples = 0, n_seventy = 0, n_off = 0;
+  g_assert_nonnull (frames);
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *e = json_array_get_object_element (events, i);
+      const char *ph = json_object_get_string_member (e, "ph");
+      if (strcmp (ph, "P") == 0)
+        {
+          g_autofree char *sf = g_strdup_printf ("%" G_GINT64_FORMAT, json_object_get_int_member (e, "sf"));
+          JsonObject *leaf = json_object_get_object_member (frames, sf);
+          g_assert_nonnull (leaf);
+          n_samples++;
+          n_seventy += strcmp (json_object_get_string_member (leaf, "name"), "busy_seventy") == 0;
+        }
+      else if (strcmp (ph, "X") == 0 && g_strcmp0 (json_object_get_string_member (e, "cat"), "mach6.off_cpu") == 0)
+        n_off++;
+    }
+  g_test_message ("chrome: %u sample events (%u in busy_seventy), %u off-CPU spans", n_samples, n_seventy, n_off);
+  g_assert_cmpuint (n_samples, >=, 300);
+  g_assert_cmpuint (n_seventy, >, n_samples / 4);
+  g_assert_cmpuint (n_off, >=, 2 * (guint) atoi (FRAMES));
+  g_unlink (folded);
+  g_unlink (chrome);
+}
+
 static void
 test_build (gconstpointer data)
 {
@@ -236,8 +315,9 @@ test_build (gconstpointer data)
   check_off_cpu (find_scope (scopes, "frame/sleep"), "nanosleep", fp ? NULL : "sleep_in_nanosleep");
   check_off_cpu (find_scope (scopes, "frame/lock"), "lock_wait", fp ? NULL : "wait_on_mutex");
 
-  /* The model the viewer draws from says the same. */
+  /* The model the viewer draws from says the same, and so do the exports. */
   check_model (capture, seventy, thirty, fp);
+  check_exports (capture, dir);
 
   /* The text report says the same. */
   const char *table[] = { MACH6_CLI, "report", "--samples", capture, NULL };
