@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "m6-capture.h"
+#include "m6-reader.h"
+#include "m6-recording.h"
 #include "m6-sample-model.h"
 #include "m6-sampler.h"
 
@@ -410,6 +412,83 @@ test_killed (void)
   g_rmdir (dir);
 }
 
+/* Live, as the viewer samples: a recording of sampling-game with a
+ * sampler and a model (m6_recording_set_sampler); while it runs the model
+ * fills with samples placed under physics 70/30 (from the worker, with the
+ * lock held), and at the end it agrees with the capture's. */
+static void
+test_live_model (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("m6-sampling-XXXXXX", NULL);
+  g_autofree char *capture = g_build_filename (dir, "live.mach6", NULL);
+  g_autoptr (GError) error = NULL;
+  GPid game;
+
+  const char *game_argv[] = { SAMPLING_GAME_FP, FRAMES, UNITS, NULL };
+  g_assert_true (g_spawn_async (NULL, (char **) game_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                NULL, NULL, &game, &error));
+  g_assert_no_error (error);
+  M6Reader *reader = NULL;
+  for (int i = 0; i < 500 && reader == NULL; i++)
+    {
+      g_clear_error (&error);
+      reader = m6_reader_attach (game, &error);
+      if (reader == NULL)
+        g_usleep (2000);
+    }
+  g_assert_no_error (error);
+  g_autoptr (M6Recording) recording = m6_recording_new (reader);
+  g_assert_true (m6_recording_set_capture (recording, capture, &error));
+  M6Sampler *sampler = m6_sampler_start (game, 4000, M6_UNWIND_AUTO, m6_reader_get_origin_ns (reader), &error);
+  g_assert_no_error (error);
+  g_autoptr (M6SampleModel) model = m6_sample_model_new (m6_recording_get_session (recording));
+  m6_recording_set_sampler (recording, sampler, model);
+  m6_recording_start (recording);
+
+  /* Samples come while it records. */
+  guint64 seen = 0;
+  for (int i = 0; i < 3000 && seen < 200; i++)
+    {
+      g_usleep (10 * 1000);
+      m6_recording_lock (recording);
+      M6SampleScope *physics = m6_sample_model_lookup_path (model, 0, "frame/physics");
+      seen = physics != NULL ? m6_sample_scope_get_samples (physics) : 0;
+      m6_recording_unlock (recording);
+    }
+  g_test_message ("live: %" G_GUINT64_FORMAT " physics samples in the model while recording", seen);
+  g_assert_cmpuint (seen, >=, 200);
+  while (m6_recording_get_running (recording))
+    g_usleep (20 * 1000);
+  g_assert_true (m6_recording_finish (recording, &error));
+  g_assert_no_error (error);
+  waitpid (game, NULL, 0);
+  g_spawn_close_pid (game);
+
+  M6SampleScope *physics = m6_sample_model_lookup_path (model, 0, "frame/physics");
+  g_assert_nonnull (physics);
+  guint64 n = m6_sample_scope_get_samples (physics);
+  g_autoptr (GArray) fns = m6_sample_scope_dup_functions (physics);
+  double seventy = 0;
+  for (guint i = 0; i < fns->len; i++)
+    if (strcmp (m6_sample_model_get_symbol (model, g_array_index (fns, M6SampleFunction, i).symbol), "busy_seventy") == 0)
+      seventy = (double) g_array_index (fns, M6SampleFunction, i).samples / (double) n;
+  g_autoptr (M6Session) replayed = m6_session_new ();
+  g_autoptr (M6SampleModel) saved = m6_sample_model_new_for_capture (capture, replayed, &error);
+  g_assert_no_error (error);
+  M6SampleScope *saved_physics = m6_sample_model_lookup_path (saved, 0, "frame/physics");
+  g_test_message ("live: physics %" G_GUINT64_FORMAT " samples, busy_seventy %.1f%%; the capture's %" G_GUINT64_FORMAT,
+                  n, 100 * seventy, m6_sample_scope_get_samples (saved_physics));
+  g_assert_cmpfloat (fabs (seventy - 0.70), <=, 0.05);
+  /* Placed live (from the events' log) as from the file, give or take a
+   * sample at a scope's edge. */
+  g_assert_cmpfloat (fabs ((double) n - (double) m6_sample_scope_get_samples (saved_physics)), <=, 0.02 * (double) n + 2);
+  M6SampleScope *sleep = m6_sample_model_lookup_path (model, 0, "frame/sleep");
+  g_assert_nonnull (sleep);
+  g_assert_cmpint (m6_sample_scope_get_off_cpu_ns (sleep), >=, (gint64) atoi (FRAMES) * 18 * 1000 * 1000);
+  g_unlink (capture);
+  g_rmdir (dir);
+}
+
 /* A process of another user: perf_event_open refuses it, and the sampler
  * says why and what to change. The sampler runs in a child that became
  * a user made for the test (removed after). */
@@ -477,5 +556,6 @@ main (int    argc,
   g_test_add_data_func ("/sampling/no-frame-pointers-dwarf", GINT_TO_POINTER (FALSE), test_build);
   g_test_add_func ("/sampling/other-user-refused", test_other_user);
   g_test_add_func ("/sampling/killed-recorder-keeps-samples", test_killed);
+  g_test_add_func ("/sampling/live-model", test_live_model);
   return g_test_run ();
 }

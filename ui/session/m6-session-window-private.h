@@ -161,6 +161,12 @@ void m6_session_window_search_changed_cb (M6SessionWindow *self,
 
 /* m6-session-save.c */
 void m6_session_window_add_save_actions (M6SessionWindow *self);
+/* m6-session-sampling.c: the sample-stacks and sample-hz actions, and the
+ * sampler of a live session when the setting is on. */
+void m6_session_sampling_install_actions (M6SessionWindow *self);
+void m6_session_sampling_start           (M6SessionWindow *self,
+                                          M6Recording     *recording);
+
 void m6_session_window_show_toast (M6SessionWindow *self,
                                    const char      *message);
 char *m6_session_window_display_path (const char *path);

@@ -244,6 +244,7 @@ m6_session_window_init (M6SessionWindow *self)
   m6_session_window_add_save_actions (self);
   m6_session_window_add_compare_actions (self);
   m6_session_frames_init (self, self->drift_graph);
+  m6_session_sampling_install_actions (self);
 
   self->thread_names = gtk_string_list_new (NULL);
   gtk_drop_down_set_model (self->thread_dropdown, G_LIST_MODEL (self->thread_names));
@@ -386,6 +387,7 @@ m6_session_window_new_for_recording (GtkApplication *app,
       g_autofree char *message = g_strdup_printf (_("This session is not being recorded: %s"), error->message);
       m6_session_window_show_toast (self, message);
     }
+  m6_session_sampling_start (self, self->recording);
   m6_recording_attach_main_loop (self->recording);
   g_signal_connect (self, "realize", G_CALLBACK (m6_session_window_live_realize_cb), NULL);
   setup_session (self, m6_recording_get_session (self->recording));
