@@ -24,10 +24,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
+# One dpkg-query for all of them; apt-get only when one is missing.
 deps:
-	@missing=""; \
+	@installed=" $$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null \
+	  | sed -n 's/^.i. //p' | tr '\n' ' ')"; \
+	missing=""; \
 	for p in $(DEB_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	  case "$$installed" in *" $$p "*) ;; *) missing="$$missing $$p" ;; esac; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "mach6: installing:$$missing"; \
