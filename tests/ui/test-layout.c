@@ -446,6 +446,170 @@ test_flame_picture (void)
 }
 
 
+/* The runs of drawn (not background) pixels down column @x of @png: each
+ * box of the flame graph a run, with the 1 px gap between rows. */
+static GArray *
+box_runs (const char *png,
+          int         x_percent,
+          int        *width_out,
+          int        *height_out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (png, &error);
+  g_assert_no_error (error);
+  int width = gdk_texture_get_width (texture), height = gdk_texture_get_height (texture);
+  gsize stride = (gsize) width * 4;
+  g_autofree guchar *pixels = g_malloc (stride * height);
+  GArray *runs = g_array_new (FALSE, FALSE, sizeof (int) * 2);
+  int x = width * x_percent / 100, start = -1;
+
+  gdk_texture_download (texture, pixels, stride);
+  const guchar *bg = pixels + (gsize) (height - 1) * stride + (gsize) (width - 1) * 4;   /* a corner */
+  for (int y = 0; y <= height; y++)
+    {
+      const guchar *p = pixels + (gsize) MIN (y, height - 1) * stride + (gsize) x * 4;
+      gboolean drawn = y < height && ABS (p[0] - bg[0]) + ABS (p[1] - bg[1]) + ABS (p[2] - bg[2]) > 30;
+      if (drawn && start < 0)
+        start = y;
+      else if (!drawn && start >= 0)
+        {
+          int run[2] = { start, y };
+          g_array_append_val (runs, run);
+          start = -1;
+        }
+    }
+  *width_out = width;
+  *height_out = height;
+  return runs;
+}
+
+/* The height (points) of the first word @word in a PDF, by pdftotext -bbox. */
+static double
+word_height (const char *pdf,
+             const char *word)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *html = NULL;
+  const char *argv[] = { "pdftotext", "-bbox", pdf, "-", NULL };
+  g_autofree char *pattern = g_strdup_printf ("yMin=\"([0-9.]+)\" xMax=\"[0-9.]+\" yMax=\"([0-9.]+)\">%s<", word);
+  g_autoptr (GRegex) regex = g_regex_new (pattern, 0, 0, NULL);
+  g_autoptr (GMatchInfo) match = NULL;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &html, NULL, NULL, &error);
+  g_assert_no_error (error);
+  if (!g_regex_match (regex, html, 0, &match))
+    g_error ("%s has no word \"%s\":\n%s", pdf, word, html);
+  g_autofree char *y0 = g_match_info_fetch (match, 1);
+  g_autofree char *y1 = g_match_info_fetch (match, 2);
+  return g_ascii_strtod (y1, NULL) - g_ascii_strtod (y0, NULL);
+}
+
+static char *
+export_picture (M6SessionWindow *window,
+                const char      *action,
+                const char      *size,
+                const char      *name)
+{
+  char *path = g_build_filename (tmpdir, name, NULL);
+
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "graph-size", g_variant_new_string (size));
+  g_action_group_activate_action (G_ACTION_GROUP (window), action, g_variant_new_string (path));
+  ui_wait_jobs (app);
+  g_assert_cmpstr (m6_session_window_get_last_written (window), ==, path);
+  return path;
+}
+
+/* "As shown" is the graph as on screen, every row whole, in PNG and in SVG
+ * (rendered back): three boxes down a column, each a row's 22 px, the
+ * last one inside the picture. And text is sized for the picture's
+ * pixels: a label twice as tall at 1920 × 1080 as on screen, four times at
+ * 3840 × 2160, in the flame graph's picture and in the drift graph's. */
+static void
+test_picture_as_shown (void)
+{
+  g_autofree char *capture = write_shallow_capture ();
+  M6SessionWindow *window = open_capture (capture);
+  GtkWidget *flame = GTK_WIDGET (m6_session_window_get_flame_graph (window));
+
+  resize (window, 1280, 800);
+  ui_spin (0.3);
+  const char *names[] = { "as-shown.png", "as-shown.svg" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = export_picture (window, "export-flame-graph", "", names[i]);
+      int width, height;
+      /* Down through frame › render › draw, at 80 % of the width. */
+      g_autoptr (GArray) runs = box_runs (path, 80, &width, &height);
+      g_autoptr (GString) said = g_string_new (NULL);
+      for (guint r = 0; r < runs->len; r++)
+        {
+          int *run = &g_array_index (runs, int, 2 * r);
+          g_string_append_printf (said, " [%d, %d)", run[0], run[1]);
+        }
+      g_test_message ("%s: %d × %d, boxes down the column:%s", names[i], width, height, said->str);
+      g_assert_cmpint (width, ==, gtk_widget_get_width (flame));
+      g_assert_cmpint (height, ==, gtk_widget_get_height (flame));
+      if (runs->len != 3)
+        g_error ("%s: %u boxes down the column, not frame, render and draw:%s", names[i], runs->len, said->str);
+      for (guint r = 0; r < runs->len; r++)
+        {
+          int *run = &g_array_index (runs, int, 2 * r);
+          if (run[1] - run[0] < ROW_HEIGHT - 3 || run[1] - run[0] > ROW_HEIGHT)
+            g_error ("%s: row %u is %d px tall, not a row's %.0f (%s)", names[i], r, run[1] - run[0], ROW_HEIGHT, said->str);
+        }
+      if (g_array_index (runs, int, 5) > height)
+        g_error ("%s: the bottom row is cut at the picture's edge (%s)", names[i], said->str);
+      if (g_getenv ("MACH6_TEST_SHOTS") != NULL && g_str_has_suffix (names[i], ".png"))
+        {
+          g_autofree char *copy = g_build_filename (g_getenv ("MACH6_TEST_SHOTS"), "flame-as-shown.png", NULL);
+          g_autofree char *bytes = NULL;
+          gsize length;
+          g_file_get_contents (path, &bytes, &length, NULL);
+          g_file_set_contents (copy, bytes, length, NULL);
+        }
+    }
+
+  if (!g_file_test ("/usr/bin/pdftotext", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_message ("pdftotext (poppler-utils) is missing: the text sizes are not checked");
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
+  struct { const char *action, *word; } graphs[] = {
+    { "export-flame-graph", "draw" }, { "export-drift-graph", "Frame" },
+  };
+  for (guint g = 0; g < G_N_ELEMENTS (graphs); g++)
+    {
+      g_autofree char *shown = export_picture (window, graphs[g].action, "", "text-shown.pdf");
+      double h_shown = word_height (shown, graphs[g].word);
+      g_autofree char *hd = export_picture (window, graphs[g].action, "1920x1080", "text-1080.pdf");
+      double h_hd = word_height (hd, graphs[g].word);
+      g_autofree char *uhd = export_picture (window, graphs[g].action, "3840x2160", "text-2160.pdf");
+      double h_uhd = word_height (uhd, graphs[g].word);
+      g_test_message ("%s: \"%s\" is %.1f px tall as shown, %.1f at 1920 × 1080, %.1f at 3840 × 2160",
+                      graphs[g].action, graphs[g].word, h_shown, h_hd, h_uhd);
+      if (h_hd < 1.8 * h_shown || h_uhd < 3.6 * h_shown)
+        g_error ("%s: \"%s\" is %.1f px tall as shown, %.1f at 1920 × 1080 and %.1f at 3840 × 2160: "
+                 "not sized for the picture", graphs[g].action, graphs[g].word, h_shown, h_hd, h_uhd);
+      if (g_getenv ("MACH6_TEST_SHOTS") != NULL)
+        {
+          g_autofree char *name = g_strdup_printf ("%s-3840x2160.png", graphs[g].action + strlen ("export-"));
+          g_autofree char *png = export_picture (window, graphs[g].action, "3840x2160", name);
+          g_autofree char *copy = g_build_filename (g_getenv ("MACH6_TEST_SHOTS"), name, NULL);
+          g_autofree char *bytes = NULL;
+          gsize length;
+          g_file_get_contents (png, &bytes, &length, NULL);
+          g_file_set_contents (copy, bytes, length, NULL);
+        }
+    }
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "graph-size", g_variant_new_string (""));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.1);
+}
+
+
 /* --- 12: live tooltips, the drift graph's title and time axis ------------ */
 
 static GtkWidget *
@@ -666,6 +830,7 @@ main (int   argc,
   g_test_add_func ("/ui/usability/window-sizes", test_window_sizes);
   g_test_add_func ("/ui/usability/sort-headers", test_sort_headers);
   g_test_add_func ("/ui/usability/flame-picture", test_flame_picture);
+  g_test_add_func ("/ui/usability/picture-as-shown", test_picture_as_shown);
   g_test_add_func ("/ui/usability/live-tooltip", test_live_tooltip);
   g_test_add_func ("/ui/usability/drift-title-and-ticks", test_drift_title_and_ticks);
 

@@ -509,6 +509,9 @@ m6_drift_graph_get_n_points (M6DriftGraph *self)
 }
 
 #define EXPORT_MIN_GRAPH_HEIGHT 480
+#define EXPORT_LAYOUT_WIDTH     960.0f
+#define EXPORT_LAYOUT_HEIGHT    540.0f
+#define EXPORT_MAX_SCALE        4.0f
 
 /* The three charts in @width × @height, in the proportions of the screen. */
 static void
@@ -539,22 +542,29 @@ paint_export (M6Painter *painter,
 {
   M6DriftGraph *self = user_data;
   GdkRGBA background;
+  /* Text sized for the picture's pixels, like the flame graph's: the
+   * charts are laid out in 960 × 540 or more and scaled up (twice at
+   * 1920 × 1080, four times at 3840 × 2160); the screen's size is 1. */
+  float scale = CLAMP (MIN (width / EXPORT_LAYOUT_WIDTH, height / EXPORT_LAYOUT_HEIGHT), 1.0f, EXPORT_MAX_SCALE);
+  int w = (int) floorf (width / scale), h = (int) floorf (height / scale);
 
   m6_painter_get_background (GTK_WIDGET (self), &background);
   m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (0, 0, width, height), &background);
 
+  m6_painter_push_scale (painter, scale);
   /* A picture large enough opens with what it is of, like the flame
    * graph's; one the size of the screen's graph is just the graph. */
-  if (height >= M6_PICTURE_TITLE_ROOM + EXPORT_MIN_GRAPH_HEIGHT)
+  if (h >= M6_PICTURE_TITLE_ROOM + EXPORT_MIN_GRAPH_HEIGHT || (scale > 1 && h >= M6_PICTURE_TITLE_ROOM + 300))
     {
       float top = m6_painter_draw_picture_title (painter, GTK_WIDGET (self), self->session,
-                                                 self->thread_index, NULL, width);
+                                                 self->thread_index, NULL, w);
       m6_painter_push_translate (painter, 0, top);
-      paint_charts (self, painter, width, height - top);
+      paint_charts (self, painter, w, h - (int) top);
       m6_painter_pop (painter);
     }
   else
-    paint_charts (self, painter, width, height);
+    paint_charts (self, painter, w, h);
+  m6_painter_pop (painter);
 }
 
 gboolean

@@ -278,11 +278,14 @@ m6_flame_graph_fitted_layout (M6FlameGraph *self,
 
 /* --- export ------------------------------------------------------------- */
 
-/* A picture shows text up to twice the screen size (labels keep at least
- * 960 px of room), a title block on top, and the rows stretched to fill
- * the rest: a three-row graph on a 1920 × 1080 slide is not a thin strip. */
+/* A picture's text is sized for its pixels: labels keep 960 px of room
+ * (text twice the screen's at 1920 px wide, four times at 3840), unless
+ * the rows would not all fit, then as large as they fit. A title block on
+ * top when there is room for it, and the rows stretched to fill the rest:
+ * a three-row graph on a 1920 × 1080 slide is not a thin strip. "As
+ * shown" is the widget's own size: the screen's scale, every row whole. */
 #define EXPORT_MIN_LAYOUT_WIDTH 960.0f
-#define EXPORT_MAX_SCALE        2.0f
+#define EXPORT_MAX_SCALE        4.0f
 #define EXPORT_MARGIN           12.0f
 
 /* The picture's title block, with the zoom, if any. */
@@ -317,21 +320,25 @@ paint_export (M6Painter *painter,
 {
   M6FlameGraph *self = user_data;
   guint rows = MAX (self->tree_rows, 1u);
+  float graph_h = rows * ROW_HEIGHT;
   float scale = CLAMP ((float) width / EXPORT_MIN_LAYOUT_WIDTH, 1.0f, EXPORT_MAX_SCALE);
   GdkRGBA background;
+
+  /* The title block when it and every row fit at the screen's scale or
+   * more; else just the graph. Either way every row fits: the scale
+   * comes down (below the screen's only for a picture smaller than the
+   * graph on screen). A picture "as shown" is just the graph. */
+  gboolean title = height / (M6_PICTURE_TITLE_ROOM + EXPORT_MARGIN + graph_h) >= 1.0f;
+  scale = MIN (scale, height / (graph_h + (title ? M6_PICTURE_TITLE_ROOM + EXPORT_MARGIN : 0)));
 
   m6_painter_get_background (GTK_WIDGET (self), &background);
   m6_painter_fill_rect (painter, &GRAPHENE_RECT_INIT (0, 0, width, height), &background);
 
   m6_flame_graph_update_style (self);
   m6_painter_push_scale (painter, scale);
-  /* The title block when there is room for it and every row; a picture
-   * "as shown" on screen is just the graph. */
-  float top = 0;
-  if (height / scale >= M6_PICTURE_TITLE_ROOM + rows * ROW_HEIGHT)
-    top = paint_title (self, painter, width / scale);
-  /* The rows share what the title leaves (never shorter than on screen). */
-  float row_height = MAX ((height / scale - top - (top > 0 ? EXPORT_MARGIN : 0)) / rows, ROW_HEIGHT);
+  float top = title ? paint_title (self, painter, width / scale) : 0;
+  /* The rows share what the title leaves. */
+  float row_height = (height / scale - top - (top > 0 ? EXPORT_MARGIN : 0)) / rows;
   m6_flame_graph_ensure_layout (self, floorf (width / scale));
   m6_painter_push_clip (painter, &GRAPHENE_RECT_INIT (0, top, width / scale, height / scale - top));
   m6_flame_graph_draw_graph (self, painter, top, row_height);
