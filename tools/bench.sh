@@ -8,7 +8,7 @@ status=0
 for b in "$build"/bench/bench-*; do
   [ -x "$b" ] && [ -f "$b" ] || continue
   case "$b" in *.p) continue ;; esac
-  case "$(basename "$b")" in bench-ui|bench-live|bench-timeline) needs_display=1 ;; *) needs_display= ;; esac
+  case "$(basename "$b")" in bench-ui|bench-live|bench-timeline|bench-capture) needs_display=1 ;; *) needs_display= ;; esac
   if [ -n "$needs_display" ] && [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then
     xvfb-run -a "$b" || status=1
   else

@@ -12,7 +12,8 @@
  * temporary file beside it, while the I/O thread goes on appending to the
  * old file; it then catches up on what was appended meanwhile, and for the
  * last catch-up holds file_lock (the I/O thread waits), syncs, renames the
- * new file over the old one and switches the writer to it. Any filesystem
+ * new file over the old one and switches the writer to it (copies by
+ * copy_file_range(), read and write where it fails). Any filesystem
  * does: it needs rename() only. Each byte is written about twice (once
  * appended, once copied by the roll after it); the folder needs room for
  * one and a half times the limit while a roll runs. A writer killed at any
@@ -157,6 +158,7 @@ m6_capture_writer_set_max_size (M6CaptureWriter  *self,
   self->max_size = max_size;
   self->segment_bytes = max_size / 8;
   self->point_stream = self->stream_bytes;
+  self->roll_in_kernel = TRUE;
   if (self->points == NULL)
     {
       self->points = g_array_new (FALSE, FALSE, sizeof (RollPoint));
@@ -200,7 +202,7 @@ m6_capture_roll_point (M6CaptureWriter *self)
   g_mutex_unlock (&self->io_lock);
 }
 
-/* Copy [@from, @to) of @src to the end of @dst. */
+/* Copy [@from, @to) of @src to the end of @dst; stops when cancelled. */
 static gboolean
 copy_range (M6CaptureWriter *self,
             int              src,
@@ -214,8 +216,30 @@ copy_range (M6CaptureWriter *self,
   while (from < to)
     {
       gsize want = (gsize) MIN ((guint64) COPY_CHUNK, to - from);
-      gssize n = pread (src, chunk, want, (off_t) from);
+      gssize n;
 
+      if (__atomic_load_n (&self->roll_cancel, __ATOMIC_RELAXED))
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
+          return FALSE;
+        }
+      /* In the kernel when it can (the bytes do not pass through this
+       * process's caches, beside a drain that lives in them); read and
+       * write otherwise (another filesystem, an old kernel). */
+      if (self->roll_in_kernel)
+        {
+          loff_t in = (loff_t) from;
+          n = copy_file_range (src, &in, dst, NULL, want, 0);
+          if (n > 0)
+            {
+              from += (guint64) n;
+              continue;
+            }
+          if (n < 0 && errno == EINTR)
+            continue;
+          self->roll_in_kernel = FALSE;
+        }
+      n = pread (src, chunk, want, (off_t) from);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
@@ -229,11 +253,6 @@ copy_range (M6CaptureWriter *self,
       if (!m6_capture_write_all (dst, chunk, (gsize) n, dest_path, error))
         return FALSE;
       from += (guint64) n;
-      if (__atomic_load_n (&self->roll_cancel, __ATOMIC_RELAXED))
-        {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
-          return FALSE;
-        }
     }
   return TRUE;
 }

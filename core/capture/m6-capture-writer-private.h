@@ -76,6 +76,7 @@ struct _M6CaptureWriter
   gboolean     rolling;      /* roll_thread is at work */
   gboolean     rolls_stopped; /* finishing: no roll starts */
   gboolean     roll_cancel;
+  gboolean     roll_in_kernel; /* copy_file_range() works here (until it fails once) */
   GError      *roll_error;   /* why the last roll failed, or NULL */
   GThread     *roll_thread;
   char        *roll_tmp_path; /* the roll's temporary file while it is made */

@@ -3,6 +3,7 @@
  * its main one: a producer thread of this test process, recorded through
  * the window's own recording as a game would be; and the view's rate
  * while its recording is behind that thread. */
+#include <glib/gstdio.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -252,6 +253,58 @@ test_recording_split (void)
   g_settings_reset (settings, "recording-split");
 }
 
+/* The recording-max-size setting: the window's own recording is a
+ * rolling capture that stays within it (a game flat out writes its 4 MB
+ * in well under a second), and a copy saved from it opens and says it
+ * rolled. */
+static void
+test_recording_max_size (void)
+{
+  GSettings *settings = m6_settings_get_default ();
+  pthread_t thread;
+
+  g_assert_nonnull (settings);
+  g_settings_set_string (settings, "recording-max-size", "4M");
+  g_atomic_int_set (&stop, 0);
+  g_atomic_int_set (&flat_out, 1);
+  pthread_create (&thread, NULL, produce, NULL);
+  M6SessionWindow *window = m6_session_window_new_live (GTK_APPLICATION (app), attach_self ());
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (ui_wait_for (tree_shown, window, 10));
+  M6Recording *recording = m6_session_window_get_recording (window);
+  M6CaptureWriter *writer = m6_recording_get_capture_writer (recording);
+  g_assert_nonnull (writer);
+  guint64 biggest = 0;
+  for (int i = 0; i < 1000 && m6_capture_writer_get_n_rolls (writer, NULL) < 2; i++)
+    {
+      ui_spin (0.02);
+      biggest = MAX (biggest, m6_recording_get_capture_size (recording));
+    }
+  g_atomic_int_set (&stop, 1);
+  pthread_join (thread, NULL);
+  g_assert_cmpuint (m6_capture_writer_get_n_rolls (writer, NULL), >=, 2);
+  g_assert_cmpuint (biggest, <=, 4 * 1024 * 1024);
+
+  g_autofree char *dir = g_dir_make_tmp ("mach6-ui-XXXXXX", NULL);
+  g_autofree char *copy = g_build_filename (dir, "copy.mach6", NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (m6_recording_save_copy (recording, copy, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  M6CaptureInfo info;
+  g_autoptr (M6Session) session = m6_capture_load_full (copy, &info, &error);
+  g_assert_no_error (error);
+  g_test_message ("%llu rolls, %llu events kept, %llu dropped, %llu bytes", (unsigned long long) info.rolls,
+                  (unsigned long long) info.n_events, (unsigned long long) info.dropped_events,
+                  (unsigned long long) info.file_size);
+  g_assert_cmpuint (info.rolls, >=, 2);
+  g_assert_cmpuint (info.file_size, <=, 4 * 1024 * 1024);
+  g_unlink (copy);
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_spin (0.05);
+  g_settings_reset (settings, "recording-max-size");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -263,6 +316,7 @@ main (int   argc,
   g_test_add_func ("/ui/live/worker-thread-shown", test_worker_thread_shown);
   g_test_add_func ("/ui/live/catch-up", test_catch_up);
   g_test_add_func ("/ui/live/recording-split", test_recording_split);
+  g_test_add_func ("/ui/live/recording-max-size", test_recording_max_size);
 
   int status = g_test_run ();
   return ui_test_finish (app, status);

@@ -635,6 +635,12 @@ m6_drift_graph_get_lane_frame (M6DriftGraph *self,
 }
 
 guint
+m6_drift_graph_get_n_lane_columns (M6DriftGraph *self)
+{
+  return self->lane.columns != NULL ? self->lane.columns->len : 0;
+}
+
+guint
 m6_drift_graph_get_n_over_budget (M6DriftGraph *self)
 {
   return self->lane.n_over;

@@ -58,6 +58,8 @@ M6Chart   *m6_drift_graph_get_memory_chart (M6DriftGraph *self);
 const M6LaneFrame *m6_drift_graph_get_lane_frame (M6DriftGraph *self,
                                                   guint         layer,
                                                   guint         index);
+/* Columns the frame-time lane holds as last filled (0: no frames shown). */
+guint      m6_drift_graph_get_n_lane_columns (M6DriftGraph *self);
 /* Frames over budget in the lane's range, and the budget (ns; 0 resets
  * to 60 fps). */
 guint      m6_drift_graph_get_n_over_budget (M6DriftGraph *self);

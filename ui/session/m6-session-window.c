@@ -24,7 +24,9 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 G_DEFINE_FINAL_TYPE (M6SessionWindow, m6_session_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -382,6 +384,24 @@ m6_session_window_new_for_recording (GtkApplication *app,
           m6_session_window_show_toast (self, message);
         }
     }
+  /* The recording-max-size setting, as `mach6 record --max-size`: a
+   * rolling capture; with a split the split wins, and the toast says so. */
+  g_autofree char *max_size = settings != NULL ? g_settings_get_string (settings, "recording-max-size") : NULL;
+  if (error == NULL && max_size != NULL && *max_size != '\0')
+    {
+      g_autoptr (GError) bad = NULL;
+      guint64 bytes = 0;
+      if (split_bytes > 0 || split_seconds > 0)
+        m6_session_window_show_toast (self, _("The recording-max-size setting is not used: the recording-split setting "
+                                              "already writes a series of files"));
+      else if (m6_recording_parse_max_size (max_size, &bytes, &bad))
+        m6_recording_set_max_size (self->recording, bytes);
+      else
+        {
+          g_autofree char *message = g_strdup_printf (_("The recording-max-size setting is not used: %s"), bad->message);
+          m6_session_window_show_toast (self, message);
+        }
+    }
   if (error != NULL || !m6_recording_set_capture (self->recording, path, &error))
     {
       g_autofree char *message = g_strdup_printf (_("This session is not being recorded: %s"), error->message);
@@ -399,6 +419,38 @@ m6_session_window_new_for_recording (GtkApplication *app,
   return self;
 }
 
+/* Benches (MACH6_TEST=exit-on-first-screen=1, bench-capture): once a
+ * frame was painted with the tree and the frame lane of the capture in
+ * it, say so on stdout with the process's peak RSS and end the process. */
+static void
+first_screen_after_paint_cb (GdkFrameClock   *clock,
+                             M6SessionWindow *self)
+{
+  gboolean shown = m6_flame_graph_get_tree (self->flame_graph) != NULL
+                   && m6_drift_graph_get_n_lane_columns (self->drift_graph) > 0;
+  /* Shown at one paint: drawn by the next at the latest. */
+  if (shown && g_object_get_data (G_OBJECT (self), "m6-first-screen") != NULL)
+    {
+      struct rusage usage;
+      getrusage (RUSAGE_SELF, &usage);
+      printf ("first-screen peak-rss-kb %ld\n", usage.ru_maxrss);
+      fflush (stdout);
+      _exit (0);
+    }
+  if (shown)
+    g_object_set_data (G_OBJECT (self), "m6-first-screen", GINT_TO_POINTER (1));
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_PAINT);
+}
+
+static void
+first_screen_map_cb (GtkWidget *widget)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (first_screen_after_paint_cb), widget, 0);
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_PAINT);
+}
+
 M6SessionWindow *
 m6_session_window_new_for_capture (GtkApplication *app,
                                    M6Session      *session,
@@ -406,6 +458,8 @@ m6_session_window_new_for_capture (GtkApplication *app,
 {
   M6SessionWindow *self = g_object_new (M6_TYPE_SESSION_WINDOW, "application", app, NULL);
 
+  if (m6_test_knob ("exit-on-first-screen", 0) != 0)
+    g_signal_connect (self, "map", G_CALLBACK (first_screen_map_cb), NULL);
   self->capture_path = g_strdup (path);
   setup_session (self, session);
   m6_session_frames_set_capture (self, path);

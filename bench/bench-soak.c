@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/* bench-soak.c — `mach6 record --max-size 1G` of a game at 1 M scopes/s
+ * for $MACH6_BENCH_SOAK_SECONDS (default 600; issue 22): the recorder's
+ * RSS growth, extrapolated to an hour from a least-squares line through
+ * its VmRSS after the first third of the run, and the largest the capture
+ * file(s) got on disk meanwhile. The game is a child of this process (a
+ * real libmach6 producer: frames of 1,000 nested scopes, 1,000 frames a
+ * second); the recorder is the built mach6. $MACH6_BENCH_SKIP_SOAK=1 skips
+ * it (docs/performance.md). JSON lines ("bench": "capture").
+ *
+ *   soak_rss_growth_mb_per_h  the recorder's RSS growth (target <= 1)
+ *   soak_rss_mb               its RSS at the end
+ *   soak_file_max_mb          the largest file seen in the folder (<= 1024)
+ *   soak_rolls                how often the capture rolled
+ *   soak_drop_pct             scopes the recorder dropped, % of those offered
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "mach6.h"
+
+#ifndef MACH6_CLI
+#error "MACH6_CLI must name the built mach6 binary"
+#endif
+
+#define MAX_SIZE_MB 1024
+
+static void
+emit (const char *metric,
+      double      value,
+      const char *unit)
+{
+  printf ("{\"bench\": \"capture\", \"metric\": \"%s\", \"value\": %.4g, \"unit\": \"%s\"}\n", metric, value, unit);
+  fflush (stdout);
+}
+
+static gint64
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t heap;
+
+static int64_t
+read_heap (void *data)
+{
+  return heap;
+}
+
+/* The game: 1,000 frames a second of 1,000 scopes (a frame, 9 systems,
+ * 990 leaves under them), until its parent goes. */
+static G_GNUC_NORETURN void
+game (gint64 seconds)
+{
+  static const char *const systems[] = { "input", "ai", "physics", "anim", "audio", "net", "ui", "render", "stream" };
+  gint64 start = now_ns (), frame_ns = 1000000;
+
+  prctl (PR_SET_NAME, "m6soak-game");
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  mach6_set_heap_source (read_heap, NULL);
+  mach6_thread_name ("main");
+  for (gint64 f = 0; now_ns () - start < (seconds + 30) * G_GINT64_CONSTANT (1000000000); f++)
+    {
+      mach6_mark ("frame");
+      for (guint s = 0; s < G_N_ELEMENTS (systems); s++)
+        {
+          mach6_mark (systems[s]);
+          for (guint i = 0; i < 110; i++)
+            {
+              mach6_mark ("job");
+              heap += (i & 1) ? 64 : -64;
+              mach6_done ();
+            }
+          mach6_done ();
+        }
+      mach6_done ();
+      gint64 next = start + (f + 1) * frame_ns, now = now_ns ();
+      if (next > now)
+        g_usleep ((gulong) ((next - now) / 1000));
+    }
+  _exit (0);
+}
+
+static double
+rss_mb (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", (int) pid);
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return -1;
+  const char *line = strstr (text, "VmRSS:");
+  return line != NULL ? g_ascii_strtod (line + 6, NULL) / 1024.0 : -1;
+}
+
+static guint64
+biggest_file (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint64 biggest = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      struct stat st;
+      if (stat (path, &st) == 0)
+        biggest = MAX (biggest, (guint64) st.st_size);
+    }
+  return biggest;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (g_getenv ("MACH6_BENCH_SKIP_SOAK") != NULL && atoi (g_getenv ("MACH6_BENCH_SKIP_SOAK")) != 0)
+    return 0;
+  const char *env = g_getenv ("MACH6_BENCH_SOAK_SECONDS");
+  gint64 seconds = env != NULL ? MAX (g_ascii_strtoll (env, NULL, 10), 10) : 600;
+
+  /* The folder beside this program (the build folder's bench/). */
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *bench_dir = self != NULL ? g_path_get_dirname (self) : g_strdup (".");
+  g_autofree char *dir = g_build_filename (bench_dir, "soak", NULL);
+  g_autofree char *path = g_build_filename (dir, "soak.mach6", NULL);
+  g_mkdir_with_parents (dir, 0755);
+  g_unlink (path);
+
+  struct statvfs vfs;
+  if (statvfs (dir, &vfs) == 0 && (guint64) vfs.f_bavail * vfs.f_frsize < (guint64) 2 * MAX_SIZE_MB * 1024 * 1024)
+    {
+      fprintf (stderr, "bench-soak: %s has %llu MB free; the soak needs 2048 MB (a 1 GB capture and a roll beside it)\n",
+               dir, (unsigned long long) ((guint64) vfs.f_bavail * vfs.f_frsize >> 20));
+      return 1;
+    }
+
+  pid_t game_pid = fork ();
+  if (game_pid == 0)
+    game (seconds);
+  g_usleep (300 * 1000);
+
+  g_autofree char *pid_arg = g_strdup_printf ("%d", (int) game_pid);
+  g_autofree char *duration = g_strdup_printf ("%lld", (long long) seconds);
+  const char *args[] = { MACH6_CLI, "record", pid_arg, "--max-size", "1G", "--duration", duration, "-o", path, NULL };
+  g_autoptr (GError) error = NULL;
+  GPid recorder;
+  int out_fd = -1;
+  if (!g_spawn_async_with_pipes (NULL, (char **) args, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+                                 NULL, NULL, &recorder, NULL, &out_fd, NULL, &error))
+    {
+      fprintf (stderr, "bench-soak: %s\n", error->message);
+      kill (game_pid, SIGKILL);
+      return 1;
+    }
+
+  /* Once a second: the recorder's RSS and the folder's biggest file. */
+  GArray *ts = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *rss = g_array_new (FALSE, FALSE, sizeof (double));
+  gint64 start = now_ns ();
+  guint64 biggest = 0;
+  int status = 0;
+  double last_rss = 0;
+  while (waitpid (recorder, &status, WNOHANG) == 0)
+    {
+      double t = (double) (now_ns () - start) / 1e9, r = rss_mb (recorder);
+      if (r > 0)
+        {
+          g_array_append_val (ts, t);
+          g_array_append_val (rss, r);
+          last_rss = r;
+        }
+      biggest = MAX (biggest, biggest_file (dir));
+      g_usleep (1000 * 1000);
+    }
+  kill (game_pid, SIGKILL);
+  waitpid (game_pid, NULL, 0);
+
+  g_autoptr (GIOChannel) channel = g_io_channel_unix_new (out_fd);
+  g_io_channel_set_close_on_unref (channel, TRUE);
+  g_autofree char *out = NULL;
+  g_io_channel_read_to_end (channel, &out, NULL, NULL);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    {
+      fprintf (stderr, "bench-soak: the recorder failed:\n%s", out != NULL ? out : "");
+      return 1;
+    }
+
+  /* Least squares through the samples after the first third. */
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  guint n = 0;
+  for (guint i = ts->len / 3; i < ts->len; i++)
+    {
+      double x = g_array_index (ts, double, i), y = g_array_index (rss, double, i);
+      sx += x, sy += y, sxx += x * x, sxy += x * y;
+      n++;
+    }
+  double slope = n > 2 && n * sxx - sx * sx > 0 ? (n * sxy - sx * sy) / (n * sxx - sx * sx) : 0;
+
+  /* "Saved …: N events in 1 thread, D drops, …" and "It rolled R times". */
+  unsigned long long events = 0, drops = 0, rolls = 0;
+  const char *saved = out != NULL ? strstr (out, ": ") : NULL;
+  if (saved != NULL)
+    sscanf (saved, ": %llu events in %*u thread%*[s], %llu drops", &events, &drops);
+  const char *rolled = out != NULL ? strstr (out, "It rolled ") : NULL;
+  if (rolled != NULL)
+    sscanf (rolled, "It rolled %llu", &rolls);
+
+  emit ("soak_rss_growth_mb_per_h", slope * 3600, "MB/h");
+  emit ("soak_rss_mb", last_rss, "MB");
+  emit ("soak_file_max_mb", (double) biggest / (1024.0 * 1024.0), "MB");
+  emit ("soak_rolls", (double) rolls, "rolls");
+  emit ("soak_seconds", (double) seconds, "s");
+  emit ("soak_drop_pct", events + drops > 0 ? 100.0 * (double) drops / (double) (events / 2 + drops) : 0, "%");
+  g_unlink (path);
+  g_rmdir (dir);
+  g_array_unref (ts);
+  g_array_unref (rss);
+  return 0;
+}
