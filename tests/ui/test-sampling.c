@@ -6,7 +6,8 @@
  * flame graph draws the sampled functions under physics with their
  * shares, their tooltips, search and clicks; the time sleep and lock spent
  * off the CPU with where they blocked; the stats tree's rows of sampled
- * functions under their scopes, sorted; the ledger and Find the Leak keep
+ * functions under their scopes, sorted; the frame view's ticks and
+ * off-CPU spans on the thread's lane; the ledger and Find the Leak keep
  * to the scopes. Screenshots go to $MACH6_SCREENSHOT_DIR when set. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -14,8 +15,10 @@
 
 #include "m6-application.h"
 #include "m6-flame-graph.h"
+#include "m6-frame-window.h"
 #include "m6-ledger-view.h"
 #include "m6-sample-model.h"
+#include "m6-session-frames.h"
 #include "m6-session-window.h"
 #include "m6-stats-row.h"
 #include "m6-stats-view.h"
@@ -243,8 +246,13 @@ test_ledger (void)
       for (guint k = 0; entries != NULL && k < entries->len; k++)
         {
           const M6ViewSampled *e = &g_array_index (entries, M6ViewSampled, k);
+          const char *name = m6_view_samples_symbol (samples, e->symbol);
+          gboolean scope_label = FALSE;   /* the C function physics() runs in scope physics */
+          for (guint j = 1; j < n_nodes; j++)
+            scope_label |= g_strcmp0 (m6_tree_node_label (tree, m6_tree_get_node (tree, j)), name) == 0;
           g_array_append_val (ids, e->id);
-          g_ptr_array_add (names, (gpointer) m6_view_samples_symbol (samples, e->symbol));
+          if (!scope_label)
+            g_ptr_array_add (names, (gpointer) name);
         }
     }
   g_assert_cmpuint (names->len, >=, 4);
@@ -386,6 +394,119 @@ test_stats (void)
   close_window (window);
 }
 
+static gboolean
+has_index (gpointer window)
+{
+  return m6_session_frames_get_index (window) != NULL;
+}
+
+/* A screenshot of the frame view @fw as @name (like screenshot()). */
+static void
+frame_screenshot (M6FrameWindow *fw,
+                  const char    *name)
+{
+  const char *keep = g_getenv ("MACH6_SCREENSHOT_DIR");
+  g_autofree char *path = g_build_filename (keep != NULL ? keep : dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (!m6_timeline_export (m6_frame_window_get_timeline (fw), path, 1400, 420, &error))
+    g_error ("%s", error->message);
+  g_assert_cmpfloat (ui_image_variance (path, NULL, NULL), >, 20.0);
+  g_test_message ("timeline picture: %s", path);
+  if (keep == NULL)
+    g_unlink (path);
+}
+
+/* The frame view: the frame's lane has a row of sample ticks, and the
+ * time sleep spent in nanosleep as an off-CPU span of at least 18 ms
+ * inside sleep's box, whose tooltip tells how long and the chain where it
+ * blocked; a tick's tooltip its call chain. */
+static void
+test_frame (void)
+{
+  M6SessionWindow *window = open_capture ();
+  g_assert_true (ui_wait_for (has_index, window, 30));
+  M6FrameWindow *fw = m6_session_frames_open (window, -1);
+  g_assert_nonnull (fw);
+  gtk_window_set_default_size (GTK_WINDOW (fw), 1400, 600);
+  gtk_window_present (GTK_WINDOW (fw));
+  ui_spin (0.5);
+
+  M6Timeline *timeline = m6_frame_window_get_timeline (fw);
+  M6FrameInfo frame;
+  g_assert_true (m6_frame_window_get_frame (fw, &frame));
+  g_assert_cmpuint (m6_timeline_get_n_lanes (timeline), >=, 1);
+  g_assert_cmpuint (m6_timeline_get_lane_thread (timeline, 0), ==, 0);
+  g_assert_cmpuint (m6_timeline_get_n_ticks_drawn (timeline), >, 10);
+
+  /* sleep's instance in the frame, and the longest span on the lane. */
+  M6Session *session = m6_session_window_get_session (window);
+  M6Node *sleep = m6_tree_find_path (m6_thread_get_tree (m6_session_get_thread (session, 0)), "frame/sleep");
+  GArray *instances = m6_timeline_get_instances (timeline, 0);
+  guint sleep_index = G_MAXUINT;
+  for (guint i = 0; i < instances->len; i++)
+    if (g_array_index (instances, M6ScopeInstance, i).node_id == sleep->id)
+      sleep_index = i;
+  g_assert_cmpuint (sleep_index, !=, G_MAXUINT);
+  const M6ScopeInstance *inst = &g_array_index (instances, M6ScopeInstance, sleep_index);
+
+  gsize n = 0;
+  const M6SampleSpan *spans = m6_timeline_get_lane_spans (timeline, 0, &n);
+  gsize longest = G_MAXSIZE;
+  for (gsize i = 0; i < n; i++)
+    if (spans[i].t_out >= inst->start_ns && spans[i].t_out < inst->start_ns + inst->duration_ns
+        && (longest == G_MAXSIZE || spans[i].t_in - spans[i].t_out > spans[longest].t_in - spans[longest].t_out))
+      longest = i;
+  g_assert_cmpuint (longest, !=, G_MAXSIZE);
+  gint64 off_ns = spans[longest].t_in - spans[longest].t_out;
+  g_test_message ("frame %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT " off-CPU spans on the lane, %u ticks drawn; "
+                  "sleep %.2f ms, its longest span %.2f ms",
+                  frame.number, n, m6_timeline_get_n_ticks_drawn (timeline), inst->duration_ns / 1e6, off_ns / 1e6);
+  g_assert_cmpint (off_ns, >=, 18 * 1000 * 1000);
+
+  /* Drawn under sleep's box, its tooltip with the blocking chain. */
+  graphene_rect_t span_rect, sleep_rect;
+  g_assert_true (m6_timeline_get_span_rect (timeline, 0, longest, &span_rect));
+  g_assert_true (m6_timeline_get_instance_rect (timeline, 0, sleep_index, &sleep_rect));
+  g_assert_cmpfloat (span_rect.origin.y, >, sleep_rect.origin.y);
+  g_assert_cmpfloat (span_rect.origin.x, >=, sleep_rect.origin.x - 1);
+  g_assert_cmpfloat (span_rect.origin.x + span_rect.size.width, <=, sleep_rect.origin.x + sleep_rect.size.width + 2);
+  g_assert_cmpfloat (span_rect.size.width, >=, 0.85 * sleep_rect.size.width);
+  g_autofree char *tip = m6_timeline_get_samples_tooltip_markup (timeline, span_rect.origin.x + span_rect.size.width / 2,
+                                                                  span_rect.origin.y + span_rect.size.height / 2);
+  g_test_message ("the span's tooltip: %s", tip);
+  g_assert_nonnull (tip);
+  g_assert_nonnull (strstr (tip, "Off the CPU"));
+  g_assert_nonnull (strstr (tip, "frame › sleep"));
+  g_assert_nonnull (strstr (tip, "nanosleep"));
+  if (ui_input_available ())
+    ui_pointer_move (GTK_WIDGET (timeline), span_rect.origin.x + span_rect.size.width / 2,
+                     span_rect.origin.y + span_rect.size.height / 2);
+
+  /* A tick in physics: its chain names the function it ran. */
+  M6Node *physics = m6_tree_find_path (m6_thread_get_tree (m6_session_get_thread (session, 0)), "frame/physics");
+  gboolean found = FALSE;
+  for (guint i = 0; i < instances->len && !found; i++)
+    {
+      graphene_rect_t r;
+      if (g_array_index (instances, M6ScopeInstance, i).node_id != physics->id
+          || !m6_timeline_get_instance_rect (timeline, 0, i, &r))
+        continue;
+      for (double x = r.origin.x; x < r.origin.x + r.size.width && !found; x += 1)
+        {
+          g_autofree char *t = m6_timeline_get_samples_tooltip_markup (timeline, x, span_rect.origin.y + 4);
+          if (t != NULL && strstr (t, "Sample") != NULL && strstr (t, "busy_") != NULL)
+            {
+              g_test_message ("a tick in physics: %s", t);
+              found = TRUE;
+            }
+        }
+    }
+  g_assert_true (found);
+  frame_screenshot (fw, "sampling-frame.png");
+  close_window (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -400,6 +521,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/sampling/flame", test_flame);
   g_test_add_func ("/ui/sampling/stats", test_stats);
+  g_test_add_func ("/ui/sampling/frame", test_frame);
   g_test_add_func ("/ui/sampling/ledger", test_ledger);
 
   int status = g_test_run ();

@@ -214,8 +214,13 @@ m6_timeline_query_tooltip (GtkWidget  *widget,
 {
   M6Timeline *self = M6_TIMELINE (widget);
   guint lane, index;
-  g_autofree char *markup = NULL;
+  g_autofree char *markup = m6_timeline_get_samples_tooltip_markup (self, x, y);
 
+  if (markup != NULL)
+    {
+      gtk_tooltip_set_markup (tooltip, markup);
+      return TRUE;
+    }
   if (!m6_timeline_get_instance_at (self, x, y, &lane, &index))
     return FALSE;
   markup = m6_timeline_get_tooltip_markup (self, lane, index);

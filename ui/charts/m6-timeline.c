@@ -37,6 +37,13 @@ m6_timeline_invalidate_cache (M6Timeline *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+double
+m6_timeline_lane_body_h (M6Timeline *self,
+                         const Lane *lane)
+{
+  return (lane->max_depth + 1) * ROW_H + (self->samples != NULL ? SAMPLES_H : 0);
+}
+
 void
 m6_timeline_layout_lanes (M6Timeline *self)
 {
@@ -46,7 +53,7 @@ m6_timeline_layout_lanes (M6Timeline *self)
     {
       Lane *lane = g_ptr_array_index (self->lanes, i);
       lane->y = y;
-      y += HEADER_H + (lane->max_depth + 1) * ROW_H + LANE_GAP;
+      y += HEADER_H + m6_timeline_lane_body_h (self, lane) + LANE_GAP;
     }
 }
 
@@ -56,7 +63,7 @@ total_height (M6Timeline *self)
   double h = AXIS_H;
 
   for (guint i = 0; i < self->lanes->len; i++)
-    h += HEADER_H + (((Lane *) g_ptr_array_index (self->lanes, i))->max_depth + 1) * ROW_H + LANE_GAP;
+    h += HEADER_H + m6_timeline_lane_body_h (self, g_ptr_array_index (self->lanes, i)) + LANE_GAP;
   return h;
 }
 
@@ -172,6 +179,7 @@ draw_timeline (M6Timeline *self,
 
   get_palette (self, &pal);
   self->n_drawn = 0;
+  self->n_ticks_drawn = 0;
   m6_timeline_layout_lanes (self);
   draw_axis (self, painter, width, height, &pal);
 
@@ -254,6 +262,8 @@ draw_timeline (M6Timeline *self,
                      MIN (x1, width) - MAX (x0, 0) - 6, &pal.fg, FALSE);
         }
       g_array_set_size (texts, 0);
+      if (self->samples != NULL)
+        m6_timeline_draw_samples (self, painter, lane, width, &pal.fg);
     }
 
   if (self->lanes->len == 0)

@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "m6-frame-index.h"
+#include "m6-sample-model.h"
 
 G_BEGIN_DECLS
 
@@ -93,6 +94,28 @@ gboolean    m6_timeline_export             (M6Timeline      *self,
                                             int              width,
                                             int              height,
                                             GError         **error);
+
+/* The session's call-stack samples (m6-sample-model.h), or NULL: each
+ * lane gets a row under its scopes with a tick per sample and a hatched
+ * span per time off the CPU; their tooltips say where (the chain). Not
+ * owned. */
+void        m6_timeline_set_sample_model   (M6Timeline      *self,
+                                            M6SampleModel   *model);
+/* The off-CPU spans of lane @lane over the data's range (*@n of them). */
+const M6SampleSpan *m6_timeline_get_lane_spans (M6Timeline  *self,
+                                            guint            lane,
+                                            gsize           *n);
+/* Where span @index of those is drawn now (widget space); FALSE if not. */
+gboolean    m6_timeline_get_span_rect      (M6Timeline      *self,
+                                            guint            lane,
+                                            gsize            index,
+                                            graphene_rect_t *rect);
+/* Sample ticks the last snapshot drew (one per pixel column at most). */
+guint       m6_timeline_get_n_ticks_drawn  (M6Timeline      *self);
+/* The tooltip of the sample or span at (@x, @y), Pango markup, or NULL. */
+char       *m6_timeline_get_samples_tooltip_markup (M6Timeline *self,
+                                            double           x,
+                                            double           y);
 
 /* Signals: "instance-selected" (guint lane, guint index). */
 

@@ -758,6 +758,15 @@ m6_frame_window_get_frame (M6FrameWindow *self,
   return self->have_frame;
 }
 
+void
+m6_frame_window_set_sample_model (M6FrameWindow *self,
+                                  M6SampleModel *model)
+{
+  g_return_if_fail (M6_IS_FRAME_WINDOW (self));
+
+  m6_timeline_set_sample_model (self->timeline, model);
+}
+
 M6Timeline *
 m6_frame_window_get_timeline (M6FrameWindow *self)
 {

@@ -57,6 +57,10 @@ void           m6_frame_window_set_recording   (M6FrameWindow *self,
 /* The budget "next slow frame" looks for, ns. */
 void           m6_frame_window_set_budget      (M6FrameWindow *self,
                                                 gint64         budget_ns);
+/* The session's call-stack samples (not owned; NULL: none): each lane
+ * shows its samples and off-CPU spans under its scopes. */
+void           m6_frame_window_set_sample_model (M6FrameWindow *self,
+                                                M6SampleModel *model);
 /* Show the histogram of node @node_id of the thread's tree (0: none). */
 void           m6_frame_window_show_scope      (M6FrameWindow *self,
                                                 guint32        node_id);

@@ -152,6 +152,7 @@ ensure_window (Frames *f)
   if (f->frame_window != NULL)
     return f->frame_window;
   f->frame_window = m6_frame_window_new (GTK_WINDOW (f->window), f->index, m6_session_window_get_thread (f->window));
+  m6_frame_window_set_sample_model (f->frame_window, m6_session_window_get_sample_model (f->window));
   g_object_add_weak_pointer (G_OBJECT (f->frame_window), (gpointer *) &f->frame_window);
   g_signal_connect (f->frame_window, "scope-selected", G_CALLBACK (frame_scope_selected_cb), f);
   g_autoptr (GVariant) paused = g_action_group_get_action_state (G_ACTION_GROUP (f->window), "pause");

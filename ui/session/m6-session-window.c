@@ -481,6 +481,8 @@ m6_session_window_set_sample_model (M6SessionWindow *self,
     return;
   m6_flame_graph_set_sample_model (self->flame_graph, model);
   m6_stats_view_set_sample_model (self->stats_view, model);
+  if (m6_session_frames_get_window (self) != NULL)
+    m6_frame_window_set_sample_model (m6_session_frames_get_window (self), model);
   if (self->sample_model != NULL && self->sample_model_destroy != NULL)
     self->sample_model_destroy (self->sample_model);
   self->sample_model = model;
