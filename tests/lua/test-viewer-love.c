@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "m6-application.h"
+#include "m6-flame-graph.h"
 #include "m6-session-window.h"
 #include "m6-ui.h"
 #include "ui-test-util.h"
@@ -83,6 +84,26 @@ test_love_live (void)
 
   M6Session *session = m6_session_window_get_session (w.window);
   g_assert_true (m6_session_get_memory_available (session));
+
+  /* One frame per update (issue 21 item 15): the thread shown counts its
+   * frames as the frame scope's calls, and each holds one love.update and
+   * one love.draw (the one a frame still open may have closed already). */
+  M6Tree *tree = m6_flame_graph_get_tree (m6_session_window_get_flame_graph (w.window));
+  M6Thread *shown = NULL;
+  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+    if (m6_thread_get_tree (m6_session_get_thread (session, i)) == tree)
+      shown = m6_session_get_thread (session, i);
+  g_assert_nonnull (shown);
+  guint64 frames = m6_thread_get_n_frames (shown);
+  guint64 updates = ui_node_at (w.window, "frame/love.update")->count;
+  guint64 draws = ui_node_at (w.window, "frame/love.draw")->count;
+  g_test_message ("%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " updates, %" G_GUINT64_FORMAT " draws",
+                  frames, updates, draws);
+  g_assert_cmpuint (ui_node_at (w.window, "frame")->count, ==, frames);
+  g_assert_cmpuint (updates, >=, frames);
+  g_assert_cmpuint (updates, <=, frames + 1);
+  g_assert_cmpuint (draws, >=, frames);
+  g_assert_cmpuint (draws, <=, frames + 1);
   /* The leak: love.update drifts up, and particles carries the growth. */
   M6Node *update = ui_node_at (w.window, "frame/love.update");
   M6Node *particles = ui_node_at (w.window, "frame/love.update/particles");
