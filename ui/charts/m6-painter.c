@@ -362,6 +362,8 @@ compare_colors (gconstpointer a,
   return c != 0 ? c : (*(const guint *) a > *(const guint *) b) - (*(const guint *) a < *(const guint *) b);
 }
 
+#define BAND_PX 4096.0f
+
 void
 m6_painter_fill_rects (M6Painter             *self,
                        const graphene_rect_t *rects,
@@ -384,6 +386,30 @@ m6_painter_fill_rects (M6Painter             *self,
           y0 = MIN (y0, rects[i].origin.y);
           x1 = MAX (x1, rects[i].origin.x + rects[i].size.width);
           y1 = MAX (y1, rects[i].origin.y + rects[i].size.height);
+        }
+      /* A renderer makes a texture of a cairo node, and textures have a
+       * largest size (16,384 px here): a taller drawing (a deep tree's
+       * whole flame graph) goes as bands of boxes, a node each. */
+      float first_band = floorf (rects[0].origin.y / BAND_PX);
+      gboolean one_band = TRUE;
+      for (gsize i = 1; i < n && one_band; i++)
+        one_band = floorf (rects[i].origin.y / BAND_PX) == first_band;
+      if (!one_band)
+        {
+          g_autofree graphene_rect_t *band_rects = g_new (graphene_rect_t, n);
+          g_autofree GdkRGBA *band_colors = g_new (GdkRGBA, n);
+          for (float top = floorf (y0 / BAND_PX) * BAND_PX; top < y1; top += BAND_PX)
+            {
+              gsize m = 0;
+              for (gsize i = 0; i < n; i++)
+                if (floorf (rects[i].origin.y / BAND_PX) * BAND_PX == top)
+                  {
+                    band_rects[m] = rects[i];
+                    band_colors[m++] = colors[i];
+                  }
+              m6_painter_fill_rects (self, band_rects, band_colors, m);
+            }
+          return;
         }
       cr = gtk_snapshot_append_cairo (self->snapshot,
                                       &GRAPHENE_RECT_INIT (floorf (x0), floorf (y0), ceilf (x1 - x0) + 1, ceilf (y1 - y0) + 1));

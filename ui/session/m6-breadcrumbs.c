@@ -48,16 +48,61 @@ add_crumb (M6Breadcrumbs *self,
       GtkWidget *here = gtk_label_new (label);
       gtk_widget_add_css_class (here, "crumb");
       gtk_widget_add_css_class (here, "heading");
+      /* A long name is cut, not the window widened. */
+      gtk_label_set_ellipsize (GTK_LABEL (here), PANGO_ELLIPSIZE_MIDDLE);
+      gtk_label_set_max_width_chars (GTK_LABEL (here), 32);
       gtk_box_append (GTK_BOX (self), here);
       return;
     }
 
   button = gtk_button_new_with_label (label);
+  gtk_label_set_ellipsize (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (button))), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_label_set_max_width_chars (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (button))), 24);
   gtk_widget_add_css_class (button, "flat");
   gtk_widget_add_css_class (button, "crumb");
   g_object_set_data (G_OBJECT (button), "m6-node", GUINT_TO_POINTER (id));
   g_signal_connect (button, "clicked", G_CALLBACK (crumb_clicked_cb), self);
   gtk_box_append (GTK_BOX (self), button);
+}
+
+#define FIRST_CRUMBS 2
+#define LAST_CRUMBS  3
+#define GAP_TOOLTIP_SCOPES 40   /* the gap's tooltip: its first and last 20 */
+
+/* "…" for the scopes chain[from, to), the path of them in its tooltip. */
+static void
+add_gap (M6Breadcrumbs *self,
+         M6Tree        *tree,
+         GPtrArray     *chain,
+         guint          from,
+         guint          to)
+{
+  g_autoptr (GString) path = g_string_new (NULL);
+
+  for (guint i = from; i < to; i++)
+    {
+      if (to - from > GAP_TOOLTIP_SCOPES && i == from + GAP_TOOLTIP_SCOPES / 2)
+        {
+          /* Translators: the middle of a long path left out, with how many scopes */
+          g_string_append_printf (path, _(" › … %u more … "), to - from - GAP_TOOLTIP_SCOPES);
+          i = to - GAP_TOOLTIP_SCOPES / 2 - 1;
+          continue;
+        }
+      g_autofree char *label = m6_payload_label (tree, g_ptr_array_index (chain, i));
+      if (path->len > 0)
+        g_string_append (path, " › ");
+      g_string_append (path, label);
+    }
+  GtkWidget *sep = gtk_label_new ("›");
+  gtk_widget_add_css_class (sep, "dim-label");
+  gtk_box_append (GTK_BOX (self), sep);
+  /* Translators: scopes left out of the breadcrumbs, with how many */
+  g_autofree char *text = g_strdup_printf (_("… %u scopes …"), to - from);
+  GtkWidget *gap = gtk_label_new (text);
+  gtk_widget_add_css_class (gap, "dim-label");
+  gtk_widget_add_css_class (gap, "crumb");
+  gtk_widget_set_tooltip_text (gap, path->str);
+  gtk_box_append (GTK_BOX (self), gap);
 }
 
 void
@@ -77,9 +122,19 @@ m6_breadcrumbs_show (M6Breadcrumbs *self,
       g_autoptr (GPtrArray) chain = g_ptr_array_new ();
       for (M6Node *n = m6_tree_get_node (tree, zoom); n != NULL && n->id != 0; n = n->parent)
         g_ptr_array_insert (chain, 0, n);
+      /* A deep path is cut in its middle: its first FIRST_CRUMBS and
+       * last LAST_CRUMBS scopes, and between them "…" for the rest (the
+       * whole path in its tooltip, itself cut in the middle), so no depth
+       * widens the window. */
       for (guint i = 0; i < chain->len; i++)
         {
           M6Node *n = g_ptr_array_index (chain, i);
+          if (chain->len > FIRST_CRUMBS + LAST_CRUMBS + 1 && i == FIRST_CRUMBS)
+            {
+              add_gap (self, tree, chain, FIRST_CRUMBS, chain->len - LAST_CRUMBS);
+              i = chain->len - LAST_CRUMBS - 1;
+              continue;
+            }
           g_autofree char *label = m6_payload_label (tree, n);
           add_crumb (self, label, n->id, n->id == zoom);
         }
@@ -99,6 +154,8 @@ m6_breadcrumbs_show (M6Breadcrumbs *self,
   gtk_widget_add_css_class (hint, "caption");
   gtk_widget_set_hexpand (hint, TRUE);
   gtk_widget_set_halign (hint, GTK_ALIGN_END);
+  gtk_label_set_ellipsize (GTK_LABEL (hint), PANGO_ELLIPSIZE_END);
+  gtk_label_set_xalign (GTK_LABEL (hint), 1.0f);
   gtk_box_append (GTK_BOX (self), hint);
 }
 

@@ -185,6 +185,26 @@ m6_session_window_finalize (GObject *object)
   G_OBJECT_CLASS (m6_session_window_parent_class)->finalize (object);
 }
 
+/* No content resizes the window. GTK sizes a toplevel whose content wraps
+ * (height-for-width) by asking the width its content wants at the window's
+ * height, and wrapped text asked to fit a height asks for the width of its
+ * unwrapped lines: a long Find the Leak sentence made the window 1,981 px
+ * wide. The window's width is asked without a height: its content wraps
+ * to the width the window has. */
+static void
+m6_session_window_measure (GtkWidget      *widget,
+                           GtkOrientation  orientation,
+                           int             for_size,
+                           int            *minimum,
+                           int            *natural,
+                           int            *minimum_baseline,
+                           int            *natural_baseline)
+{
+  GTK_WIDGET_CLASS (m6_session_window_parent_class)->measure (widget, orientation,
+                                                               orientation == GTK_ORIENTATION_HORIZONTAL ? -1 : for_size,
+                                                               minimum, natural, minimum_baseline, natural_baseline);
+}
+
 static void
 m6_session_window_class_init (M6SessionWindowClass *klass)
 {
@@ -197,6 +217,7 @@ m6_session_window_class_init (M6SessionWindowClass *klass)
   window_class->close_request = m6_session_window_close_request;
   widget_class->snapshot = m6_session_window_snapshot;
   widget_class->realize = m6_session_window_realize;
+  widget_class->measure = m6_session_window_measure;
 
   g_type_ensure (M6_TYPE_FLAME_GRAPH);
   g_type_ensure (M6_TYPE_TOAST_OVERLAY);
