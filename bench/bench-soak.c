@@ -213,8 +213,11 @@ main (int argc, char **argv)
   /* "Saved …: N events in 1 thread, D drops, …" and "It rolled R times". */
   unsigned long long events = 0, drops = 0, rolls = 0;
   const char *saved = out != NULL ? strstr (out, ": ") : NULL;
+  const char *comma = saved != NULL ? strchr (saved, ',') : NULL;
   if (saved != NULL)
-    sscanf (saved, ": %llu events in %*u thread%*[s], %llu drops", &events, &drops);
+    sscanf (saved, ": %llu events", &events);
+  if (comma != NULL)
+    sscanf (comma, ", %llu drops", &drops);
   const char *rolled = out != NULL ? strstr (out, "It rolled ") : NULL;
   if (rolled != NULL)
     sscanf (rolled, "It rolled %llu", &rolls);
