@@ -11,6 +11,7 @@
  * to the scopes. Screenshots go to $MACH6_SCREENSHOT_DIR when set. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "m6-application.h"
@@ -18,6 +19,7 @@
 #include "m6-frame-window.h"
 #include "m6-ledger-view.h"
 #include "m6-sample-model.h"
+#include "m6-screenshot.h"
 #include "m6-session-frames.h"
 #include "m6-session-window.h"
 #include "m6-stats-row.h"
@@ -52,7 +54,16 @@ screenshot (M6SessionWindow *window,
   const char *keep = g_getenv ("MACH6_SCREENSHOT_DIR");
   g_autofree char *path = g_build_filename (keep != NULL ? keep : dir, name, NULL);
 
-  g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (path));
+  /* A window that has not drawn since its last change has nothing to
+   * capture yet: it is asked again after a redraw. */
+  for (int tries = 0; tries < 20; tries++)
+    {
+      g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (path));
+      if (g_strcmp0 (m6_session_window_get_last_written (window), path) == 0)
+        break;
+      gtk_widget_queue_draw (GTK_WIDGET (window));
+      ui_spin (0.25);
+    }
   if (g_strcmp0 (m6_session_window_get_last_written (window), path) != 0)
     g_test_message ("the screenshot was not written; the window said: %s",
                     m6_session_window_get_last_message (window));
@@ -83,15 +94,16 @@ sampled_id (M6SessionWindow *window,
   return 0;
 }
 
-/* The recording, once for every test. */
+/* The recording of @game into @path (once for the tests of each). */
 static void
-record_game (void)
+record_game (const char *game,
+             const char *path)
 {
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr (GError) error = NULL;
   int status = 0;
-  const char *argv[] = { MACH6_CLI, "run", "--sample", "4000", "-o", capture, "--",
-                         SAMPLING_GAME, "20", "80", NULL };
+  const char *argv[] = { MACH6_CLI, "run", "--sample", "4000", "-o", path, "--",
+                         game, "20", "80", NULL };
 
   g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
   g_test_message ("mach6 run --sample 4000: %s%s", out, err);
@@ -99,9 +111,9 @@ record_game (void)
 }
 
 static M6SessionWindow *
-open_capture (void)
+open_path (const char *path)
 {
-  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (capture));
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
   ui_wait_jobs (app);
   M6SessionWindow *window = session_window ();
   g_assert_nonnull (window);
@@ -110,6 +122,12 @@ open_capture (void)
   g_assert_true (ui_wait_for (flame_drawn, m6_session_window_get_flame_graph (window), 30));
   ui_spin (0.3);
   return window;
+}
+
+static M6SessionWindow *
+open_capture (void)
+{
+  return open_path (capture);
 }
 
 static void
@@ -218,6 +236,18 @@ test_flame (void)
   g_assert_nonnull (ledger);
   g_assert_true (ledger->node == physics);
   screenshot (window, "sampling-flame.png");
+
+  /* The same in the dark style: the sampled boxes still stand apart. */
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  ui_spin (0.3);
+  GdkRGBA scope_color, sampled_color;
+  g_assert_true (m6_flame_graph_get_node_color (flame, physics->id, &scope_color));
+  g_assert_true (m6_flame_graph_get_node_color (flame, seventy, &sampled_color));
+  g_assert_false (gdk_rgba_equal (&scope_color, &sampled_color));
+  screenshot (window, "sampling-flame-dark.png");
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  ui_spin (0.2);
 
   close_window (window);
 }
@@ -504,6 +534,44 @@ test_frame (void)
     }
   g_assert_true (found);
   frame_screenshot (fw, "sampling-frame.png");
+  if (g_getenv ("MACH6_SCREENSHOT_DIR") != NULL)
+    {
+      g_autofree char *path = g_build_filename (g_getenv ("MACH6_SCREENSHOT_DIR"), "sampling-frame-window.png", NULL);
+      g_assert_true (m6_widget_save_png (GTK_WIDGET (fw), path, NULL));
+    }
+  close_window (window);
+}
+
+/* The game built without frame pointers (DWARF unwinding): the same
+ * 70/30 split under physics in the flame graph and the stats tree. */
+static void
+test_no_frame_pointers (void)
+{
+  g_autofree char *path = g_build_filename (dir, "sampled-nofp.mach6", NULL);
+
+  record_game (SAMPLING_GAME_NOFP, path);
+  M6SessionWindow *window = open_path (path);
+  M6Session *session = m6_session_window_get_session (window);
+  M6FlameGraph *flame = m6_session_window_get_flame_graph (window);
+  M6StatsView *stats = m6_session_window_get_stats_view (window);
+  M6Node *physics = m6_tree_find_path (m6_thread_get_tree (m6_session_get_thread (session, 0)), "frame/physics");
+  guint seventy = sampled_id (window, physics, "busy_seventy");
+  guint thirty = sampled_id (window, physics, "busy_thirty");
+  graphene_rect_t r7, r3;
+
+  g_assert_true (m6_flame_graph_get_node_rect (flame, seventy, &r7));
+  g_assert_true (m6_flame_graph_get_node_rect (flame, thirty, &r3));
+  double share = r7.size.width / (r7.size.width + r3.size.width);
+  m6_stats_view_set_selected_node (stats, seventy);
+  ui_spin (0.2);
+  g_autoptr (M6StatsRow) row = row_at (stats, m6_stats_view_find_node (stats, seventy));
+  double row_share = 0;
+  g_assert_true (m6_stats_row_get_sampled (row, NULL, NULL, &row_share, NULL));
+  g_test_message ("without frame pointers: busy_seventy %.1f %% of physics' sampled self time in the flame graph, "
+                  "%.1f %% in the stats tree", 100 * share, 100 * row_share);
+  g_assert_cmpfloat (share, >=, 0.65);
+  g_assert_cmpfloat (share, <=, 0.75);
+  g_assert_cmpfloat (fabs (row_share - share), <, 0.01);
   close_window (window);
 }
 
@@ -517,12 +585,13 @@ main (int   argc,
   dir = g_dir_make_tmp ("mach6-sampling-ui-XXXXXX", NULL);
   capture = g_build_filename (dir, "sampled.mach6", NULL);
   app = ui_test_app_new ();
-  record_game ();
+  record_game (SAMPLING_GAME, capture);
 
   g_test_add_func ("/ui/sampling/flame", test_flame);
   g_test_add_func ("/ui/sampling/stats", test_stats);
   g_test_add_func ("/ui/sampling/frame", test_frame);
   g_test_add_func ("/ui/sampling/ledger", test_ledger);
+  g_test_add_func ("/ui/sampling/no-frame-pointers", test_no_frame_pointers);
 
   int status = g_test_run ();
   ui_remove_tree (dir);
