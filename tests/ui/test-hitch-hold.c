@@ -5,15 +5,20 @@
  * real windows under Xvfb with real keys and clicks (XTest):
  *  - a click on a live spike opens the frame under the pointer at the
  *    press, although the lane moved it away before the release;
+ *  - one p90: the table's p90 of load_chunk, its cell's and column's
+ *    tooltips and the frame view's histogram show one figure and say what
+ *    it is computed from (issue 21 item 7);
  *  - pause holds: paused (Space) for three times the live window, every
  *    frame the Slowest Frames list shows still opens, and Ctrl+[ from the
  *    newest frame finds a frame over the budget. */
 #include <adwaita.h>
 #include <signal.h>
+#include <sys/types.h>
 #include <string.h>
 
 #include "m6-application.h"
 #include "m6-frame-lane.h"
+#include "m6-format.h"
 #include "m6-frame-window.h"
 #include "m6-session-frames.h"
 #include "m6-session-window.h"
@@ -297,6 +302,87 @@ test_click_at_press (void)
   g_assert_cmpint (shown.duration_ns, ==, m.pressed.end_ns - m.pressed.start_ns);
 }
 
+/* --- 7: one p50 and p90 ----------------------------------------------------- */
+
+static gboolean
+histogram_read (gpointer data)
+{
+  return !m6_frame_window_get_histogram_reading (data) && m6_frame_window_get_histogram (data) != NULL;
+}
+
+/* The first widget at or below @widget of @type whose tooltip contains
+ * @text, mapped. */
+static GtkWidget *
+find_tooltip (GtkWidget  *widget,
+              GType       type,
+              const char *text)
+{
+  const char *tip = gtk_widget_get_tooltip_text (widget);
+
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && tip != NULL && strstr (tip, text) != NULL
+      && gtk_widget_get_mapped (widget))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_tooltip (c, type, text);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* load_chunk's p90 in the table, its cell's tooltip, the column's and the
+ * frame view's histogram: one figure, said to be from a sample of 128 of
+ * its calls; the histogram's own figures say they are its own. */
+static void
+test_one_p90 (void)
+{
+  ensure_session ();
+  M6Session *session = m6_session_window_get_session (window);
+  M6Tree *tree = m6_thread_get_tree (shown_thread ());
+  M6Node *load = m6_tree_find_path (tree, "frame/stream/load_chunk");
+  M6NodeStats stats;
+
+  g_assert_nonnull (load);
+  g_assert_nonnull (session);
+  /* The game stopped: the figures hold still while they are compared. */
+  g_assert_cmpint (kill (game, SIGSTOP), ==, 0);
+  ui_spin (1.0);
+  m6_flame_graph_set_selected_node (m6_session_window_get_flame_graph (window), load->id);
+  ui_spin (0.5);
+  m6_node_stats_compute (tree, load, &stats);
+  g_assert_cmpuint (stats.count, >, 1);
+  g_autofree char *p90 = m6_format_duration (stats.time_p90);
+  g_autofree char *calls = m6_format_count (stats.count);
+  /* A reservoir of 128 holds every call up to 128, a sample of them past. */
+  g_autofree char *source = stats.count > 128 ? g_strdup_printf ("from a uniform sample of 128 of its %s calls", calls)
+                                              : g_strdup_printf ("from all its %s calls", calls);
+
+  /* The table: the p90 cell of load_chunk says what it is from. */
+  GtkWidget *stats_view = GTK_WIDGET (m6_session_window_get_stats_view (window));
+  g_autofree char *cell_tip = g_strdup_printf ("p90 %s: %s", p90, source);
+  GtkWidget *cell = find_tooltip (stats_view, GTK_TYPE_INSCRIPTION, cell_tip);
+  if (cell == NULL)
+    g_error ("no p90 cell of the table says “%s”", cell_tip);
+  g_assert_cmpstr (gtk_inscription_get_text (GTK_INSCRIPTION (cell)), ==, p90);
+  /* The column's header too. */
+  g_assert_nonnull (find_tooltip (stats_view, GTK_TYPE_WIDGET, "p90 of each call’s duration: from a uniform sample of 128"));
+
+  /* The frame view's histogram: the same p90, said to be the table's, and
+   * its own count, p99 and max said to be its own. */
+  M6FrameWindow *fw = m6_session_frames_open (window, -1);
+  g_assert_nonnull (fw);
+  m6_frame_window_show_scope (fw, load->id);
+  g_assert_true (ui_wait_for (histogram_read, fw, 20));
+  M6Chart *chart = m6_frame_window_get_histogram_chart (fw);
+  g_autofree char *want = g_strdup_printf ("p90 %s (as in the table: %s)", p90, source);
+  g_test_message ("histogram: %s / %s", m6_chart_get_line (chart), m6_chart_get_dim_line (chart));
+  g_assert_nonnull (strstr (m6_chart_get_line (chart), want));
+  g_assert_true (g_str_has_prefix (m6_chart_get_dim_line (chart), "Here "));
+
+  g_assert_cmpint (kill (game, SIGCONT), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -308,6 +394,7 @@ main (int   argc,
   /* The click first: the pause's test shortens the window, and the
    * frames it lets go are still drawn in the lane. */
   g_test_add_func ("/ui/hitch-hold/click-at-press", test_click_at_press);
+  g_test_add_func ("/ui/hitch-hold/one-p90", test_one_p90);
   g_test_add_func ("/ui/hitch-hold/pause-holds", test_pause_holds);
 
   int status = g_test_run ();

@@ -465,6 +465,13 @@ m6_chart_set_lines (M6Chart    *self,
 }
 
 const char *
+m6_chart_get_dim_line (M6Chart *self)
+{
+  g_return_val_if_fail (M6_IS_CHART (self), NULL);
+  return self->dim_line;
+}
+
+const char *
 m6_chart_get_line (M6Chart *self)
 {
   g_return_val_if_fail (M6_IS_CHART (self), NULL);

@@ -73,6 +73,7 @@ void       m6_chart_set_lines         (M6Chart           *self,
                                        const char        *dim_line);
 /* The first of those lines, or NULL. */
 const char *m6_chart_get_line         (M6Chart           *self);
+const char *m6_chart_get_dim_line     (M6Chart           *self);
 /* Instead of a plot: a centred message and a smaller hint under it. */
 void       m6_chart_set_message       (M6Chart           *self,
                                        const char        *message,

@@ -96,6 +96,7 @@ void
 m6_histogram_draw (M6Chart                *chart,
                    const char             *path,
                    const M6ScopeHistogram *h,
+                   const M6NodeStats      *stats,
                    const char             *message)
 {
   guint first, last;
@@ -110,14 +111,32 @@ m6_histogram_draw (M6Chart                *chart,
       return;
     }
 
-  char p50[M6_DURATION_BUF], p90[M6_DURATION_BUF], p99[M6_DURATION_BUF], max[M6_DURATION_BUF];
-  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, h->count);
-  g_autofree char *line = g_strdup_printf (_("%s calls · p50 %s · p90 %s · p99 %s · max %s"),
-                                           count, m6_duration_format_buf (h->p50_ns, p50),
-                                           m6_duration_format_buf (h->p90_ns, p90),
-                                           m6_duration_format_buf (h->p99_ns, p99),
-                                           m6_duration_format_buf (h->max_ns, max));
-  m6_chart_set_lines (chart, line, NULL);
+  char p99[M6_DURATION_BUF], max[M6_DURATION_BUF];
+  g_autofree char *count = m6_format_count (h->count);
+  g_autofree char *line = NULL;
+  g_autofree char *own = NULL;
+  m6_duration_format_buf (h->p99_ns, p99);
+  m6_duration_format_buf (h->max_ns, max);
+  if (stats != NULL)
+    {
+      /* One p50 and one p90 in the viewer: the table's. */
+      g_autofree char *p50 = m6_format_duration (stats->time_p50);
+      g_autofree char *p90 = m6_format_duration (stats->time_p90);
+      g_autofree char *source = m6_format_quantile_source (stats->count);
+      /* Translators: the table's p50 and p90 of a scope, and what they are computed from */
+      line = g_strdup_printf (_("p50 %s · p90 %s (as in the table: from %s)"), p50, p90, source);
+      /* Translators: the histogram's own figures: its count of calls, their p99 and max */
+      own = g_strdup_printf (_("Here %s calls · p99 %s · max %s"), count, p99, max);
+    }
+  else
+    {
+      char p50[M6_DURATION_BUF], p90[M6_DURATION_BUF];
+      /* Translators: the histogram's figures, from its buckets */
+      line = g_strdup_printf (_("Here %s calls · p50 %s · p90 %s · p99 %s · max %s (from the buckets)"),
+                              count, m6_duration_format_buf (h->p50_ns, p50), m6_duration_format_buf (h->p90_ns, p90),
+                              p99, max);
+    }
+  m6_chart_set_lines (chart, line, own);
 
   /* One bar per bucket at its geometric middle; the bucket of the max in red. */
   guint n = last - first + 1;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "m6-chart.h"
+#include "m6-payload.h"
 #include "m6-frame-index.h"
 
 G_BEGIN_DECLS
@@ -35,10 +36,15 @@ void            m6_histogram_run_cancel (M6HistogramRun   *run);
 
 /* Fill @chart with @hist: the title (@path), count, p50, p90, p99 and
  * max, one bar per bucket on log axes, the bucket of the max in red.
- * NULL @hist: @message instead. */
+ * NULL @hist: @message instead. The p50 and p90 shown are the viewer's one
+ * definition, the table's (@stats: the scope's reservoir figures over all
+ * its calls), said as such; the histogram's own figures (its calls here,
+ * p99 and max) are said to be of the calls it holds. NULL @stats: the
+ * histogram's p50 and p90, said to be from its buckets. */
 void            m6_histogram_draw       (M6Chart                *chart,
                                          const char             *path,
                                          const M6ScopeHistogram *hist,
+                                         const M6NodeStats      *stats,
                                          const char             *message);
 
 G_END_DECLS

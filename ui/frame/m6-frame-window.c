@@ -391,7 +391,14 @@ histogram_done (M6ScopeHistogram *hist,
   self->longest_slice_us = MAX (self->longest_slice_us, longest_slice_us);
   g_clear_pointer (&self->histogram, m6_scope_histogram_free);
   self->histogram = hist;
-  m6_histogram_draw (self->histogram_chart, path, hist, error ? error->message : NULL);
+  /* The table's p50 and p90 of the scope beside the histogram's own. */
+  M6Thread *thread = self->session ? m6_session_get_thread (self->session, self->thread) : NULL;
+  M6Tree *tree = thread ? m6_thread_get_tree (thread) : NULL;
+  const M6Node *node = tree && self->histogram_node < m6_tree_get_n_nodes (tree) ? m6_tree_get_node (tree, self->histogram_node) : NULL;
+  M6NodeStats stats;
+  if (node != NULL)
+    m6_node_stats_compute (tree, node, &stats);
+  m6_histogram_draw (self->histogram_chart, path, hist, node != NULL ? &stats : NULL, error ? error->message : NULL);
   fill_slowest (self);
 }
 
@@ -427,7 +434,7 @@ m6_frame_window_show_scope (M6FrameWindow *self,
       return;
     }
   g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, node_id);
-  m6_histogram_draw (self->histogram_chart, path, NULL, _("Reading its calls…"));
+  m6_histogram_draw (self->histogram_chart, path, NULL, NULL, _("Reading its calls…"));
   start_histogram (self);
 }
 

@@ -108,6 +108,19 @@ column_text (M6StatsRow *row,
 
 /* --- cells -------------------------------------------------------------- */
 
+char *
+m6_stats_view_quantile_tooltip (guint              percent,
+                                const M6NodeStats *stats)
+{
+  g_autofree char *value = m6_format_duration (percent == 90 ? stats->time_p90 : stats->time_p50);
+  g_autofree char *source = m6_format_quantile_source (stats->count);
+
+  /* Translators: a p50 or p90 cell's tooltip: the percentile, its value and what it is computed from */
+  return g_strdup_printf (_("p%u %s: from %s (the reservoir behind the payload’s time.p%u), so it moves as "
+                            "the sample does. The frame view’s histogram counts every call."),
+                          percent, value, source, percent);
+}
+
 typedef struct
 {
   GtkListItem *item;
@@ -159,6 +172,15 @@ cell_update (CellBinding *binding)
     gtk_inscription_set_markup (GTK_INSCRIPTION (widget), markup);
   else if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), text) != 0)
     gtk_inscription_set_text (GTK_INSCRIPTION (widget), text);
+
+  /* p50 and p90 say what they are computed from, over how many calls. */
+  if (binding->column == COL_TIME_P50 || binding->column == COL_TIME_P90)
+    {
+      g_autofree char *tip = m6_stats_view_quantile_tooltip (binding->column == COL_TIME_P90 ? 90 : 50,
+                                                             m6_stats_row_get_stats (binding->row));
+      if (g_strcmp0 (gtk_widget_get_tooltip_text (widget), tip) != 0)
+        gtk_widget_set_tooltip_text (widget, tip);
+    }
 
   if (binding->column == COL_LABEL)
     {

@@ -458,6 +458,49 @@ column_width (M6StatsView *self,
   return MAX (title_width + 20, sample_width) + 16;
 }
 
+/* The first label at or below @widget. */
+static GtkLabel *
+first_label (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget))
+    return GTK_LABEL (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkLabel *label = first_label (c);
+      if (label != NULL)
+        return label;
+    }
+  return NULL;
+}
+
+/* The p50 and p90 headers say what the columns are computed from (GTK 4.8
+ * has no header tooltip: the column view's title buttons, found by their
+ * text). */
+static void
+set_header_tooltips (M6StatsView *self)
+{
+  const char *p50 = gtk_column_view_column_get_title (self->columns[COL_TIME_P50]);
+  const char *p90 = gtk_column_view_column_get_title (self->columns[COL_TIME_P90]);
+
+  for (GtkWidget *part = gtk_widget_get_first_child (GTK_WIDGET (self->column_view)); part != NULL;
+       part = gtk_widget_get_next_sibling (part))
+    {
+      if (g_strcmp0 (gtk_widget_get_css_name (part), "header") != 0)
+        continue;
+      for (GtkWidget *title = gtk_widget_get_first_child (part); title != NULL; title = gtk_widget_get_next_sibling (title))
+        {
+          GtkLabel *label = first_label (title);
+          const char *text = label ? gtk_label_get_text (label) : NULL;
+          if (g_strcmp0 (text, p50) == 0 || g_strcmp0 (text, p90) == 0)
+            gtk_widget_set_tooltip_text (title, g_strcmp0 (text, p90) == 0
+              ? _("p90 of each call’s duration: from a uniform sample of 128 of the scope’s calls (all of them "
+                  "up to 128), the reservoir behind the payload’s time.p90. Hover a cell for its number of calls.")
+              : _("p50 of each call’s duration: from a uniform sample of 128 of the scope’s calls (all of them "
+                  "up to 128), the reservoir behind the payload’s time.p50. Hover a cell for its number of calls."));
+        }
+    }
+}
+
 static void
 m6_stats_view_init (M6StatsView *self)
 {
@@ -507,6 +550,7 @@ m6_stats_view_init (M6StatsView *self)
 
   g_signal_connect_swapped (gtk_scrolled_window_get_hadjustment (self->scroller), "changed",
                             G_CALLBACK (fit_columns), self);
+  set_header_tooltips (self);
 }
 
 /* --- API ---------------------------------------------------------------- */

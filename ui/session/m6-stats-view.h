@@ -3,6 +3,8 @@
  * column per scope, updated in place while the data grows. */
 #pragma once
 
+#include "m6-payload.h"
+
 #include <gtk/gtk.h>
 
 #include "m6-sample-model.h"
@@ -45,5 +47,10 @@ int           m6_stats_view_get_wanted_width (M6StatsView *self);
  * dim the others, as the flame graph does; NULL or "" ends it. */
 void          m6_stats_view_set_search_text  (M6StatsView *self,
                                               const char  *text);
+
+/* A p50 or p90 cell's tooltip (@percent 50 or 90): its value and what it
+ * is computed from, over how many calls. */
+char        *m6_stats_view_quantile_tooltip (guint              percent,
+                                            const M6NodeStats *stats);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* m6-format.c — number formatting shared by the viewer's widgets. */
 #include "m6-format.h"
+#include "m6-reservoir.h"
 
 #include "m6-duration.h"
 
@@ -126,4 +127,18 @@ m6_format_duration_tick (double seconds)
   if (a < 1 - 1e-9)
     return g_strdup_printf ("%g ms", round (seconds * 1e3 * 1000) / 1000);
   return g_strdup_printf ("%g s", round (seconds * 1000) / 1000);
+}
+
+char *
+m6_format_quantile_source (guint64 count)
+{
+  g_autofree char *calls = m6_format_count (count);
+
+  if (count <= 1)
+    return g_strdup (_("its one call"));
+  if (count <= M6_RESERVOIR_SLOTS)
+    /* Translators: what p50 and p90 are computed from, with a count of calls */
+    return g_strdup_printf (_("all its %s calls"), calls);
+  /* Translators: what p50 and p90 are computed from: a sample size and a count of calls */
+  return g_strdup_printf (_("a uniform sample of %u of its %s calls"), M6_RESERVOIR_SLOTS, calls);
 }

@@ -17,6 +17,11 @@ char   *m6_format_kb           (double   kb,
                                 gboolean signed_);
 /* A plain number with thousands grouped: "1 234 567". */
 char   *m6_format_count        (guint64  count);
+/* What the viewer's p50 and p90 of a scope are computed from, for a scope
+ * of @count calls: "a uniform sample of 128 of its 5,432 calls" or "all
+ * its 87 calls" (the reservoir behind the payload's time.p50/p90,
+ * docs/accounting.md#reservoirs). */
+char   *m6_format_quantile_source (guint64 count);
 /* Elapsed time as "1:23" or "1:02:03". */
 char   *m6_format_elapsed      (gint64   ns);
 /* A rate in events per second as "1.2 M/s", "830 k/s", "12/s". */
