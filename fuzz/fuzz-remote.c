@@ -3,8 +3,9 @@
  * directions, and the m6-pack decoder. The first byte picks the target:
  *   0: the client's side: the rest is a sequence of frames (u32 length,
  *      type, body) fed to M6RemoteStream, which parses each and applies it
- *      to a session, as a remote recording does; then the payload of every
- *      thread is written;
+ *      to a session, as a remote recording does (SAMPLES through a samples
+ *      writer without a capture); then the payload of every thread is
+ *      written and the sample totals checked;
  *   1: the server's side: the same frames through the HELLO and ATTACH
  *      parsers, and the client's PROCESSES parser;
  *   2: the rest is one event block for m6_pack_decode(), re-encoded and
@@ -60,6 +61,10 @@ fuzz_client (const uint8_t *data, size_t size)
       m6_payload_append (text, m6_thread_get_tree (thread), m6_tree_get_root (m6_thread_get_tree (thread)));
       g_string_free (text, TRUE);
     }
+  /* Samples received: a thread each, never more than the client keeps. */
+  const GArray *totals = m6_remote_stream_get_sample_totals (stream);
+  if (totals->len > M6_WIRE_MAX_THREADS)
+    abort ();
 }
 
 static void

@@ -8,8 +8,59 @@
 
 #include "m6-capture.h"
 #include "m6-pack.h"
+#include "m6-samples.h"
 #include "m6-wire.h"
 #include "../tests/big-trees.h"
+
+/* A sample record as `mach6 serve --sample` sends it: a SAMPLES frame. */
+static gboolean
+samples_frame (guint32       type,
+               const guint8 *payload,
+               gsize         length,
+               gpointer      user_data,
+               GError      **error)
+{
+  GByteArray *s = user_data;
+  g_autoptr (GByteArray) f = g_byte_array_new ();
+
+  (void) error;
+  m6_wire_begin (f, M6_MSG_SAMPLES);
+  m6_wire_put_uint (f, type);
+  g_byte_array_append (f, payload, (guint) length);
+  m6_wire_end (f);
+  g_byte_array_append (s, f->data, f->len);
+  return TRUE;
+}
+
+/* Two chunks of samples of tid 77 (a status, names, samples with chains,
+ * an off-CPU span), written by the real samples writer. */
+static void
+append_samples (GByteArray *s)
+{
+  g_autoptr (M6SamplesWriter) writer = m6_samples_writer_new ();
+
+  for (guint chunk = 0; chunk < 2; chunk++)
+    {
+      g_autoptr (M6Samples) c = m6_samples_new ();
+      c->hz = 4000;
+      if (chunk == 0)
+        c->status = g_strdup ("no blocking chains: kernel.perf_event_paranoid is 2");
+      M6SampleThread *t = m6_samples_thread (c, 77);
+      t->method = M6_UNWIND_FP;
+      t->lost = chunk;
+      const char *names[] = { "busy_seventy", "physics_step", "main" };
+      for (guint k = 0; k < 3; k++)
+        {
+          guint32 id = m6_samples_intern (c, names[chunk == 1 && k == 0 ? 1 : k]);
+          g_array_append_val (c->frames, id);
+        }
+      M6Sample sample = { 1200 + 1000 * chunk, 0, 3 };
+      g_array_append_val (t->samples, sample);
+      M6OffCpu off = { 2000 + 1000 * chunk, 2600 + 1000 * chunk, 1, 2 };
+      g_array_append_val (t->off_cpu, off);
+      m6_samples_writer_write_to (writer, c, samples_frame, s, NULL);
+    }
+}
 
 /* A remote stream as a server sends it after ATTACHED (fuzz-remote.c,
  * target 0), a HELLO and an ATTACH (target 1) and an event block (2). */
@@ -44,6 +95,7 @@ remote_seeds (const char *dir)
   m6_wire_begin (f, M6_MSG_STATE);
   m6_wire_put_uint (f, 1); m6_wire_put_uint (f, 0); m6_wire_put_uint (f, 2);
   m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
+  append_samples (s);
   m6_wire_begin (f, M6_MSG_END);
   m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
   g_autofree char *p0 = g_build_filename (dir, "stream", NULL);
@@ -53,7 +105,7 @@ remote_seeds (const char *dir)
   target = 1;
   g_byte_array_append (s, &target, 1);
   m6_wire_begin (f, M6_MSG_HELLO);
-  m6_wire_put_bytes (f, M6_WIRE_MAGIC, -1); m6_wire_put_uint (f, 1); m6_wire_put_bytes (f, "0123456789abcdef", -1);
+  m6_wire_put_bytes (f, M6_WIRE_MAGIC, -1); m6_wire_put_uint (f, M6_WIRE_VERSION); m6_wire_put_bytes (f, "0123456789abcdef", -1);
   m6_wire_end (f); g_byte_array_append (s, f->data, f->len);
   m6_wire_begin (f, M6_MSG_ATTACH);
   m6_wire_put_uint (f, 4242);

@@ -68,7 +68,8 @@ m6_cli_record (int    argc,
   if (max_size != NULL && !m6_cli_recording_set_max_size (max_size, &error))
     return m6_cli_usage_error ("record", error->message);
   if (sample_hz > 0 && (on_hitch != NULL || m6_cli_is_remote_target (argv[1])))
-    return m6_cli_usage_error ("record", _("--sample records a whole capture of a process on this machine"));
+    return m6_cli_usage_error ("record", _("--sample records a whole capture of a process on this machine; "
+                                           "a remote one is sampled by its “mach6 serve --sample HZ”"));
 
   if (m6_cli_is_remote_target (argv[1]))
     {

@@ -42,6 +42,7 @@ M6RemoteServer *
 m6_cli_serve_remote (const char  *address,
                      const char  *token,
                      M6Attacher  *attacher,
+                     const M6CliSampling *sampling,
                      GError     **error)
 {
   g_autofree char *host = NULL;
@@ -81,6 +82,8 @@ m6_cli_serve_remote (const char  *address,
   if (sndbuf > 0)
     m6_remote_server_set_send_buffer (server, (int) MIN (sndbuf, G_MAXINT / 2));
   m6_remote_server_set_attacher (server, attacher);
+  if (sampling != NULL && sampling->hz > 0)
+    m6_remote_server_set_sampling (server, (guint) sampling->hz, sampling->unwind);
   if (!m6_remote_server_listen (server, host, port, error))
     return NULL;
 
@@ -88,6 +91,9 @@ m6_cli_serve_remote (const char  *address,
   g_print (_("Serving remote viewers at %s%s%s:%u (TLS)\n"), ipv6 ? "[" : "", host, ipv6 ? "]" : "",
            m6_remote_server_get_port (server));
   g_print (_("Certificate fingerprint (SHA-256): %s\n"), m6_remote_server_get_fingerprint (server));
+  if (sampling != NULL && sampling->hz > 0)
+    g_print (_("Sampling streamed processes %d times a second (--unwind %s)\n"), sampling->hz,
+             m6_unwind_name (sampling->unwind));
   if (!m6_remote_host_is_loopback (host))
     g_print ("%s\n", _("Listening beyond this machine: only clients with the token get in; "
                        "compare the fingerprint when a viewer connects the first time."));

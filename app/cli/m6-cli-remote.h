@@ -5,6 +5,7 @@
 
 #include <glib.h>
 
+#include "m6-cli-recording.h"
 #include "m6-remote-server.h"
 
 G_BEGIN_DECLS
@@ -25,10 +26,12 @@ gboolean        m6_cli_remote_token    (const char  *token,
 /* `serve --listen ADDRESS`: start the TLS listener, clients proving
  * themselves with @token, and print where and its fingerprint (serve
  * prints the token, which its metrics may share); games @attacher (may
- * be NULL) records are streamed from its recordings. */
+ * be NULL) records are streamed from its recordings; @sampling (may be
+ * NULL): serve --sample. */
 M6RemoteServer *m6_cli_serve_remote    (const char  *address,
                                         const char  *token,
                                         M6Attacher  *attacher,
+                                        const M6CliSampling *sampling,
                                         GError     **error);
 /* `list --remote`: the server's processes, or NULL. */
 GPtrArray      *m6_cli_list_remote     (const char  *host_port,

@@ -23,6 +23,7 @@
 
 #include "m6-attacher.h"
 #include "m6-cli-common.h"
+#include "m6-cli-recording.h"
 #include "m6-cli-remote.h"
 #include "m6-metrics-server.h"
 #include "m6-remote-trust.h"
@@ -38,6 +39,7 @@ typedef struct
   const char      *token_file;
   char            *token;          /* remote viewers' and, beyond loopback, scrapes' */
   M6RemoteServer  *remote;
+  M6CliSampling     sampling;
 } M6CliServe;
 
 static void
@@ -136,7 +138,8 @@ serve_start_listeners (M6CliServe  *serve,
     }
   if (serve->listen_address != NULL)
     {
-      serve->remote = m6_cli_serve_remote (serve->listen_address, serve->token, serve->attacher, error);
+      serve->remote = m6_cli_serve_remote (serve->listen_address, serve->token, serve->attacher,
+                                           &serve->sampling, error);
       if (serve->remote == NULL)
         return FALSE;
       token_asked = TRUE;
@@ -164,7 +167,8 @@ m6_cli_serve (int    argc,
 {
   gboolean attach_all = FALSE;
   g_auto (GStrv) names = NULL;
-  g_autofree char *metrics_address = NULL, *listen_address = NULL, *token_file = NULL;
+  g_autofree char *metrics_address = NULL, *listen_address = NULL, *token_file = NULL, *unwind = NULL;
+  gint sample_hz = 0;
   int depth = M6_METRICS_DEFAULT_DEPTH, top = M6_METRICS_DEFAULT_TOP;
   const GOptionEntry entries[] = {
     { "metrics", 'm', 0, G_OPTION_ARG_STRING, &metrics_address,
@@ -182,6 +186,7 @@ m6_cli_serve (int    argc,
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
       N_("The token remote viewers, and scrapes of --metrics beyond loopback, must give, from FILE "
          "(default: a new random one, printed)"), "FILE" },
+    M6_CLI_SAMPLING_ENTRIES (sample_hz, unwind),
     { NULL }
   };
   g_autoptr (GError) error = NULL;
@@ -194,6 +199,8 @@ m6_cli_serve (int    argc,
                                "processes it records (--metrics). Ctrl-C stops."),
                              entries, FALSE, &argc, &argv, &status))
     return status;
+  if (!m6_cli_sampling_parse (&serve.sampling, sample_hz, unwind, &error))
+    return m6_cli_usage_error ("serve", error->message);
   if (argc > 1)
     return m6_cli_usage_error ("serve", _("takes no arguments; name processes with --attach NAME"));
   /* Bare `mach6 serve`: remote viewers, on loopback only (an SSH tunnel
@@ -202,6 +209,8 @@ m6_cli_serve (int    argc,
     listen_address = g_strdup_printf ("127.0.0.1:%u", M6_REMOTE_DEFAULT_PORT);
   if (token_file != NULL && listen_address == NULL && (metrics_address == NULL || metrics_on_loopback (metrics_address)))
     return m6_cli_usage_error ("serve", _("--token-file goes with --listen, or with --metrics beyond loopback"));
+  if (sample_hz > 0 && listen_address == NULL)
+    return m6_cli_usage_error ("serve", _("--sample samples the processes remote viewers stream: give --listen"));
   if (metrics_address != NULL && !attach_all && names == NULL)
     return m6_cli_usage_error ("serve", _("--metrics needs processes to measure: give --attach-all or --attach NAME"));
   if (attach_all && names != NULL)

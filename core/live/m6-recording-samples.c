@@ -73,6 +73,18 @@ hand_over (M6Recording *self,
 }
 
 gboolean
+m6_recording_add_samples (M6Recording *self,
+                          M6Samples   *chunk,
+                          GError     **error)
+{
+  g_return_val_if_fail (M6_IS_RECORDING (self), FALSE);
+
+  if (self->samples_writer == NULL)
+    self->samples_writer = m6_samples_writer_new ();
+  return hand_over (self, chunk, FALSE, error);
+}
+
+gboolean
 m6_recording_take_samples (M6Recording *self,
                            gboolean     emptied,
                            GError     **error)

@@ -98,6 +98,12 @@ char        **m6_recording_dup_capture_paths  (M6Recording   *self);
 void          m6_recording_set_sampler        (M6Recording   *self,
                                                M6Sampler     *sampler,
                                                M6SampleModel *model);
+/* Samples that came from elsewhere (a remote stream's SAMPLES), taken:
+ * into the capture and the model as a sampler's would be. With the lock
+ * held (a source's drain), or from a source's detach (the worker gone). */
+gboolean      m6_recording_add_samples        (M6Recording   *self,
+                                               M6Samples     *chunk,
+                                               GError       **error);
 /* Was a sampler set? */
 gboolean      m6_recording_get_sampling       (M6Recording   *self);
 /* The model given to set_sampler, or NULL (read it with the lock held). */

@@ -219,7 +219,9 @@ m6_remote_client_connect (const char    *host_port,
   guint64 version = 0;
   m6_wire_reader_init (&r, buf->data, buf->len, &local);
   /* The version first: the rest of another version's WELCOME may differ. */
-  if (m6_wire_get_uint (&r, "version", G_MAXUINT32, &version) && version != M6_WIRE_VERSION)
+  /* A server of version 1 answers in 1: it sends no samples. */
+  if (m6_wire_get_uint (&r, "version", G_MAXUINT32, &version)
+      && (version < M6_WIRE_VERSION_MIN || version > M6_WIRE_VERSION))
     {
       g_set_error (error, M6_WIRE_ERROR, M6_WIRE_ERROR_VERSION,
                    _("%s speaks version %u of the mach6 remote protocol, this client version %u; "
@@ -371,7 +373,23 @@ typedef struct
   guint64          queued_events;
   gboolean         done;         /* the network thread queued its last item */
   GError          *error;        /* the stream's end if it failed (drain's copy) */
+  M6Recording     *recording;    /* not a reference: it owns this source */
 } RemoteSource;
+
+/* SAMPLES: into the recording's capture and sample model (the drain runs
+ * with the recording's lock held; the detach after the worker is gone). */
+static void
+source_samples (M6Samples *chunk,
+                gpointer   user_data)
+{
+  RemoteSource *src = user_data;
+  g_autoptr (GError) error = NULL;
+
+  if (src->recording != NULL && !m6_recording_add_samples (src->recording, chunk, &error))
+    g_warning ("mach6: %s", error->message);
+  else if (src->recording == NULL)
+    m6_samples_free (chunk);
+}
 
 static gpointer
 network_main (gpointer data)
@@ -600,21 +618,35 @@ m6_remote_client_attach (M6RemoteClient  *self,
   m6_session_set_heap_source (src->session, (M6HeapSource) heap);
   m6_remote_parser_init (&src->parser, self->peer);
   m6_remote_applier_init (&src->applier, src->session);
+  src->applier.samples_func = source_samples;
+  src->applier.samples_data = src;
   src->cancel = g_cancellable_new ();
   g_mutex_init (&src->lock);
   g_cond_init (&src->cond);
   g_queue_init (&src->items);
   src->thread = g_thread_new ("mach6-remote", network_main, src);
-  return m6_recording_new_for_source (src->session, &remote_source_funcs, src);
+  src->recording = m6_recording_new_for_source (src->session, &remote_source_funcs, src);
+  return src->recording;
 }
 
 /* --- for the fuzz harness ----------------------------------------------- */
 
 struct _M6RemoteStream
 {
-  M6RemoteParser  parser;
-  M6RemoteApplier applier;
+  M6RemoteParser   parser;
+  M6RemoteApplier  applier;
+  M6SamplesWriter *samples;   /* received samples' totals (no capture) */
 };
+
+static void
+stream_samples (M6Samples *chunk,
+                gpointer   user_data)
+{
+  M6RemoteStream *self = user_data;
+
+  m6_samples_writer_write (self->samples, chunk, NULL, NULL);
+  m6_samples_free (chunk);
+}
 
 M6RemoteStream *
 m6_remote_stream_new (const char *peer,
@@ -624,6 +656,9 @@ m6_remote_stream_new (const char *peer,
 
   m6_remote_parser_init (&self->parser, peer);
   m6_remote_applier_init (&self->applier, session);
+  self->samples = m6_samples_writer_new ();
+  self->applier.samples_func = stream_samples;
+  self->applier.samples_data = self;
   return self;
 }
 
@@ -648,10 +683,17 @@ m6_remote_stream_get_net_drops (M6RemoteStream *self)
   return m6_remote_applier_get_net_drops (&self->applier);
 }
 
+const GArray *
+m6_remote_stream_get_sample_totals (M6RemoteStream *self)
+{
+  return m6_samples_writer_get_totals (self->samples);
+}
+
 void
 m6_remote_stream_free (M6RemoteStream *self)
 {
   m6_remote_parser_clear (&self->parser);
   m6_remote_applier_clear (&self->applier);
+  m6_samples_writer_free (self->samples);
   g_free (self);
 }

@@ -70,6 +70,8 @@ gboolean        m6_remote_stream_feed      (M6RemoteStream  *self,
                                             GError         **error);
 /* Scopes the server dropped for a slow link, over all threads. */
 guint64         m6_remote_stream_get_net_drops (M6RemoteStream *self);
+/* The samples received (M6SampleTotals by thread). */
+const GArray   *m6_remote_stream_get_sample_totals (M6RemoteStream *self);
 void            m6_remote_stream_free      (M6RemoteStream  *self);
 /* Parse a PROCESSES body (element type M6ProcessInfo), or NULL. */
 GPtrArray      *m6_remote_parse_processes  (const char      *peer,

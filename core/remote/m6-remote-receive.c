@@ -18,6 +18,7 @@ m6_remote_item_free (M6RemoteItem *item)
   g_clear_pointer (&item->strings, g_ptr_array_unref);
   g_free (item->events);
   g_free (item->name);
+  g_clear_pointer (&item->samples, m6_samples_free);
   g_clear_error (&item->error);
   g_free (item);
 }
@@ -29,12 +30,14 @@ m6_remote_parser_init (M6RemoteParser *parser,
   parser->peer = g_strdup (peer);
   parser->next_label = 1;
   parser->n_threads = 0;
+  parser->samples = m6_samples_new ();
 }
 
 void
 m6_remote_parser_clear (M6RemoteParser *parser)
 {
   g_clear_pointer (&parser->peer, g_free);
+  g_clear_pointer (&parser->samples, m6_samples_free);
 }
 
 static M6RemoteItem *
@@ -142,6 +145,14 @@ m6_remote_parser_parse (M6RemoteParser *parser,
           || !m6_wire_finish (&r, "state"))
         return malformed (parser, type, cause, error);
       break;
+    case M6_MSG_SAMPLES:
+      /* Version 2: uint record type, then the record's payload as in a
+       * capture (docs/capture-format.md, records 20-24). */
+      if (!m6_wire_get_uint (&r, "record type", 255, &v))
+        return malformed (parser, type, cause, error);
+      if (!m6_samples_read_wire (parser->samples, (guint32) v, body + r.pos, len - r.pos, &item->samples, &cause))
+        return malformed (parser, type, cause, error);
+      break;
     case M6_MSG_END:
       if (len != 0)
         return malformed (parser, type, NULL, error);
@@ -239,6 +250,10 @@ m6_remote_applier_apply (M6RemoteApplier *applier,
       m6_session_set_process_exited (session, item->v[0] != 0);
       m6_session_set_threads_unslotted (session, item->v[1]);
       m6_session_set_heap_source (session, (M6HeapSource) item->v[2]);
+      return 0;
+    case M6_MSG_SAMPLES:
+      if (item->samples != NULL && applier->samples_func != NULL)
+        applier->samples_func (g_steal_pointer (&item->samples), applier->samples_data);
       return 0;
     case M6_MSG_END:
       m6_session_set_ended (session, TRUE);

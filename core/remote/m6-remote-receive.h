@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "m6-samples.h"
 #include "m6-session.h"
 
 G_BEGIN_DECLS
@@ -22,6 +23,7 @@ typedef struct
   guint64    tid;        /* THREAD */
   char      *name;       /* THREAD */
   guint64    v[6];       /* COUNTS, STATE */
+  M6Samples *samples;    /* SAMPLES: what the record adds, or NULL */
   GError    *error;      /* the network thread's end, if not END */
 } M6RemoteItem;
 
@@ -33,6 +35,7 @@ typedef struct
   char  *peer;
   guint  next_label;
   guint  n_threads;
+  M6Samples *samples;    /* SAMPLES: the names and threads so far */
 } M6RemoteParser;
 
 void          m6_remote_parser_init   (M6RemoteParser *parser,
@@ -52,6 +55,10 @@ typedef struct
   GArray    *labels;     /* server label id → session label id */
   GPtrArray *threads;    /* M6Thread by server index */
   GArray    *net_drops;  /* guint64 by thread: scopes the server dropped */
+  /* Received samples (taken), or NULL to drop them. */
+  void     (*samples_func) (M6Samples *chunk,
+                            gpointer   user_data);
+  gpointer   samples_data;
 } M6RemoteApplier;
 
 void          m6_remote_applier_init  (M6RemoteApplier *applier,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "m6-pack.h"
+#include "m6-sampler.h"
 #include "m6-wire.h"
 #include "m6-session-private.h"
 
@@ -29,6 +30,8 @@
 #define HEARTBEAT_US     G_USEC_PER_SEC
 #define END_GRACE_US     (30 * G_USEC_PER_SEC)
 #define RECORDING_NAP_US 5000
+/* The sampler symbolizes what it collected every 250 ms. */
+#define SAMPLES_EVERY_US (250 * 1000)
 /* zstd level 1: 8.0x on a demo-like stream at 10 M events/s on one core,
  * against LZ4's 5.9x at 17 M (bench-pack): the link is the scarcer resource,
  * and 10 M events/s is five times a game at 1 M scopes/s. */
@@ -72,6 +75,9 @@ typedef struct
   M6Reader       *reader;       /* drained here, or NULL */
   M6Recording    *recording;    /* or drained by its worker */
   M6Session      *session;
+  M6Sampler      *sampler;      /* --sample, for a client of version 2 */
+  M6SamplesWriter *samples;
+  gint64          next_samples_us;
   GArray         *threads;      /* ThreadOut by thread index */
   guint           labels_sent;
   guint64         sent_state[3];
@@ -452,6 +458,84 @@ writer_main (gpointer data)
   return NULL;
 }
 
+/* One sample record as a SAMPLES frame, in order with the events. */
+static gboolean
+samples_sink (guint32       type,
+              const guint8 *payload,
+              gsize         length,
+              gpointer      user_data,
+              GError      **error)
+{
+  Stream *st = user_data;
+  g_autoptr (GByteArray) buf = g_byte_array_new ();
+
+  (void) error;
+  m6_wire_begin (buf, M6_MSG_SAMPLES);
+  m6_wire_put_uint (buf, type);
+  g_byte_array_append (buf, payload, (guint) length);
+  push_frame (st, buf);
+  return TRUE;
+}
+
+static void
+send_samples (Stream    *st,
+              M6Samples *chunk)
+{
+  g_autoptr (M6Samples) owned = chunk;
+
+  if (owned != NULL)
+    m6_samples_writer_write_to (st->samples, owned, samples_sink, st, NULL);
+}
+
+/* Every 250 ms what the sampler symbolized goes out. */
+static void
+flush_samples (Stream *st)
+{
+  if (st->sampler == NULL)
+    return;
+  gint64 now = g_get_monotonic_time ();
+  if (now < st->next_samples_us)
+    return;
+  st->next_samples_us = now + SAMPLES_EVERY_US;
+  send_samples (st, m6_sampler_take (st->sampler));
+}
+
+/* `serve --sample HZ`: a sampler on the streamed process, for a client
+ * that knows SAMPLES; one that cannot be opened is said once, in a
+ * SAMPLE_STATUS record, and the stream goes on without samples. */
+static void
+start_samples (Stream *st,
+               guint   version)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (st->server->sample_hz == 0 || version < M6_WIRE_VERSION_SAMPLES || st->reader == NULL)
+    return;
+  st->samples = m6_samples_writer_new ();
+  st->sampler = m6_sampler_start (m6_reader_get_pid (st->reader), st->server->sample_hz, st->server->unwind,
+                                  m6_reader_get_origin_ns (st->reader), &error);
+  if (st->sampler == NULL)
+    {
+      g_autoptr (M6Samples) status = m6_samples_new ();
+      m6_remote_serve_log (_("%s: process %d is streamed without samples: %s"), st->peer,
+                           m6_reader_get_pid (st->reader), error->message);
+      status->hz = st->server->sample_hz;
+      status->status = g_strdup (error->message);
+      send_samples (st, g_steal_pointer (&status));
+    }
+}
+
+static void
+end_samples (Stream *st)
+{
+  if (st->sampler != NULL)
+    {
+      send_samples (st, m6_sampler_finish (st->sampler));
+      g_clear_pointer (&st->sampler, m6_sampler_free);
+    }
+  g_clear_pointer (&st->samples, m6_samples_writer_free);
+}
+
 /* The client may only say DETACH now; anything else ends the stream. */
 static gpointer
 control_main (gpointer data)
@@ -521,6 +605,7 @@ stream_from_reader (Stream *st)
       flush_labels (st);
       flush_threads (st);
       flush_events (st);
+      flush_samples (st);
       gint64 now = g_get_monotonic_time ();
       if (now - last_counts >= COUNTS_EVERY_US)
         {
@@ -575,6 +660,7 @@ m6_remote_send_attached (M6RemoteServer *server,
                          const char     *peer,
                          GIOStream      *io,
                          GCancellable   *cancel,
+                         guint           version,
                          M6Reader       *reader,
                          M6Recording    *recording)
 {
@@ -605,6 +691,7 @@ m6_remote_send_attached (M6RemoteServer *server,
   }
   if (recording != NULL)
     m6_recording_unlock (recording);
+  start_samples (&st, version);
 
   GThread *writer = g_thread_new ("mach6-serve-send", writer_main, &st);
   GThread *control = g_thread_new ("mach6-serve-recv", control_main, &st);
@@ -636,6 +723,11 @@ m6_remote_send_attached (M6RemoteServer *server,
     m6_recording_unlock (recording);
   if (batches != NULL)
     pack_events (&st, batches);
+  /* The last samples after the last events, before END (not for a
+   * client that left). */
+  if (detached)
+    g_clear_pointer (&st.sampler, m6_sampler_free);
+  end_samples (&st);
   push_simple (&st, M6_MSG_END);
   {
     guint64 ring = 0, net = 0;

@@ -52,6 +52,7 @@ typedef struct
   char              *peer;
   GByteArray        *reply;       /* an ERROR being written, then close */
   gsize              have;
+  guint              version;     /* the HELLO's, once checked */
   guint8             frame[HEADER + M6_WIRE_MAX_HELLO];
 } Pending;
 
@@ -241,7 +242,8 @@ let_in (Pending *p)
       return;
     }
   /* The door's deadline ends here; the client's own threads take over. */
-  m6_remote_server_serve_client (server, g_steal_pointer (&p->connection), g_steal_pointer (&p->tls), p->peer);
+  m6_remote_server_serve_client (server, g_steal_pointer (&p->connection), g_steal_pointer (&p->tls), p->peer,
+                                 p->version);
   pending_close (p);
 }
 
@@ -261,7 +263,9 @@ check_hello (Pending *p)
               _("This is a mach6 server: the first message must be HELLO (docs/remote-protocol.md)."), 0);
       return;
     }
-  if (version != M6_WIRE_VERSION)
+  /* A client of an older version is answered in its version (and gets
+   * no message it does not know); a newer one is refused. */
+  if (version < M6_WIRE_VERSION_MIN || version > M6_WIRE_VERSION)
     {
       g_autofree char *msg = g_strdup_printf (_("This server speaks version %u of the mach6 remote protocol, "
                                                 "the client version %u; update the older one."),
@@ -270,6 +274,7 @@ check_hello (Pending *p)
       refuse (p, M6_WIRE_ERROR_VERSION, msg, 0);
       return;
     }
+  p->version = (guint) version;
   gint64 now = g_get_monotonic_time ();
   if (p->from->locked_until > now)
     {

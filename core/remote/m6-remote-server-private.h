@@ -9,6 +9,7 @@
 
 #include "m6-attacher.h"
 #include "m6-reader.h"
+#include "m6-samples.h"
 
 G_BEGIN_DECLS
 
@@ -59,6 +60,8 @@ struct _M6RemoteServer
   int              send_buffer;   /* SO_SNDBUF of connections; 0: the kernel's */
   guint64          drops;         /* atomic */
   M6Attacher      *attacher;      /* serve's own recordings, or NULL */
+  guint            sample_hz;     /* 0: streams carry no samples */
+  M6Unwind         unwind;
   GMutex           lock;          /* the fields below */
   GPtrArray       *cancellables;  /* of live connections */
   GHashTable      *streamed;      /* attacher's recordings being streamed */
@@ -79,7 +82,8 @@ void     m6_remote_server_accept_stop  (M6RemoteServer  *self);
 void     m6_remote_server_serve_client (M6RemoteServer    *self,
                                         GSocketConnection *connection,
                                         GIOStream         *tls,
-                                        const char        *peer);
+                                        const char        *peer,
+                                        guint              version);
 
 /* One line on stderr, "mach6 serve: …". */
 void m6_remote_serve_log      (const char     *format,
@@ -93,6 +97,7 @@ void m6_remote_send_attached (M6RemoteServer *server,
                               const char     *peer,
                               GIOStream      *io,
                               GCancellable   *cancel,
+                              guint           version,
                               M6Reader       *reader,
                               M6Recording    *recording);
 

@@ -88,6 +88,7 @@ stream_recording (M6RemoteServer *server,
                   const char     *peer,
                   GIOStream      *io,
                   GCancellable   *cancel,
+                  guint           version,
                   M6Recording    *recording)
 {
   gint pid = m6_recording_get_pid (recording);
@@ -104,7 +105,7 @@ stream_recording (M6RemoteServer *server,
       return FALSE;
     }
   m6_remote_serve_log (_("%s attached to process %d (recorded by serve)."), peer, pid);
-  m6_remote_send_attached (server, peer, io, cancel, NULL, recording);
+  m6_remote_send_attached (server, peer, io, cancel, version, NULL, recording);
   m6_remote_serve_log (_("%s: the stream of process %d is over."), peer, pid);
   g_mutex_lock (&server->lock);
   g_hash_table_remove (server->streamed, recording);
@@ -118,6 +119,7 @@ typedef struct
   GSocketConnection *connection;
   GIOStream         *tls;
   char              *peer;
+  guint              version;   /* the protocol version of its HELLO */
   GCancellable      *cancel;
 } Client;
 
@@ -133,7 +135,7 @@ serve_requests (Client *client)
   guint8 type = 0;
 
   g_socket_set_timeout (g_socket_connection_get_socket (client->connection), 0);
-  m6_wire_put_uint (body, M6_WIRE_VERSION);
+  m6_wire_put_uint (body, client->version);
   m6_wire_put_bytes (body, g_get_host_name (), -1);
   if (!m6_wire_write_frame (g_io_stream_get_output_stream (tls), M6_MSG_WELCOME, body->data, body->len, cancel,
                             &error))
@@ -177,7 +179,7 @@ serve_requests (Client *client)
             break;
           if (recording != NULL)
             {
-              if (!stream_recording (server, peer, tls, cancel, recording))
+              if (!stream_recording (server, peer, tls, cancel, client->version, recording))
                 continue;
               break;
             }
@@ -189,7 +191,7 @@ serve_requests (Client *client)
               continue;
             }
           m6_remote_serve_log (_("%s attached to process %d."), peer, pid);
-          m6_remote_send_attached (server, peer, tls, cancel, reader, NULL);
+          m6_remote_send_attached (server, peer, tls, cancel, client->version, reader, NULL);
           m6_remote_serve_log (_("%s: the stream of process %d is over."), peer, pid);
           break;
         }
@@ -226,7 +228,8 @@ void
 m6_remote_server_serve_client (M6RemoteServer    *self,
                                GSocketConnection *connection,
                                GIOStream         *tls,
-                               const char        *peer)
+                               const char        *peer,
+                               guint              version)
 {
   Client *client = g_new0 (Client, 1);
 
@@ -234,6 +237,7 @@ m6_remote_server_serve_client (M6RemoteServer    *self,
   client->connection = connection;
   client->tls = tls;
   client->peer = g_strdup (peer);
+  client->version = version;
   client->cancel = g_cancellable_new ();
   g_mutex_lock (&self->lock);
   g_ptr_array_add (self->cancellables, client->cancel);
@@ -337,6 +341,15 @@ m6_remote_server_set_send_buffer (M6RemoteServer *self,
                                   int             bytes)
 {
   self->send_buffer = bytes;
+}
+
+void
+m6_remote_server_set_sampling (M6RemoteServer *self,
+                               guint           hz,
+                               M6Unwind        unwind)
+{
+  self->sample_hz = hz;
+  self->unwind = unwind;
 }
 
 void

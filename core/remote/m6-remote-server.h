@@ -8,6 +8,8 @@
 
 #include <gio/gio.h>
 
+#include "m6-samples.h"
+
 #include "m6-attacher.h"
 
 G_BEGIN_DECLS
@@ -38,6 +40,13 @@ void            m6_remote_server_free         (M6RemoteServer  *self);
  * Before m6_remote_server_listen(). */
 void            m6_remote_server_set_attacher (M6RemoteServer *self,
                                                M6Attacher     *attacher);
+
+/* Sample every streamed process @hz times a second of its threads' CPU
+ * time (0: off), with @unwind, and send the samples to clients of
+ * protocol version 2 (SAMPLES). Before m6_remote_server_listen(). */
+void            m6_remote_server_set_sampling (M6RemoteServer *self,
+                                               guint           hz,
+                                               M6Unwind        unwind);
 
 /* Tests: the queue limit per client in bytes (default 8 MiB). */
 void            m6_remote_server_set_queue_limit (M6RemoteServer *self,

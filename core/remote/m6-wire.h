@@ -26,7 +26,9 @@ typedef enum
   M6_WIRE_ERROR_TIMED_OUT = 9,  /* the peer sent nothing for the socket's timeout */
 } M6WireError;
 
-#define M6_WIRE_VERSION     1u
+#define M6_WIRE_VERSION     2u   /* 2: SAMPLES; a server still speaks 1 to a client of 1 */
+#define M6_WIRE_VERSION_MIN 1u
+#define M6_WIRE_VERSION_SAMPLES 2u
 #define M6_WIRE_MAGIC       "mach6-remote"
 #define M6_WIRE_MAX_FRAME   (1u << 20)  /* body bytes, after the type */
 #define M6_WIRE_MAX_HELLO   4096u       /* before the token is accepted */
@@ -52,6 +54,7 @@ typedef enum
   M6_MSG_COUNTS    = 0x87,
   M6_MSG_STATE     = 0x88,
   M6_MSG_END       = 0x89,
+  M6_MSG_SAMPLES   = 0x8a,  /* version 2: one sample record (capture types 20-24) */
   M6_MSG_ERROR     = 0xff,
 } M6WireType;
 

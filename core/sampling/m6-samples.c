@@ -5,6 +5,7 @@
 #include "m6-samples.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
@@ -111,13 +112,31 @@ put_i64 (GByteArray *out,
 }
 
 static gboolean
-flush (GByteArray      *buf,
-       guint32          type,
-       M6CaptureWriter *writer,
-       GError         **error)
+capture_sink (guint32       type,
+              const guint8 *payload,
+              gsize         length,
+              gpointer      user_data,
+              GError      **error)
 {
+  M6CaptureWriter *writer = user_data;
+
   /* No capture (a viewer recording without one): the totals only. */
-  gboolean ok = writer == NULL || m6_capture_writer_append_record (writer, type, buf->data, buf->len, error);
+  return writer == NULL || m6_capture_writer_append_record (writer, type, payload, length, error);
+}
+
+typedef struct
+{
+  M6SamplesSink sink;
+  gpointer      data;
+} Sink;
+
+static gboolean
+flush (GByteArray  *buf,
+       guint32      type,
+       const Sink  *writer,
+       GError     **error)
+{
+  gboolean ok = writer->sink (type, buf->data, buf->len, writer->data, error);
 
   g_byte_array_set_size (buf, 0);
   return ok;
@@ -184,6 +203,18 @@ m6_samples_writer_write (M6SamplesWriter *self,
                          M6CaptureWriter *writer,
                          GError         **error)
 {
+  return m6_samples_writer_write_to (self, chunk, capture_sink, writer, error);
+}
+
+gboolean
+m6_samples_writer_write_to (M6SamplesWriter *self,
+                            M6Samples       *chunk,
+                            M6SamplesSink    sink,
+                            gpointer         sink_data,
+                            GError         **error)
+{
+  Sink sink_s = { sink, sink_data };
+  const Sink *writer = &sink_s;
   g_autoptr (GByteArray) buf = g_byte_array_new ();
   g_autoptr (GArray) remap = g_array_sized_new (FALSE, FALSE, sizeof (guint32), chunk->symbols->len);
 
@@ -472,4 +503,226 @@ m6_samples_load (const char  *path,
       off += 12 + length;
     }
   return g_steal_pointer (&self);
+}
+
+/* --- the remote protocol's SAMPLES message ------------------------------- */
+
+#define WIRE_MAX_SYMBOLS (1u << 20)
+#define WIRE_MAX_THREADS 4096u
+#define WIRE_MAX_DEPTH   4096u
+#define WIRE_MAX_STATUS  4096u
+
+static gboolean
+wire_bad (GError    **error,
+          guint32     type,
+          const char *format,
+          ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+wire_bad (GError    **error,
+          guint32     type,
+          const char *format,
+          ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_autofree char *what = g_strdup_vprintf (format, args);
+  va_end (args);
+  /* Translators: the first %s is a record's name (SAMPLES, OFF_CPU …), the second what is wrong with it */
+  g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT, _("its %s record %s"),
+               m6_capture_record_type_name (type), what);
+  return FALSE;
+}
+
+static M6SampleThread *
+wire_find_thread (M6Samples *self,
+                  guint64    tid)
+{
+  for (guint i = 0; i < self->threads->len; i++)
+    if (((M6SampleThread *) self->threads->pdata[i])->tid == tid)
+      return self->threads->pdata[i];
+  return NULL;
+}
+
+/* Every field of one record checked, stricter than a capture's reader
+ * (nothing from the network is trusted). */
+static gboolean
+wire_check (M6Samples    *self,
+            guint32       type,
+            const guint8 *p,
+            gsize         length,
+            GError      **error)
+{
+  const guint8 *end = p + length;
+
+  switch (type)
+    {
+    case REC_STATUS:
+      if (length == 0 || length > WIRE_MAX_STATUS)
+        return wire_bad (error, type, _("has %zu bytes, not 1 to %u"), length, WIRE_MAX_STATUS);
+      if (memchr (p, 0, length) != NULL || !g_utf8_validate ((const char *) p, (gssize) length, NULL))
+        return wire_bad (error, type, _("is not a sentence of UTF-8 without NUL"));
+      return TRUE;
+
+    case REC_SYMBOLS:
+      {
+        if (length < 8)
+          return wire_bad (error, type, _("is shorter than its first id and count"));
+        guint32 first = m6_get_u32 (p), count = m6_get_u32 (p + 4);
+        if (first != self->symbols->len)
+          return wire_bad (error, type, _("starts at id %u, not at %u where the names before it ended"), first,
+                           self->symbols->len);
+        if (count == 0 || count > WIRE_MAX_SYMBOLS - self->symbols->len)
+          return wire_bad (error, type, _("declares %u names: the table would pass %u"), count, WIRE_MAX_SYMBOLS);
+        p += 8;
+        for (guint32 i = 0; i < count; i++)
+          {
+            if (end - p < 4)
+              return wire_bad (error, type, _("ends before name %u of its %u"), i + 1, count);
+            guint32 len = m6_get_u32 (p);
+            if (len > M6_WIRE_SAMPLES_MAX_NAME || (gsize) (end - p - 4) < len)
+              return wire_bad (error, type, _("has a name of %u bytes: at most %u, within the message"), len,
+                               M6_WIRE_SAMPLES_MAX_NAME);
+            if (memchr (p + 4, 0, len) != NULL)
+              return wire_bad (error, type, _("has a name with a NUL byte"));
+            p += 4 + len;
+          }
+        if (p != end)
+          return wire_bad (error, type, _("has %zu bytes after its last name"), (gsize) (end - p));
+        return TRUE;
+      }
+
+    case REC_THREAD:
+      {
+        if (length != 40)
+          return wire_bad (error, type, _("has %zu bytes, not 40"), length);
+        guint64 tid = m6_get_u64 (p);
+        guint32 method = m6_get_u32 (p + 8), hz = m6_get_u32 (p + 12);
+        if (tid == 0 || tid > G_MAXINT32)
+          return wire_bad (error, type, _("names thread id %llu, not 1 to 2^31-1"), (unsigned long long) tid);
+        if (method > M6_UNWIND_DWARF)
+          return wire_bad (error, type, _("has unwinding method %u, not 0, 1 or 2"), method);
+        if (hz < 1 || hz > 10000)
+          return wire_bad (error, type, _("has a rate of %u Hz, not 1 to 10000"), hz);
+        if (wire_find_thread (self, tid) == NULL && self->threads->len >= WIRE_MAX_THREADS)
+          return wire_bad (error, type, _("adds a thread past %u"), WIRE_MAX_THREADS);
+        return TRUE;
+      }
+
+    case REC_SAMPLES:
+    case REC_OFF_CPU:
+      {
+        if (length < 12)
+          return wire_bad (error, type, _("is shorter than its thread id and count"));
+        guint64 tid = m6_get_u64 (p);
+        guint32 count = m6_get_u32 (p + 8);
+        gsize fixed = type == REC_SAMPLES ? 12 : 20;
+        gint64 last = G_MININT64;
+        if (wire_find_thread (self, tid) == NULL)
+          return wire_bad (error, type, _("names thread %llu before its SAMPLE_THREAD record"),
+                           (unsigned long long) tid);
+        if (count == 0)
+          return wire_bad (error, type, _("has a count of 0"));
+        p += 12;
+        for (guint32 i = 0; i < count; i++)
+          {
+            if ((gsize) (end - p) < fixed)
+              return wire_bad (error, type, _("ends before entry %u of its %u"), i + 1, count);
+            gint64 t = (gint64) m6_get_u64 (p);
+            guint32 depth = m6_get_u32 (p + fixed - 4);
+            if (t < last)
+              return wire_bad (error, type, _("goes back in time at entry %u"), i + 1);
+            last = t;
+            if (type == REC_OFF_CPU && (gint64) m6_get_u64 (p + 8) < t)
+              return wire_bad (error, type, _("has a span at entry %u that ends before it starts"), i + 1);
+            if (depth > WIRE_MAX_DEPTH)
+              return wire_bad (error, type, _("has a chain of %u frames at entry %u, at most %u"), depth, i + 1,
+                               WIRE_MAX_DEPTH);
+            if ((gsize) (end - p - fixed) < (gsize) depth * 4)
+              return wire_bad (error, type, _("has a chain at entry %u that runs past the message"), i + 1);
+            for (guint32 d = 0; d < depth; d++)
+              if (m6_get_u32 (p + fixed + 4 * d) >= self->symbols->len)
+                return wire_bad (error, type, _("names symbol %u at entry %u, of %u received"),
+                                 m6_get_u32 (p + fixed + 4 * d), i + 1, self->symbols->len);
+            p += fixed + 4 * (gsize) depth;
+          }
+        if (p != end)
+          return wire_bad (error, type, _("has %zu bytes after its last entry"), (gsize) (end - p));
+        return TRUE;
+      }
+
+    default:
+      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_CORRUPT,
+                   _("its record type %u is not one of 20 to 24"), type);
+      return FALSE;
+    }
+}
+
+/* @self's samples of @tid (just read) as a chunk of their own, with the
+ * names they use; @self keeps its table, not them. */
+static M6Samples *
+wire_take (M6Samples *self,
+           guint64    tid)
+{
+  M6Samples *chunk = m6_samples_new ();
+  const guint32 *frames = (const guint32 *) self->frames->data;
+
+  chunk->hz = self->hz;
+  chunk->status = g_strdup (self->status);
+  M6SampleThread *from = tid != 0 ? wire_find_thread (self, tid) : NULL;
+  if (from != NULL)
+    {
+      M6SampleThread *to = m6_samples_thread (chunk, tid);
+      to->method = from->method;
+      to->lost = from->lost;
+      for (guint k = 0; k < from->samples->len; k++)
+        {
+          M6Sample s = g_array_index (from->samples, M6Sample, k);
+          guint32 first = chunk->frames->len;
+          for (guint32 d = 0; d < s.depth; d++)
+            {
+              guint32 id = m6_samples_intern (chunk, self->symbols->pdata[frames[s.first + d]]);
+              g_array_append_val (chunk->frames, id);
+            }
+          s.first = first;
+          g_array_append_val (to->samples, s);
+        }
+      for (guint k = 0; k < from->off_cpu->len; k++)
+        {
+          M6OffCpu s = g_array_index (from->off_cpu, M6OffCpu, k);
+          guint32 first = chunk->frames->len;
+          for (guint32 d = 0; d < s.depth; d++)
+            {
+              guint32 id = m6_samples_intern (chunk, self->symbols->pdata[frames[s.first + d]]);
+              g_array_append_val (chunk->frames, id);
+            }
+          s.first = first;
+          g_array_append_val (to->off_cpu, s);
+        }
+      g_array_set_size (from->samples, 0);
+      g_array_set_size (from->off_cpu, 0);
+    }
+  g_array_set_size (self->frames, 0);
+  return chunk;
+}
+
+gboolean
+m6_samples_read_wire (M6Samples     *self,
+                      guint32        type,
+                      const guint8  *payload,
+                      gsize          length,
+                      M6Samples    **chunk,
+                      GError       **error)
+{
+  Where w = { "", 0, m6_capture_record_type_name (type) };
+
+  *chunk = NULL;
+  if (!wire_check (self, type, payload, length, error))
+    return FALSE;
+  if (!read_record (self, type, payload, (guint32) length, &w, error))
+    return FALSE;   /* not reached: checked above */
+  if (type != REC_SYMBOLS)
+    *chunk = wire_take (self, type == REC_STATUS ? 0 : m6_get_u64 (payload));
+  return TRUE;
 }

@@ -96,6 +96,34 @@ const GArray    *m6_samples_writer_get_totals (M6SamplesWriter *self);
 const char      *m6_samples_writer_get_status (M6SamplesWriter *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (M6SamplesWriter, m6_samples_writer_free)
 
+/* The same records handed to @sink (type, payload) instead of a capture:
+ * `mach6 serve` sends each as a SAMPLES message. */
+typedef gboolean (*M6SamplesSink) (guint32       type,
+                                   const guint8 *payload,
+                                   gsize         length,
+                                   gpointer      user_data,
+                                   GError      **error);
+gboolean         m6_samples_writer_write_to (M6SamplesWriter *self,
+                                             M6Samples       *chunk,
+                                             M6SamplesSink    sink,
+                                             gpointer         sink_data,
+                                             GError         **error);
+
+/* A name in a SAMPLES message: at most this many bytes. */
+#define M6_WIRE_SAMPLES_MAX_NAME 4096u
+
+/* The client's side: one record (type 20-24, as a SAMPLES message carries
+ * it) read into @self, which keeps the names and threads of the stream so
+ * far; every field checked, with a sentence for a bad one. For a record
+ * with samples, spans, a thread's totals or a status, *@chunk is what it
+ * adds, with its names, ready for m6_samples_writer_write(). */
+gboolean        m6_samples_read_wire    (M6Samples     *self,
+                                         guint32        type,
+                                         const guint8  *payload,
+                                         gsize          length,
+                                         M6Samples    **chunk,
+                                         GError       **error);
+
 /* Write them as records 20-24 through @writer at once (the recording's lock held). */
 gboolean        m6_samples_write        (M6Samples       *self,
                                          M6CaptureWriter *writer,

@@ -36,10 +36,18 @@ test_serve_child_setup (gpointer data)
 /* Start `mach6 serve --listen 127.0.0.1:0` with @config as its
  * XDG_CONFIG_HOME and read what it prints: port, fingerprint, token. */
 static inline TestServe *
-test_serve_start (const char        *config,
-                  const char *const *env)
+test_serve_start_args (const char        *config,
+                       const char *const *env,
+                       const char *const *args)
 {
-  const char *argv[] = { MACH6_CLI, "serve", "--listen", "127.0.0.1:0", NULL };
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) MACH6_CLI);
+  g_ptr_array_add (argv, (gpointer) "serve");
+  g_ptr_array_add (argv, (gpointer) "--listen");
+  g_ptr_array_add (argv, (gpointer) "127.0.0.1:0");
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
   g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "XDG_CONFIG_HOME", config, TRUE);
   g_autoptr (GError) error = NULL;
   TestServe *s = g_new0 (TestServe, 1);
@@ -52,7 +60,7 @@ test_serve_start (const char        *config,
       envp = g_environ_setenv (envp, kv[0], kv[1], TRUE);
     }
   s->config = g_strdup (config);
-  g_spawn_async_with_pipes (NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, test_serve_child_setup, NULL, &s->pid, NULL,
+  g_spawn_async_with_pipes (NULL, (char **) argv->pdata, envp, G_SPAWN_DO_NOT_REAP_CHILD, test_serve_child_setup, NULL, &s->pid, NULL,
                             &s->out_fd, NULL, &error);
   g_assert_no_error (error);
   s->out = fdopen (s->out_fd, "r");
@@ -73,6 +81,13 @@ test_serve_start (const char        *config,
   g_assert_nonnull (s->token);
   s->address = g_strdup_printf ("127.0.0.1:%u", s->port);
   return s;
+}
+
+static inline TestServe *
+test_serve_start (const char        *config,
+                  const char *const *env)
+{
+  return test_serve_start_args (config, env, NULL);
 }
 
 static inline gboolean

@@ -29,6 +29,9 @@ typedef enum
   CUT_FRAME,
   CLOSE_AFTER_ATTACH,
   SILENT_STREAM,     /* a few good frames, then silence, the connection open */
+  SAMPLES_BAD_SYMBOL,  /* a good SAMPLE_THREAD, then samples naming a symbol never sent */
+  SAMPLES_BAD_TYPE,    /* a SAMPLES message of record type 30 */
+  SAMPLES_NO_THREAD,   /* samples of a tid without its SAMPLE_THREAD */
 } Script;
 
 static Script script;
@@ -66,6 +69,32 @@ send_good_start (GOutputStream *out,
   m6_wire_put_uint (f, 0);
   m6_pack_encode (M6_PACK_CODEC_ZSTD, ev, n_ev, f);
   send_frame (out, f);
+}
+
+/* A SAMPLES message: record @type, then @payload. */
+static void
+send_samples (GOutputStream *out,
+              GByteArray    *f,
+              guint          type,
+              GByteArray    *payload)
+{
+  m6_wire_begin (f, M6_MSG_SAMPLES);
+  m6_wire_put_uint (f, type);
+  g_byte_array_append (f, payload->data, payload->len);
+  send_frame (out, f);
+  g_byte_array_set_size (payload, 0);
+}
+
+static void
+put_le (GByteArray *b,
+        guint64     v,
+        guint       size)
+{
+  for (guint i = 0; i < size; i++)
+    {
+      guint8 byte = (guint8) (v >> (8 * i));
+      g_byte_array_append (b, &byte, 1);
+    }
 }
 
 /* Say nothing until the client gives up and closes (or 30 s). */
@@ -199,6 +228,31 @@ run_cb (GThreadedSocketService *service,
       {
         const guint8 cut[] = { 100, 0, 0, 0, M6_MSG_LABELS, 1, 1 };
         g_output_stream_write_all (out, cut, sizeof cut, NULL, NULL, NULL);
+        break;
+      }
+    case SAMPLES_BAD_SYMBOL:
+    case SAMPLES_BAD_TYPE:
+    case SAMPLES_NO_THREAD:
+      {
+        g_autoptr (GByteArray) p = g_byte_array_new ();
+        send_good_start (out, f, ev, G_N_ELEMENTS (ev));
+        if (script == SAMPLES_BAD_TYPE)
+          {
+            put_le (p, 0, 4);
+            send_samples (out, f, 30, p);
+            break;
+          }
+        if (script == SAMPLES_BAD_SYMBOL)
+          {
+            /* SAMPLE_THREAD: tid 4242, frame pointers, 1000 Hz, totals. */
+            put_le (p, 4242, 8), put_le (p, 1, 4), put_le (p, 1000, 4);
+            put_le (p, 1, 8), put_le (p, 0, 8), put_le (p, 0, 8);
+            send_samples (out, f, 20, p);
+          }
+        /* SAMPLES: one at 1500 ns, a chain of symbol 9 (only "[unknown]", 0, exists). */
+        put_le (p, 4242, 8), put_le (p, 1, 4);
+        put_le (p, 1500, 8), put_le (p, 1, 4), put_le (p, 9, 4);
+        send_samples (out, f, 22, p);
         break;
       }
     case SILENT_STREAM:
@@ -362,6 +416,17 @@ test_bad_streams (void)
   g_assert_cmpuint (m6_session_get_n_events (kept), ==, 4);
 }
 
+/* Hostile SAMPLES messages (protocol version 2): each stops the recording
+ * with a sentence naming the server and the field; the events before stay. */
+static void
+test_bad_samples (void)
+{
+  g_autoptr (M6Session) a = expect_stream_refused (SAMPLES_BAD_SYMBOL, "its SAMPLES record names symbol 9 at entry 1, of 1 received");
+  g_assert_cmpuint (m6_session_get_n_events (a), ==, 4);
+  g_object_unref (expect_stream_refused (SAMPLES_BAD_TYPE, "type 30 is not one of 20 to 24"));
+  g_object_unref (expect_stream_refused (SAMPLES_NO_THREAD, "names thread 4242 before its SAMPLE_THREAD record"));
+}
+
 /* The server vanishes mid-stream without a word (no END, no close, no
  * heartbeat): the recording ends after the stream timeout with a sentence
  * and keeps what came before. */
@@ -396,6 +461,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/remote/client/bad-hello-replies", test_bad_hello_replies);
   g_test_add_func ("/remote/client/bad-streams", test_bad_streams);
+  g_test_add_func ("/remote/client/bad-samples", test_bad_samples);
   g_test_add_func ("/remote/client/silent-server", test_silent_server);
   g_test_add_func ("/remote/client/silent-answer", test_silent_answer);
   g_test_add_func ("/remote/client/silent-stream", test_silent_stream);

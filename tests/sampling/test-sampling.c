@@ -23,6 +23,7 @@
 #include "m6-recording.h"
 #include "m6-sample-model.h"
 #include "m6-sampler.h"
+#include "remote-test-util.h"
 
 #define FRAMES "20"
 #define UNITS  "80"
@@ -547,6 +548,70 @@ test_other_user (void)
   g_assert_nonnull (strstr (sentence, "as that user or as root"));
 }
 
+/* `mach6 serve --sample 4000` of sampling-game, recorded by `mach6 record
+ * HOST:PORT/PID` over its real TLS socket: the capture holds the samples
+ * serve sent (SAMPLES messages, protocol version 2), and `report --samples`
+ * gives physics' 70/30 split within 5 points, as a local recording does. */
+static void
+test_serve (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("m6-sampling-serve-XXXXXX", NULL);
+  g_autofree char *server_config = g_build_filename (dir, "server", NULL);
+  g_autofree char *cli_config = g_build_filename (dir, "cli", NULL);
+  g_autofree char *capture = g_build_filename (dir, "remote.mach6", NULL);
+  const char *serve_args[] = { "--sample", "4000", NULL };
+  g_autoptr (TestServe) serve = test_serve_start_args (server_config, NULL, serve_args);
+  g_autoptr (GError) error = NULL;
+  GPid game;
+  int status;
+
+  const char *game_argv[] = { SAMPLING_GAME_FP, "40", UNITS, NULL };
+  g_assert_true (g_spawn_async (NULL, (char **) game_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                NULL, NULL, &game, &error));
+  g_assert_no_error (error);
+  /* Until its segment is there to attach. */
+  for (int i = 0; i < 500; i++)
+    {
+      g_autoptr (GPtrArray) list = m6_reader_list (NULL);
+      gboolean found = FALSE;
+      for (guint k = 0; list != NULL && k < list->len; k++)
+        found |= ((M6ProcessInfo *) g_ptr_array_index (list, k))->pid == game;
+      if (found)
+        break;
+      g_usleep (10000);
+    }
+  g_autofree char *target = g_strdup_printf ("%s/%d", serve->address, game);
+  g_autofree char *config_env = g_strdup_printf ("XDG_CONFIG_HOME=%s", cli_config);
+  g_autofree char *token_env = g_strdup_printf ("MACH6_TOKEN=%s", serve->token);
+  const char *record[] = { "/usr/bin/env", config_env, token_env, "LANGUAGE=C", MACH6_CLI, "record", target, "-o", capture, NULL };
+  g_free (run (record, &status));
+  g_assert_cmpint (status, ==, 0);
+  waitpid (game, NULL, 0);
+  g_spawn_close_pid (game);
+
+  const char *report[] = { MACH6_CLI, "report", "--samples", "--json", capture, NULL };
+  g_autofree char *json = run (report, &status);
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "hz"), ==, 4000);
+  JsonArray *scopes = json_object_get_array_member (root, "scopes");
+  JsonObject *physics = find_scope (scopes, "frame/physics");
+  gint64 n = json_object_get_int_member (physics, "samples");
+  double seventy = (double) function_samples (physics, "busy_seventy") / (double) MAX (n, 1);
+  double thirty = (double) function_samples (physics, "busy_thirty") / (double) MAX (n, 1);
+  g_test_message ("through serve: physics %" G_GINT64_FORMAT " samples, busy_seventy %.1f%%, busy_thirty %.1f%%",
+                  n, 100 * seventy, 100 * thirty);
+  g_assert_cmpint (n, >=, 300);
+  g_assert_cmpfloat (fabs (seventy - 0.70), <=, 0.05);
+  g_assert_cmpfloat (fabs (thirty - 0.30), <=, 0.05);
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -557,5 +622,6 @@ main (int    argc,
   g_test_add_func ("/sampling/other-user-refused", test_other_user);
   g_test_add_func ("/sampling/killed-recorder-keeps-samples", test_killed);
   g_test_add_func ("/sampling/live-model", test_live_model);
+  g_test_add_func ("/sampling/serve", test_serve);
   return g_test_run ();
 }
