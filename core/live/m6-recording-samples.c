@@ -84,6 +84,15 @@ m6_recording_add_samples (M6Recording *self,
   return hand_over (self, chunk, FALSE, error);
 }
 
+void
+m6_recording_flush_sample_model (M6Recording *self)
+{
+  g_return_if_fail (M6_IS_RECORDING (self));
+
+  if (self->sample_model != NULL)
+    m6_sample_model_flush (self->sample_model);
+}
+
 gboolean
 m6_recording_take_samples (M6Recording *self,
                            gboolean     emptied,

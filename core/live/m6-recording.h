@@ -94,7 +94,8 @@ char        **m6_recording_dup_capture_paths  (M6Recording   *self);
  * recorder keeps its samples up to about a second before, like its
  * events) and to @model (optional; a reference is taken, and it becomes
  * the session's recorder, m6_sample_model_events_func); the rest when the
- * recording stops or finishes. */
+ * recording stops or finishes. @sampler NULL: the samples come from the
+ * source (a remote stream, m6_recording_add_samples) into @model. */
 void          m6_recording_set_sampler        (M6Recording   *self,
                                                M6Sampler     *sampler,
                                                M6SampleModel *model);
@@ -104,6 +105,9 @@ void          m6_recording_set_sampler        (M6Recording   *self,
 gboolean      m6_recording_add_samples        (M6Recording   *self,
                                                M6Samples     *chunk,
                                                GError       **error);
+/* Place the samples still waiting in the model under the scopes open now
+ * (a source whose last samples came in its detach). Same locking. */
+void          m6_recording_flush_sample_model (M6Recording   *self);
 /* Was a sampler set? */
 gboolean      m6_recording_get_sampling       (M6Recording   *self);
 /* The model given to set_sampler, or NULL (read it with the lock held). */

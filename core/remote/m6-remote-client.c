@@ -546,6 +546,9 @@ source_detach (gpointer data)
     }
   if (!ended)
     g_object_set_data (G_OBJECT (src->session), M6_REMOTE_COUNTS_INCOMPLETE, GINT_TO_POINTER (1));
+  /* The last samples came after the last drain: placed now. */
+  if (src->recording != NULL)
+    m6_recording_flush_sample_model (src->recording);
   g_cancellable_cancel (src->cancel);
   g_mutex_lock (&src->lock);
   g_cond_broadcast (&src->cond);
@@ -616,6 +619,7 @@ m6_remote_client_attach (M6RemoteClient  *self,
   m6_session_set_process (src->session, (gint) rpid, name);
   m6_session_set_start_time (src->session, start);
   m6_session_set_heap_source (src->session, (M6HeapSource) heap);
+  g_object_set_data (G_OBJECT (src->session), M6_REMOTE_SESSION, GINT_TO_POINTER (1));
   m6_remote_parser_init (&src->parser, self->peer);
   m6_remote_applier_init (&src->applier, src->session);
   src->applier.samples_func = source_samples;

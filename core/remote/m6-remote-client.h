@@ -18,6 +18,11 @@ G_BEGIN_DECLS
  * counts are missing, so the drops it shows may be short. */
 #define M6_REMOTE_COUNTS_INCOMPLETE "m6-remote-counts-incomplete"
 
+/* Set (object data, 1) on the session of every remote recording: the
+ * viewer gives it a sample model, since the server decides whether
+ * samples come (serve --sample). */
+#define M6_REMOTE_SESSION "m6-remote-session"
+
 typedef struct _M6RemoteClient M6RemoteClient;
 
 /* Connect to @host_port ("HOST:PORT", "HOST" for port 7766, "[::1]:PORT").

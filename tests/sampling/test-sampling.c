@@ -22,6 +22,7 @@
 #include "m6-reader.h"
 #include "m6-recording.h"
 #include "m6-sample-model.h"
+#include "m6-remote-client.h"
 #include "m6-sampler.h"
 #include "remote-test-util.h"
 
@@ -552,18 +553,11 @@ test_other_user (void)
  * HOST:PORT/PID` over its real TLS socket: the capture holds the samples
  * serve sent (SAMPLES messages, protocol version 2), and `report --samples`
  * gives physics' 70/30 split within 5 points, as a local recording does. */
-static void
-test_serve (void)
+static GPid
+start_game_for_serve (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("m6-sampling-serve-XXXXXX", NULL);
-  g_autofree char *server_config = g_build_filename (dir, "server", NULL);
-  g_autofree char *cli_config = g_build_filename (dir, "cli", NULL);
-  g_autofree char *capture = g_build_filename (dir, "remote.mach6", NULL);
-  const char *serve_args[] = { "--sample", "4000", NULL };
-  g_autoptr (TestServe) serve = test_serve_start_args (server_config, NULL, serve_args);
   g_autoptr (GError) error = NULL;
   GPid game;
-  int status;
 
   const char *game_argv[] = { SAMPLING_GAME_FP, "40", UNITS, NULL };
   g_assert_true (g_spawn_async (NULL, (char **) game_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
@@ -580,6 +574,69 @@ test_serve (void)
         break;
       g_usleep (10000);
     }
+  return game;
+}
+
+/* The viewer's way: a remote recording with a sample model (as
+ * m6_session_sampling_start gives a remote session): the model fills
+ * with physics' samples, 70/30. */
+static void
+check_serve_model (TestServe  *serve,
+                   const char *dir)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *known = g_build_filename (dir, "known-hosts", NULL);
+  GPid game = start_game_for_serve ();
+
+  M6RemoteClient *client = m6_remote_client_connect (serve->address, serve->token, known, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (M6Recording) recording = m6_remote_client_attach (client, game, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (g_object_get_data (G_OBJECT (m6_recording_get_session (recording)), M6_REMOTE_SESSION));
+  M6SampleModel *model = m6_sample_model_new (m6_recording_get_session (recording));
+  m6_recording_set_sampler (recording, NULL, model);
+  m6_recording_start (recording);
+  for (int i = 0; m6_recording_get_running (recording); i++)
+    {
+      g_assert_cmpint (i, <, 12000);
+      g_usleep (10000);
+    }
+  g_assert_null (m6_recording_get_error (recording));
+  m6_recording_finish (recording, NULL);
+  waitpid (game, NULL, 0);
+  g_spawn_close_pid (game);
+
+  M6SampleScope *physics = m6_sample_model_lookup_path (model, 0, "frame/physics");
+  g_assert_nonnull (physics);
+  guint64 n = m6_sample_scope_get_samples (physics);
+  g_autoptr (GArray) fns = m6_sample_scope_dup_functions (physics);
+  guint64 seventy = 0;
+  for (guint i = 0; i < fns->len; i++)
+    {
+      const M6SampleFunction *f = &g_array_index (fns, M6SampleFunction, i);
+      if (g_strcmp0 (m6_sample_model_get_symbol (model, f->symbol), "busy_seventy") == 0)
+        seventy = f->samples;
+    }
+  g_test_message ("through serve, the model: physics %" G_GUINT64_FORMAT " samples, busy_seventy %.1f%%", n,
+                  100.0 * (double) seventy / (double) MAX (n, 1));
+  g_assert_cmpuint (n, >=, 300);
+  g_assert_cmpfloat (fabs ((double) seventy / (double) n - 0.70), <=, 0.05);
+  m6_sample_model_unref (model);
+}
+
+static void
+test_serve (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("m6-sampling-serve-XXXXXX", NULL);
+  g_autofree char *server_config = g_build_filename (dir, "server", NULL);
+  g_autofree char *cli_config = g_build_filename (dir, "cli", NULL);
+  g_autofree char *capture = g_build_filename (dir, "remote.mach6", NULL);
+  const char *serve_args[] = { "--sample", "4000", NULL };
+  g_autoptr (TestServe) serve = test_serve_start_args (server_config, NULL, serve_args);
+  g_autoptr (GError) error = NULL;
+  int status;
+  GPid game = start_game_for_serve ();
+
   g_autofree char *target = g_strdup_printf ("%s/%d", serve->address, game);
   g_autofree char *config_env = g_strdup_printf ("XDG_CONFIG_HOME=%s", cli_config);
   g_autofree char *token_env = g_strdup_printf ("MACH6_TOKEN=%s", serve->token);
@@ -607,6 +664,9 @@ test_serve (void)
   g_assert_cmpint (n, >=, 300);
   g_assert_cmpfloat (fabs (seventy - 0.70), <=, 0.05);
   g_assert_cmpfloat (fabs (thirty - 0.30), <=, 0.05);
+
+  g_setenv ("XDG_CONFIG_HOME", cli_config, TRUE);
+  check_serve_model (serve, dir);
 
   g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
   g_assert_cmpint (system (rm), ==, 0);

@@ -4,11 +4,13 @@
  * Call Stacks), sample-hz times a second (1-10,000); read when a live
  * session starts. The sampler runs on the viewer's side, its samples go
  * into the live capture and the window's sample model as they come
- * (m6_recording_set_sampler); one that cannot open says why in a toast. */
+ * (m6_recording_set_sampler); one that cannot open says why in a toast.
+ * A remote session gets a model for the samples its server may send. */
 #include "m6-session-window-private.h"
 
 #include <glib/gi18n.h>
 
+#include "m6-remote-client.h"
 #include "m6-sample-model.h"
 #include "m6-sampler.h"
 #include "m6-settings.h"
@@ -36,6 +38,15 @@ m6_session_sampling_start (M6SessionWindow *self,
   M6Reader *reader = m6_recording_get_reader (recording);
   g_autoptr (GError) error = NULL;
 
+  /* A remote session: samples come if its server samples (serve --sample),
+   * whatever this viewer's setting; they go into a model all the same. */
+  if (reader == NULL && g_object_get_data (G_OBJECT (m6_recording_get_session (recording)), M6_REMOTE_SESSION) != NULL)
+    {
+      M6SampleModel *model = m6_sample_model_new (m6_recording_get_session (recording));
+      m6_recording_set_sampler (recording, NULL, model);
+      m6_session_window_set_sample_model (self, model, (GDestroyNotify) m6_sample_model_unref);
+      return;
+    }
   if (settings == NULL || reader == NULL || !g_settings_get_boolean (settings, "sample-stacks"))
     return;
   guint hz = (guint) CLAMP (g_settings_get_int (settings, "sample-hz"), (gint) M6_SAMPLER_HZ_MIN, (gint) M6_SAMPLER_HZ_MAX);
