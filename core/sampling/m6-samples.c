@@ -511,6 +511,7 @@ m6_samples_load (const char  *path,
 #define WIRE_MAX_THREADS 4096u
 #define WIRE_MAX_DEPTH   4096u
 #define WIRE_MAX_STATUS  4096u
+#define WIRE_MAX_NAME_BYTES (64u << 20)   /* of all a stream's names */
 
 static gboolean
 wire_bad (GError    **error,
@@ -586,6 +587,9 @@ wire_check (M6Samples    *self,
                                M6_WIRE_SAMPLES_MAX_NAME);
             if (memchr (p + 4, 0, len) != NULL)
               return wire_bad (error, type, _("has a name with a NUL byte"));
+            if (self->wire_name_bytes + len > WIRE_MAX_NAME_BYTES)
+              return wire_bad (error, type, _("takes the stream's names past %u MiB"), WIRE_MAX_NAME_BYTES >> 20);
+            self->wire_name_bytes += len;
             p += 4 + len;
           }
         if (p != end)

@@ -58,6 +58,7 @@ typedef struct
   GArray    *frames;     /* guint32 symbol ids */
   GPtrArray *symbols;    /* char *: id -> name; 0 is "[unknown]" */
   GHashTable *symbol_ids; /* name -> id + 1 */
+  guint64    wire_name_bytes;  /* names read by m6_samples_read_wire(), in bytes */
 } M6Samples;
 
 M6Samples      *m6_samples_new          (void);
