@@ -35,10 +35,10 @@ fi
 # Every floor of core/ (core/meson.build), each its own include folder.
 core_includes=()
 for d in "$src"/core/*/; do core_includes+=(-I"${d%/}"); done
-pkgs="glib-2.0 gobject-2.0 gio-2.0 gio-unix-2.0 json-glib-1.0 liblz4 libzstd gnutls"
+pkgs="glib-2.0 gobject-2.0 gio-2.0 gio-unix-2.0 json-glib-1.0 liblz4 libzstd gnutls libdw"
 cflags=(-g -O1 -Wno-string-plus-int -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE '-DGETTEXT_PACKAGE="mach6"'
         "${core_includes[@]}" -I"$src/producer" $(pkg-config --cflags $pkgs))
-libs=($(pkg-config --libs $pkgs) -lm -lpthread)
+libs=($(pkg-config --libs $pkgs) -lstdc++ -lm -lpthread)
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
 core_sources=("$src"/core/*/*.c)
 
