@@ -234,7 +234,8 @@ print_leaks (M6Session *session,
    * the shim and the allocation hooks count the whole process; a heap
    * callback's readings are the program's own (the Lua module's are its
    * Lua state's), and MACH6_HEAP changes only the shim. */
-  if (m6_session_get_n_threads (session) > 1 && only_thread < 0)
+  gboolean shared = m6_session_heap_shared (session);
+  if (shared)
     {
       if (m6_session_get_heap_source (session) == M6_HEAP_SOURCE_SHIM)
         g_string_append (out, _("Heap readings are process-wide: each thread’s drift includes what the other threads keep. Record with MACH6_HEAP=thread (the default of “mach6 run”) to keep them apart.\n\n"));
@@ -257,7 +258,11 @@ print_leaks (M6Session *session,
         continue;
 
       m6_ledger_find_leak (tree, &leak);
-      g_autofree char *sentence = m6_leak_describe (tree, &leak);
+      /* Shared readings: the drift is known, whose scope keeps it is not. */
+      g_autofree char *sentence = shared ? m6_leak_describe_shared (tree, &leak, n_threads, m6_thread_get_name (thread))
+                                         : m6_leak_describe (tree, &leak);
+      if (shared)
+        leak.culprit = NULL;
       g_string_append_printf (out, _("Thread %u “%s” (tid %llu): %llu frames\n"), k, m6_thread_get_name (thread),
                               (unsigned long long) m6_thread_get_tid (thread), (unsigned long long) leak.frames);
       g_string_append_printf (out, "  %s\n", sentence);

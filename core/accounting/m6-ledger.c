@@ -439,6 +439,23 @@ m6_leak_describe (M6Tree       *tree,
   return g_strdup_printf (_("%s; set aside as churn: %s"), answer, churn->str);
 }
 
+char *
+m6_leak_describe_shared (M6Tree       *tree,
+                         const M6Leak *leak,
+                         guint         n_threads,
+                         const char   *thread_name)
+{
+  if (leak->kind == M6_LEAK_NONE || leak->top == NULL)
+    return m6_leak_describe (tree, leak);
+
+  g_autofree char *top = m6_ledger_node_path (tree, leak->top);
+  g_autofree char *drift = g_strdup_printf ("%+.2f KB", leak->frames ? (double) leak->top_bytes / (double) leak->frames / 1024.0 : 0.0);
+  /* Translators: the number of threads, a drift like "+16.00 KB",
+   * a top-level scope and its thread's name */
+  return g_strdup_printf (_("Find the Leak cannot tell which thread’s scope keeps the memory: the heap readings of these %u threads are process-wide, so the %s/frame drift of %s (thread “%s”) holds every thread’s allocations. Record with MACH6_HEAP=thread to find it."),
+                          n_threads, drift, top, thread_name);
+}
+
 /* --- JSON --------------------------------------------------------------- */
 
 static const char *
@@ -539,16 +556,26 @@ add_flow (JsonBuilder      *builder,
   add_path (builder, tree, node);
 }
 
+/* @shared: the threads whose readings @tree shares (m6_session_heap_shared),
+ * 0 when its readings are its own: then no scope is named. */
 static void
 add_leak (JsonBuilder *builder,
-          M6Tree      *tree)
+          M6Tree      *tree,
+          guint        shared,
+          const char  *thread_name)
 {
   static const char *const kinds[] = { [M6_LEAK_NONE] = "none", [M6_LEAK_SELF] = "self",
                                        [M6_LEAK_BETWEEN] = "between" };
   M6Leak leak;
 
   m6_ledger_find_leak (tree, &leak);
-  g_autofree char *sentence = m6_leak_describe (tree, &leak);
+  g_autofree char *sentence = shared ? m6_leak_describe_shared (tree, &leak, shared, thread_name)
+                                     : m6_leak_describe (tree, &leak);
+  if (shared)
+    {
+      leak.culprit = NULL;
+      leak.n_churn = 0;
+    }
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "frames");
@@ -557,6 +584,8 @@ add_leak (JsonBuilder *builder,
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "kind");
   json_builder_add_string_value (builder, kinds[leak.kind]);
+  json_builder_set_member_name (builder, "attributed");
+  json_builder_add_boolean_value (builder, shared == 0);
   if (leak.top != NULL)
     {
       json_builder_set_member_name (builder, "top");
@@ -618,15 +647,6 @@ add_leak (JsonBuilder *builder,
 }
 
 JsonNode *
-m6_ledger_leak_json (M6Tree *tree)
-{
-  g_autoptr (JsonBuilder) builder = json_builder_new_immutable ();
-
-  add_leak (builder, tree);
-  return json_builder_get_root (builder);
-}
-
-JsonNode *
 m6_ledger_session_json (M6Session *session,
                         gint       only_thread)
 {
@@ -636,6 +656,7 @@ m6_ledger_session_json (M6Session *session,
     [M6_HEAP_SOURCE_SHIM_THREAD] = "shim-thread",
   };
   g_autoptr (JsonBuilder) builder = json_builder_new_immutable ();
+  gboolean shared = m6_session_heap_shared (session);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "process");
@@ -645,6 +666,8 @@ m6_ledger_session_json (M6Session *session,
   json_builder_set_member_name (builder, "heap");
   json_builder_add_string_value (builder, heap_names[MIN (m6_session_get_heap_source (session),
                                                           G_N_ELEMENTS (heap_names) - 1)]);
+  json_builder_set_member_name (builder, "heap_shared");
+  json_builder_add_boolean_value (builder, shared);
   json_builder_set_member_name (builder, "threads");
   json_builder_begin_array (builder);
   for (guint i = 0; i < m6_session_get_n_threads (session); i++)
@@ -661,7 +684,11 @@ m6_ledger_session_json (M6Session *session,
       json_builder_set_member_name (builder, "tid");
       json_builder_add_int_value (builder, (gint64) thread->tid);
       json_builder_set_member_name (builder, "ledger");
-      json_builder_add_value (builder, m6_ledger_leak_json (thread->tree));
+      {
+        g_autoptr (JsonBuilder) leak = json_builder_new_immutable ();
+        add_leak (leak, thread->tree, shared ? m6_session_get_n_threads (session) : 0, thread->name);
+        json_builder_add_value (builder, json_builder_get_root (leak));
+      }
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);

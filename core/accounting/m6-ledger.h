@@ -111,10 +111,16 @@ char       *m6_ledger_node_path   (M6Tree         *tree,
 /* One sentence saying where the leak is and why, translated. */
 char       *m6_leak_describe      (M6Tree         *tree,
                                    const M6Leak   *leak);
+/* The answer when the readings are shared between threads
+ * (m6_session_heap_shared): no scope can be named, only the drift that is
+ * known, of @leak's top in @thread_name's tree. */
+char       *m6_leak_describe_shared (M6Tree       *tree,
+                                     const M6Leak *leak,
+                                     guint         n_threads,
+                                     const char   *thread_name);
 
 /* The JSON of `mach6 report --leaks --json` for one tree (docs/ledger.md):
  * the leak, and the ledger of every scope along the descent. */
-JsonNode   *m6_ledger_leak_json   (M6Tree         *tree);
 /* For a session: {"process", "pid", "threads": [{"index", "name", "tid",
  * "frames", "leak", "ledgers"}]}; @only_thread < 0 for every thread. */
 JsonNode   *m6_ledger_session_json (M6Session     *session,

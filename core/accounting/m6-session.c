@@ -213,6 +213,26 @@ m6_session_get_memory_available (M6Session *self)
   return self->heap_source != M6_HEAP_SOURCE_NONE;
 }
 
+gboolean
+m6_session_heap_shared (M6Session *self)
+{
+  if (self == NULL || m6_session_get_n_threads (self) < 2)
+    return FALSE;
+  /* MACH6_HEAP=thread and a heap callback (the Lua module's is its Lua
+   * state's) read each thread's own bytes. */
+  switch (self->heap_source)
+    {
+    case M6_HEAP_SOURCE_SHIM:
+    case M6_HEAP_SOURCE_HOOKS:
+      return TRUE;
+    case M6_HEAP_SOURCE_NONE:
+    case M6_HEAP_SOURCE_CALLBACK:
+    case M6_HEAP_SOURCE_SHIM_THREAD:
+    default:
+      return FALSE;
+    }
+}
+
 void
 m6_session_set_ended (M6Session *self,
                       gboolean   ended)

@@ -122,6 +122,11 @@ void          m6_session_set_heap_source     (M6Session    *self,
                                               M6HeapSource  source);
 M6HeapSource  m6_session_get_heap_source     (M6Session    *self);
 gboolean      m6_session_get_memory_available (M6Session   *self);
+/* Heap readings of the whole process (the preload shim's default, the
+ * program's allocation hooks) while more than one thread records: each
+ * thread's scopes also hold the other threads' bytes, so no scope can be
+ * named for a drift (docs/memory.md). */
+gboolean      m6_session_heap_shared         (M6Session    *self);
 void          m6_session_set_ended           (M6Session    *self,
                                               gboolean      ended);
 gboolean      m6_session_get_ended           (M6Session    *self);

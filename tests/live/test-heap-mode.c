@@ -6,6 +6,7 @@
  * and the report say which mode was used. */
 #include "reader-test-util.h"
 
+#include <json-glib/json-glib.h>
 #include <malloc.h>
 
 #include "m6-capture.h"
@@ -19,7 +20,8 @@ static M6Session *
 record (const char *dir,
         const char *mode,
         char      **report_out,
-        char      **leaks_out)
+        char      **leaks_out,
+        char      **leaks_json_out)
 {
   g_autofree char *path = g_build_filename (dir, mode ? mode : "default", NULL);
   g_autofree char *frames = g_strdup_printf ("%d", FRAMES);
@@ -28,6 +30,7 @@ record (const char *dir,
   const char *argv[] = { test_cli_path (), "run", "-o", path, "--", HEAP_THREADS, frames, a, b, NULL };
   const char *report_argv[] = { test_cli_path (), "report", path, NULL };
   const char *leaks_argv[] = { test_cli_path (), "report", path, "--leaks", NULL };
+  const char *leaks_json_argv[] = { test_cli_path (), "report", path, "--leaks", "--json", NULL };
   g_auto (GStrv) envp = g_get_environ ();
   g_autoptr (GError) error = NULL;
   int status;
@@ -43,6 +46,9 @@ record (const char *dir,
   g_assert_no_error (error);
   g_spawn_sync (NULL, (char **) leaks_argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
                 NULL, NULL, leaks_out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_spawn_sync (NULL, (char **) leaks_json_argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, leaks_json_out, NULL, &status, &error);
   g_assert_no_error (error);
 
   M6CaptureInfo info;
@@ -80,8 +86,10 @@ check_mode (const char *mode)
 {
   gboolean per_thread = mode == NULL || g_str_equal (mode, "thread");
   g_autofree char *dir = test_tmp_dir ();
-  g_autofree char *report = NULL, *leaks = NULL;
-  g_autoptr (M6Session) session = record (dir, mode, &report, &leaks);
+  g_autofree char *report = NULL, *leaks = NULL, *leaks_json = NULL;
+  g_autoptr (M6Session) session = record (dir, mode, &report, &leaks, &leaks_json);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
   gint64 a = usable (MAIN_KB * 1024), b = usable (WORKER_KB * 1024);
   M6Thread *main_thread = thread_named (session, "main");
   M6Thread *worker = thread_named (session, "worker");
@@ -107,6 +115,12 @@ check_mode (const char *mode)
       g_assert_cmpint (frame->inverse_sum, ==, 0);
       g_assert_nonnull (strstr (report, "Heap readings: the preload shim per thread (MACH6_HEAP=thread)"));
       g_assert_null (strstr (leaks, "process-wide"));
+      /* Each thread's own readings: Find the Leak names the main
+       * thread's keeper. */
+      g_assert_null (strstr (leaks, "cannot tell"));
+      g_assert_true (json_parser_load_from_data (parser, leaks_json, -1, &error));
+      JsonObject *doc = json_node_get_object (json_parser_get_root (parser));
+      g_assert_false (json_object_get_boolean_member (doc, "heap_shared"));
     }
   else
     {
@@ -118,6 +132,23 @@ check_mode (const char *mode)
       /* report --leaks says so, with the advice that applies. */
       g_assert_nonnull (strstr (leaks, "Heap readings are process-wide: each thread’s drift includes what the other threads keep. "
                                        "Record with MACH6_HEAP=thread"));
+      /* ...and, as the viewer does, names no scope for the drift: each
+       * thread's scopes hold the other's bytes too (issue 21 item 2). */
+      g_assert_nonnull (strstr (leaks, "Find the Leak cannot tell which thread’s scope keeps the memory"));
+      g_assert_true (json_parser_load_from_data (parser, leaks_json, -1, &error));
+      JsonObject *doc = json_node_get_object (json_parser_get_root (parser));
+      g_assert_true (json_object_get_boolean_member (doc, "heap_shared"));
+      JsonArray *threads = json_object_get_array_member (doc, "threads");
+      g_assert_cmpuint (json_array_get_length (threads), ==, 2);
+      for (guint i = 0; i < json_array_get_length (threads); i++)
+        {
+          JsonObject *ledger = json_object_get_object_member (json_array_get_object_element (threads, i), "ledger");
+          JsonObject *leak = json_object_get_object_member (ledger, "leak");
+          g_assert_false (json_object_get_boolean_member (leak, "attributed"));
+          g_assert_false (json_object_has_member (leak, "path"));
+          g_assert_cmpuint (json_array_get_length (json_object_get_array_member (leak, "churn")), ==, 0);
+          g_assert_nonnull (strstr (json_object_get_string_member (leak, "sentence"), "cannot tell"));
+        }
     }
   test_rm_dir (dir);
 }

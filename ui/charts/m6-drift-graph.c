@@ -249,7 +249,7 @@ fill_between (M6DriftGraph *self,
   /* Process-wide readings with several threads: the drift above is the
    * process's, not this thread's (docs/memory.md). */
   m6_chart_set_lines (self->between, line,
-                      m6_view_heap_shared (self->session)
+                      m6_session_heap_shared (self->session)
                       ? _("Process-wide heap readings: other threads’ memory is in this drift.")
                       : _("Only the top-level lane is clean; children’s inverse deltas are noisy."));
 }

@@ -410,7 +410,7 @@ m6_ledger_view_refresh (M6LedgerView *self)
 
   /* Process-wide readings with several threads: every part holds the
    * other threads' bytes too (docs/memory.md). */
-  gboolean shared = m6_view_heap_shared (self->session);
+  gboolean shared = m6_session_heap_shared (self->session);
   if (shared)
     {
       g_autofree char *text = g_strdup_printf (_("Heap readings are process-wide and %u threads record: each part includes what the other threads allocate meanwhile. MACH6_HEAP=thread (the default of “mach6 run”) keeps them apart."),

@@ -290,7 +290,7 @@ find_leak_action (GSimpleAction *action,
   /* Process-wide readings with several threads: a thread's scopes hold
    * the other threads' bytes too, so no scope can be named for the
    * growth; say so, with the drift that is known (docs/memory.md). */
-  if (m6_view_heap_shared (self->session))
+  if (m6_session_heap_shared (self->session))
     {
       M6Thread *drifting = thread;
       for (guint i = 0; leak.kind == M6_LEAK_NONE && i < m6_session_get_n_threads (self->session); i++)
@@ -301,15 +301,8 @@ find_leak_action (GSimpleAction *action,
       if (leak.kind == M6_LEAK_NONE)
         text = m6_leak_describe (m6_thread_get_tree (thread), &leak);
       else
-        {
-          g_autofree char *top = m6_ledger_node_path (m6_thread_get_tree (drifting), leak.top);
-          g_autofree char *drift = m6_format_kb (leak.frames ? (double) leak.top_bytes / (double) leak.frames / M6_BYTES_PER_KB : 0.0,
-                                                 TRUE);
-          /* Translators: the number of threads, a drift like "+16.0 KB",
-           * a top-level scope and its thread's name */
-          text = g_strdup_printf (_("Find the Leak cannot tell which thread’s scope keeps the memory: the heap readings of these %u threads are process-wide, so the %s/frame drift of %s (thread “%s”) holds every thread’s allocations. Record with MACH6_HEAP=thread to find it."),
-                                  m6_session_get_n_threads (self->session), drift, top, m6_thread_get_name (drifting));
-        }
+        text = m6_leak_describe_shared (m6_thread_get_tree (drifting), &leak,
+                                        m6_session_get_n_threads (self->session), m6_thread_get_name (drifting));
       m6_ledger_view_set_leak_text (self->ledger_view, text);
       m6_session_window_show_toast (self, text);
       return;

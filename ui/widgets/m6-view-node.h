@@ -16,9 +16,5 @@ M6Thread     *m6_view_thread     (M6Session *session,
 const M6Node *m6_view_shown_node (M6Session *session,
                                   guint      thread_index,
                                   guint      node_id);
-/* Heap readings of the whole process (the preload shim's default, the
- * program's allocation hooks) while more than one thread records: each
- * thread's scopes also see the other threads' bytes (docs/memory.md). */
-gboolean      m6_view_heap_shared (M6Session *session);
 
 G_END_DECLS
