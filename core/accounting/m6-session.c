@@ -660,6 +660,12 @@ m6_session_set_recorder (M6Session           *self,
   self->recorder_data = user_data;
 }
 
+gboolean
+m6_session_get_listened (M6Session *self)
+{
+  return self->recorder != NULL || self->tap != NULL || self->sink_commit != NULL;
+}
+
 void
 m6_session_set_tap (M6Session           *self,
                     M6SessionEventsFunc  func,

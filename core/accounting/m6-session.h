@@ -211,6 +211,10 @@ void          m6_session_set_recorder        (M6Session          *self,
                                               M6SessionEventsFunc func,
                                               gpointer            user_data);
 
+/* A recorder, a tap or a sink is set: someone sees every event ingested
+ * (so a capture must be replayed into the session, not restored). */
+gboolean      m6_session_get_listened        (M6Session          *self);
+
 /* The frame index's tap (m6-frame-index.h): sees every event given to
  * m6_session_ingest(), like the recorder, on the ingesting thread. One. */
 void          m6_session_set_tap             (M6Session          *self,

@@ -61,6 +61,11 @@ wrap_add (gint64 a,
 G_GNUC_INTERNAL G_NO_INLINE M6Node *m6_tree_find_or_add_child (M6Tree  *self,
                                                               M6Node  *parent,
                                                               guint32  label);
+/* A new child of @parent, outside the budget's rule (a checkpoint's
+ * restore, m6-session-state.c, rebuilds a tree node by node). */
+G_GNUC_INTERNAL M6Node *m6_tree_add_child (M6Tree  *self,
+                                           M6Node  *parent,
+                                           guint32  label);
 G_GNUC_INTERNAL G_NO_INLINE void    m6_tree_grow_stack        (M6Tree  *self);
 G_GNUC_INTERNAL G_NO_INLINE void    m6_tree_push_folded       (M6Tree  *self,
                                                               guint    depth);

@@ -278,6 +278,14 @@ add_child (M6Tree  *self,
   return child;
 }
 
+M6Node *
+m6_tree_add_child (M6Tree  *self,
+                   M6Node  *parent,
+                   guint32  label)
+{
+  return add_child (self, parent, label);
+}
+
 void
 m6_tree_grow_stack (M6Tree *self)
 {

@@ -87,6 +87,11 @@ m6_capture_record_type_name (guint32 type)
     case M6_CAPTURE_RECORD_UNSLOTTED:    return "UNSLOTTED";
     case M6_CAPTURE_RECORD_PAD:          return "PAD";
     case M6_CAPTURE_RECORD_PACKED_EVENTS: return "PACKED_EVENTS";
+    case M6_CAPTURE_RECORD_PART:         return "PART";
+    case M6_CAPTURE_RECORD_CHECKPOINT:   return "CHECKPOINT";
+    case M6_CAPTURE_RECORD_FRAME_TABLE:  return "FRAME_TABLE";
+    case M6_CAPTURE_RECORD_TRAILER:      return "TRAILER";
+    case 17: case 18: case 19:           return "INDEX_RESERVED";
     case 20: return "SAMPLE_THREAD";
     case 21: return "SAMPLE_SYMBOLS";
     case 22: return "SAMPLES";

@@ -12,7 +12,11 @@
  *   PACKED_EVENTS   u32 thread, u32 count, count x 4 varints (m6-pack.h)
  *   END             u64 records, u64 events, u32 threads, u32 labels,
  *                   u32 flags (bit 0: the process ended, bit 1: stopped
- *                   on a write error), u32 0, i64 duration
+ *                   on a write error), u32 0, i64 duration; version 4:
+ *                   u64 TRAILER offset, u64 last CHECKPOINT offset
+ *   PART, CHECKPOINT, FRAME_TABLE, TRAILER (version 4): checkpoints of
+ *                   the session's state and the frame index's tables
+ *                   (m6-capture-checkpoint.c)
  *
  * Ordering contract (what a reader may rely on, what a writer must keep):
  *   - label ids are declared 1, 2, 3, ... once each, threads 0, 1, 2, ...;
@@ -40,7 +44,8 @@
 #define RECORD_HEADER_SIZE 12u
 #define EVENT_SIZE         24u
 #define EVENTS_PER_RECORD  8192u
-#define END_SIZE           40u
+#define END_SIZE           40u   /* versions 1 to 3 */
+#define END_SIZE_V4        56u   /* and the TRAILER's and last CHECKPOINT's offsets */
 #define FLUSH_BYTES        (256u * 1024u)
 #define END_FLAG_ENDED     1u
 #define END_FLAG_WRITE_ERROR 2u   /* the writer stopped on a write error */

@@ -98,6 +98,9 @@ typedef struct
   M6Event    *events;      /* EVENTS_PER_RECORD is not trusted: sized per record */
   gsize       events_alloc;
   guint32     version;
+  guint64     replayed_events;    /* events ingested by this load */
+  gboolean    rolled_checkpoint;  /* opened from a checkpoint of a rolled file:
+                                   * its counts are the recording's, END's the file's */
 } Loader;
 
 static gboolean
@@ -251,6 +254,7 @@ load_record (Loader        *ld,
           return load_fail (ld, error, "%s", local->message);
         m6_session_ingest (ld->session, thread, ld->events, count);
         ld->n_events += count;
+        ld->replayed_events += count;
         return TRUE;
       }
 
@@ -263,6 +267,19 @@ load_record (Loader        *ld,
       ld->info->dropped_events = m6_get_u64 (p + 8);
       return TRUE;
 
+    case M6_CAPTURE_RECORD_PART:
+    case M6_CAPTURE_RECORD_CHECKPOINT:
+    case M6_CAPTURE_RECORD_FRAME_TABLE:
+    case M6_CAPTURE_RECORD_TRAILER:
+    case 17: case 18: case 19:
+      /* The index: what a replay does not need (m6-capture-checkpoint.c
+       * reads it). */
+      if (ld->version < 4)
+        return load_fail (ld, error, _("%s in a version %u capture (it came with version 4)"), name, ld->version);
+      if (type == M6_CAPTURE_RECORD_CHECKPOINT && length != CHECKPOINT_SIZE)
+        return load_fail (ld, error, _("CHECKPOINT length %u is not %u"), length, CHECKPOINT_SIZE);
+      return TRUE;
+
     case M6_CAPTURE_RECORD_PAD:
       if (length > PAD_MAX)
         return load_fail (ld, error, _("PAD length %u is more than %u"), length, PAD_MAX);
@@ -270,19 +287,24 @@ load_record (Loader        *ld,
 
     case M6_CAPTURE_RECORD_END:
       {
-        if (length != END_SIZE)
-          return load_fail (ld, error, _("END length %u is not %u"), length, END_SIZE);
+        guint32 end_size = ld->version >= 4 ? END_SIZE_V4 : END_SIZE;
+        if (length != end_size)
+          return load_fail (ld, error, _("END length %u is not %u"), length, end_size);
         guint64 records = m6_get_u64 (p);
         guint64 events = m6_get_u64 (p + 8);
         guint32 threads = m6_get_u32 (p + 16);
         guint32 labels = m6_get_u32 (p + 20);
         guint32 flags = m6_get_u32 (p + 24);
-        if (records != ld->rec.number - 1)
+        if (!ld->rolled_checkpoint && records != ld->rec.number - 1)
           return load_fail (ld, error, _("END counts %llu records before it, but there are %llu"),
                             U (records), U (ld->rec.number - 1));
-        if (events != ld->n_events)
+        if (!ld->rolled_checkpoint && events != ld->n_events)
           return load_fail (ld, error, _("END counts %llu events, but the records hold %llu"),
                             U (events), U (ld->n_events));
+        /* A rolled file's checkpoint counts what was recorded; the file
+         * holds what END counts. */
+        if (ld->rolled_checkpoint)
+          ld->n_events = events;
         if (threads != m6_session_get_n_threads (ld->session))
           return load_fail (ld, error, _("END counts %u threads, but %u were declared"),
                             threads, m6_session_get_n_threads (ld->session));
@@ -302,6 +324,60 @@ load_record (Loader        *ld,
         return TRUE;
       return load_fail (ld, error, _("unknown record type %u"), type);
     }
+}
+
+/* A version 4 capture opens from its last good checkpoint (the END at its
+ * end names it; a capture cut short is walked for them, newest first) and
+ * replays only the records after it. A session with a listener (a
+ * recorder, the frame index's tap, a sink) sees every event: a replay. */
+static gboolean
+open_from_checkpoint (Loader  *ld,
+                      GError **error)
+{
+  g_auto (M6CaptureLayout) layout = { 0 };
+  g_autoptr (GByteArray) state = NULL;
+  M6CaptureCheckpoint cp;
+
+  ld->info->replayed_bytes = M6_CAPTURE_HEADER_SIZE;
+  if (ld->version < 4 || m6_capture_get_force_replay () || m6_session_get_listened (ld->session))
+    return TRUE;
+  if (!m6_capture_reader_locate (ld->reader, FALSE, &layout, error))
+    return FALSE;
+  state = g_byte_array_new ();
+  for (guint i = layout.checkpoints->len; i-- > 0;)
+    {
+      guint64 offset = g_array_index (layout.checkpoints, guint64, i);
+
+      /* One that does not read (a part torn by a crash): the one before. */
+      if (!m6_capture_reader_read_checkpoint (ld->reader, offset, &cp, state, NULL))
+        continue;
+      if (!m6_capture_checkpoint_restore (ld->session, state->data, state->len, error))
+        {
+          g_prefix_error (error, _("%s: the checkpoint at offset %llu: "),
+                          m6_capture_reader_get_display (ld->reader), U (offset));
+          return FALSE;
+        }
+      guint64 after = offset + RECORD_HEADER_SIZE + CHECKPOINT_SIZE;
+      m6_capture_reader_seek (ld->reader, after, cp.number + 1);
+      ld->n_events = cp.events_before;
+      ld->info->n_records = cp.number;
+      ld->info->from_checkpoint = TRUE;
+      ld->info->checkpoint_offset = offset;
+      ld->info->checkpoint_t_ns = cp.t_ns;
+      ld->info->replayed_bytes = after;
+      /* A rolled file (--max-size) says so in its first record, which a
+       * checkpoint's open does not otherwise read. */
+      M6CaptureRecord first;
+      if (m6_capture_reader_read_at (ld->reader, M6_CAPTURE_HEADER_SIZE, &first, NULL)
+          && first.type == M6_CAPTURE_RECORD_ROLLED && first.length == ROLLED_SIZE)
+        {
+          ld->info->rolls = m6_get_u64 (first.payload);
+          ld->info->dropped_events = m6_get_u64 (first.payload + 8);
+          ld->rolled_checkpoint = TRUE;
+        }
+      return TRUE;
+    }
+  return TRUE;
 }
 
 static void
@@ -372,6 +448,8 @@ m6_capture_load_into_full (const char      *path,
   ld.session = session;
   ld.info = info;
   ld.version = info->version;
+  if (!open_from_checkpoint (&ld, error))
+    goto out;
 
   /* Each turn consumes at least a record header: ends within size / 12. */
   for (guint64 turn = 1;; turn++)
@@ -411,6 +489,8 @@ m6_capture_load_into_full (const char      *path,
     }
 
   info->n_events = ld.n_events;
+  info->replayed_events = ld.replayed_events;
+  info->replayed_bytes = m6_capture_reader_tell (reader) - info->replayed_bytes + info->ignored_bytes;
   if (progress != NULL)
     progress (size, size, progress_data);
   /* A capture never grows: it is over. */

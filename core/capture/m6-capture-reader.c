@@ -271,6 +271,16 @@ read_record (M6CaptureReader  *self,
 }
 
 gboolean
+m6_capture_reader_pread (M6CaptureReader  *self,
+                         guint8           *buf,
+                         gsize             length,
+                         guint64           offset,
+                         GError          **error)
+{
+  return read_exact (self, buf, length, offset, error);
+}
+
+gboolean
 m6_capture_reader_next (M6CaptureReader  *self,
                         M6CaptureRecord  *rec,
                         GError          **error)

@@ -6,12 +6,33 @@
 
 #include "m6-capture-format.h"
 
+/* A thread's frame table being gathered (m6-capture-checkpoint.c): its
+ * events records and the frames in them since its last FRAME_TABLE. */
+typedef struct
+{
+  GByteArray *records;      /* varints: offset delta, count */
+  GByteArray *frames;       /* varints: see docs/capture-format.md */
+  guint32     n_records;
+  guint32     n_frames;
+  guint64     first_pos;    /* the first listed record's first event */
+  guint64     first_offset; /* the first listed record's position */
+  guint64     prev_offset;
+  guint64     prev_end;     /* the previous frame's end (starts at first_pos) */
+  gint64      prev_start;
+  guint64     n_seen;       /* the thread's events written */
+  gboolean    in_frame;
+  guint64     open_pos;
+  gint64      open_start;
+  guint32     open_label;
+} FrameTable;
+
 typedef struct
 {
   char          *name;
   M6ThreadState  state;
   guint64        drops;
   guint64        refusals[3];   /* stray dones, depth refused, label table full */
+  FrameTable     table;
 } WrittenThread;
 
 /* Where a buffer handed to the file ends, and what the file holds up to
@@ -48,6 +69,14 @@ struct _M6CaptureWriter
   gint64      synced_us;    /* the I/O thread's last fdatasync */
   guint64     kept_events;  /* after a write error: the events the file kept */
   gboolean    done;         /* finished or aborted */
+
+  /* Checkpoints and the frame index (m6-capture-checkpoint.c). */
+  gboolean    checkpoints;     /* the writer saw the session from its start */
+  guint64     checkpoint_every; /* bytes of file between checkpoints, at least */
+  guint64     checkpoint_due;  /* the file size at which the next is due */
+  guint64     last_checkpoint; /* offset of the last CHECKPOINT record, 0 */
+  GArray     *frame_tables;    /* guint64: offsets of the FRAME_TABLE records */
+  guint64     trailer;         /* offset of the TRAILER record, 0 */
 
   /* Background writes (m6_capture_writer_set_background): full buffers go
    * to io_thread through io_queue and come back empty through io_free. */
@@ -116,6 +145,38 @@ typedef struct
 #define MARKS_KEPT     128u
 #define IO_ROOM        56u
 
+/* A record of @type begins at the end of the buffer: returns where, for
+ * _record_end, which seals it (length, CRC). */
+gsize     m6_capture_writer_record_begin (M6CaptureWriter *self,
+                                          guint32          type);
+void      m6_capture_writer_record_end   (M6CaptureWriter *self,
+                                          gsize            start);
+/* Where a record begun at @start of the buffer is in the stream of bytes
+ * ever appended (the header's first byte is 0): the file offset until a
+ * roll (--max-size) drops the oldest segments. The index stores only
+ * distances between such positions, which a roll does not change. */
+static inline guint64
+m6_capture_writer_offset_of (M6CaptureWriter *self,
+                             gsize            start)
+{
+  return self->stream_bytes + start;
+}
+
+/* m6-capture-checkpoint.c: the frame table of @events, just written in a
+ * record at @offset for thread @t; written as a FRAME_TABLE record when
+ * it nears the record limit. */
+void      m6_capture_writer_table_add    (M6CaptureWriter *self,
+                                          guint            thread,
+                                          guint64          offset,
+                                          const M6Event   *events,
+                                          gsize            n_events);
+/* Before the next batch (nothing half-ingested): a checkpoint if due. */
+void      m6_capture_writer_maybe_checkpoint (M6CaptureWriter *self);
+/* At finish: the frame tables, the last checkpoint and the TRAILER; the
+ * END that follows gives their offsets (m6_capture_writer_append_end). */
+void      m6_capture_writer_close_index  (M6CaptureWriter *self);
+void      m6_frame_table_clear           (FrameTable      *table);
+
 /* Labels, threads, names, states, drops and the heap source that changed
  * since the last look: what the next events may refer to. */
 void      m6_capture_writer_sync_records (M6CaptureWriter *self);
@@ -143,3 +204,4 @@ gboolean  m6_capture_roll_before_write   (M6CaptureWriter *self,
 void      m6_capture_roll_stop           (M6CaptureWriter *self,
                                           gboolean         cancel);
 void      m6_capture_roll_free           (M6CaptureWriter *self);
+

@@ -17,6 +17,7 @@
 
 #include "m6-pack.h"
 #include "m6-session-private.h"
+#include "m6-test-hooks.h"
 
 #define IO_QUIT        ((gpointer) &io_quit_marker)
 static const int io_quit_marker;
@@ -26,11 +27,12 @@ written_thread_clear (gpointer data)
 {
   WrittenThread *t = data;
   g_free (t->name);
+  m6_frame_table_clear (&t->table);
 }
 
-static gsize
-record_begin (M6CaptureWriter *self,
-              guint32          type)
+gsize
+m6_capture_writer_record_begin (M6CaptureWriter *self,
+                                guint32          type)
 {
   gsize start = self->buf->len;
 
@@ -40,9 +42,9 @@ record_begin (M6CaptureWriter *self,
   return start;
 }
 
-static void
-record_end (M6CaptureWriter *self,
-            gsize            start)
+void
+m6_capture_writer_record_end (M6CaptureWriter *self,
+                              gsize            start)
 {
   guint8 *p = self->buf->data + start;
   guint32 length = (guint32) (self->buf->len - start - RECORD_HEADER_SIZE);
@@ -269,13 +271,13 @@ write_name_record (M6CaptureWriter *self,
                    const char      *name)
 {
   gsize length = MIN (strlen (name), (gsize) M6_CAPTURE_RECORD_MAX - 12);
-  gsize start = record_begin (self, type);
+  gsize start = m6_capture_writer_record_begin (self, type);
 
   m6_put_u32 (self->buf, index);
   if (tid != NULL)
     m6_put_u64 (self->buf, *tid);
   g_byte_array_append (self->buf, (const guint8 *) name, (guint) length);
-  record_end (self, start);
+  m6_capture_writer_record_end (self, start);
 }
 
 /* Labels, threads, names, states, drops and the heap source that changed
@@ -300,18 +302,18 @@ m6_capture_writer_sync_records (M6CaptureWriter *self)
                        _("label %u is %llu bytes long, too long for a capture"), id, U (length));
           return;
         }
-      gsize start = record_begin (self, M6_CAPTURE_RECORD_LABEL);
+      gsize start = m6_capture_writer_record_begin (self, M6_CAPTURE_RECORD_LABEL);
       m6_put_u32 (self->buf, id);
       g_byte_array_append (self->buf, (const guint8 *) m6_labels_get (labels, id), (guint) length);
-      record_end (self, start);
+      m6_capture_writer_record_end (self, start);
     }
   self->n_labels = MAX (self->n_labels, n_labels);
 
   if (heap_source != self->heap_source)
     {
-      gsize start = record_begin (self, M6_CAPTURE_RECORD_HEAP_SOURCE);
+      gsize start = m6_capture_writer_record_begin (self, M6_CAPTURE_RECORD_HEAP_SOURCE);
       m6_put_u32 (self->buf, heap_source);
-      record_end (self, start);
+      m6_capture_writer_record_end (self, start);
       self->heap_source = heap_source;
     }
 
@@ -335,29 +337,29 @@ m6_capture_writer_sync_records (M6CaptureWriter *self)
         }
       if (t->state != thread->state)
         {
-          gsize start = record_begin (self, M6_CAPTURE_RECORD_THREAD_STATE);
+          gsize start = m6_capture_writer_record_begin (self, M6_CAPTURE_RECORD_THREAD_STATE);
           m6_put_u32 (self->buf, i);
           m6_put_u32 (self->buf, thread->state);
-          record_end (self, start);
+          m6_capture_writer_record_end (self, start);
           t->state = thread->state;
         }
       if (t->drops != thread->drops)
         {
-          gsize start = record_begin (self, M6_CAPTURE_RECORD_DROPS);
+          gsize start = m6_capture_writer_record_begin (self, M6_CAPTURE_RECORD_DROPS);
           m6_put_u32 (self->buf, i);
           m6_put_u64 (self->buf, thread->drops);
-          record_end (self, start);
+          m6_capture_writer_record_end (self, start);
           t->drops = thread->drops;
         }
       if (t->refusals[0] != thread->stray_dones || t->refusals[1] != thread->depth_refused
           || t->refusals[2] != thread->label_full)
         {
-          gsize start = record_begin (self, M6_CAPTURE_RECORD_REFUSALS);
+          gsize start = m6_capture_writer_record_begin (self, M6_CAPTURE_RECORD_REFUSALS);
           m6_put_u32 (self->buf, i);
           m6_put_u64 (self->buf, thread->stray_dones);
           m6_put_u64 (self->buf, thread->depth_refused);
           m6_put_u64 (self->buf, thread->label_full);
-          record_end (self, start);
+          m6_capture_writer_record_end (self, start);
           t->refusals[0] = thread->stray_dones;
           t->refusals[1] = thread->depth_refused;
           t->refusals[2] = thread->label_full;
@@ -367,9 +369,9 @@ m6_capture_writer_sync_records (M6CaptureWriter *self)
   guint64 unslotted = m6_session_get_threads_unslotted (self->session);
   if (unslotted != self->threads_unslotted)
     {
-      gsize start = record_begin (self, M6_CAPTURE_RECORD_UNSLOTTED);
+      gsize start = m6_capture_writer_record_begin (self, M6_CAPTURE_RECORD_UNSLOTTED);
       m6_put_u64 (self->buf, unslotted);
-      record_end (self, start);
+      m6_capture_writer_record_end (self, start);
       self->threads_unslotted = unslotted;
     }
 }
@@ -392,8 +394,10 @@ writer_reserve (M6Session *session,
   if (self->error != NULL || self->done || n_events > M6_SESSION_RESERVE_MAX)
     return NULL;
 
-  /* The labels and threads these events name go first. */
+  /* The labels and threads these events name go first. Every batch
+   * before this one is ingested whole: a checkpoint may go here. */
   m6_capture_writer_sync_records (self);
+  m6_capture_writer_maybe_checkpoint (self);
   if (self->error != NULL)
     return NULL;
   if (self->scratch == NULL)
@@ -412,12 +416,14 @@ writer_commit (M6Session     *session,
 
   if (n_events == 0)
     return;
-  gsize start = record_begin (self, M6_CAPTURE_RECORD_PACKED_EVENTS);
+  gsize start = m6_capture_writer_record_begin (self, M6_CAPTURE_RECORD_PACKED_EVENTS);
+  guint64 offset = m6_capture_writer_offset_of (self, start);
   m6_put_u32 (self->buf, thread->index);
   m6_put_u32 (self->buf, (guint32) n_events);
   m6_pack_encode (M6_PACK_CODEC_RAW, events, n_events, self->buf);
-  record_end (self, start);
+  m6_capture_writer_record_end (self, start);
   self->n_events += n_events;
+  m6_capture_writer_table_add (self, thread->index, offset, events, n_events);
 
   if (self->buf->len >= FLUSH_BYTES)
     m6_capture_writer_flush_buffer (self);
@@ -447,9 +453,9 @@ m6_capture_writer_append_record (M6CaptureWriter  *self,
       return FALSE;
     }
   m6_capture_writer_sync_records (self);
-  gsize start = record_begin (self, type);
+  gsize start = m6_capture_writer_record_begin (self, type);
   g_byte_array_append (self->buf, payload, (guint) length);
-  record_end (self, start);
+  m6_capture_writer_record_end (self, start);
   if (self->buf->len >= FLUSH_BYTES)
     m6_capture_writer_flush_buffer (self);
   if (self->error != NULL)
@@ -550,6 +556,20 @@ m6_capture_writer_new (const char  *path,
   g_array_set_clear_func (self->threads, written_thread_clear);
   self->n_labels = 1;   /* id 0 is the root */
   self->heap_source = m6_session_get_heap_source (session);
+  self->frame_tables = g_array_new (FALSE, FALSE, sizeof (guint64));
+  /* A checkpoint is the session's whole state: only a file that holds
+   * every event of it (a writer made before the first was ingested; not
+   * the second file of a --split series) may carry one. */
+  self->checkpoints = TRUE;
+  for (guint i = 0; i < m6_session_get_n_threads (session); i++)
+    {
+      M6Thread *thread = m6_session_get_thread (session, i);
+      if (thread->n_events + thread->skipped + thread->rejected != 0)
+        self->checkpoints = FALSE;
+    }
+  self->checkpoint_every = (guint64) MAX (m6_test_knob ("capture-checkpoint-bytes",
+                                                        (gint64) M6_CAPTURE_CHECKPOINT_BYTES), 1);
+  self->checkpoint_due = self->checkpoint_every;
 
   write_header (self->buf, session);
   m6_capture_writer_sync_records (self);
@@ -566,18 +586,22 @@ m6_capture_writer_new (const char  *path,
   return self;
 }
 
+/* @trailer, @checkpoint: the offsets of the TRAILER and of the last
+ * CHECKPOINT record, 0 where there is none in what @at counts. */
 static void
 append_end_of (GByteArray      *out,
                M6CaptureWriter *self,
                const FlushMark *at,
-               guint32          flags)
+               guint32          flags,
+               guint64          trailer,
+               guint64          checkpoint)
 {
   gsize start = out->len;
 
   if (m6_session_get_process_exited (self->session))
     flags |= END_FLAG_ENDED;
   m6_put_u32 (out, M6_CAPTURE_RECORD_END);
-  m6_put_u32 (out, END_SIZE);
+  m6_put_u32 (out, END_SIZE_V4);
   m6_put_u32 (out, 0);
   m6_put_u64 (out, at->n_records);
   m6_put_u64 (out, at->n_events);
@@ -586,10 +610,15 @@ append_end_of (GByteArray      *out,
   m6_put_u32 (out, flags);
   m6_put_u32 (out, 0);
   m6_put_u64 (out, (guint64) m6_session_get_duration (self->session));
+  /* Distances back from this END, whose position in the stream is where
+   * @out is appended after what was flushed (a copy's END: all of it). */
+  guint64 here = m6_capture_writer_offset_of (self, out == self->buf ? start : self->buf->len);
+  m6_put_u64 (out, trailer != 0 ? here - trailer : 0);
+  m6_put_u64 (out, checkpoint != 0 ? here - checkpoint : 0);
 
   guint8 *p = out->data + start;
   guint32 crc = m6_capture_crc (0, p, 8);
-  crc = GUINT32_TO_LE (m6_capture_crc (crc, p + RECORD_HEADER_SIZE, END_SIZE));
+  crc = GUINT32_TO_LE (m6_capture_crc (crc, p + RECORD_HEADER_SIZE, END_SIZE_V4));
   memcpy (p + 8, &crc, 4);
 }
 
@@ -602,7 +631,9 @@ m6_capture_writer_append_end (GByteArray      *out,
                     (guint64) ((gint64) self->n_events + self->events_adjust), self->threads->len, self->n_labels };
   g_mutex_unlock (&self->io_lock);
 
-  append_end_of (out, self, &now, 0);
+  /* Finished, the trailer is there; a copy of a recording ends on its
+   * last checkpoint, which it holds (it copies what was flushed). */
+  append_end_of (out, self, &now, 0, self->trailer, self->last_checkpoint);
 }
 
 void
@@ -610,7 +641,7 @@ m6_capture_writer_append_end_at (GByteArray      *out,
                                  M6CaptureWriter *self,
                                  const FlushMark *at)
 {
-  append_end_of (out, self, at, 0);
+  append_end_of (out, self, at, 0, 0, 0);
 }
 
 /* After a write error (a full disk): cut the file back to the last whole
@@ -637,7 +668,8 @@ salvage (M6CaptureWriter *self)
       if (tried != G_MAXUINT64 && tried - mark->end < 8192 && i > 0)
         continue;
       g_autoptr (GByteArray) end = g_byte_array_new ();
-      append_end_of (end, self, mark, END_FLAG_WRITE_ERROR);
+      /* Where the index is, is not known at a mark: readers walk. */
+      append_end_of (end, self, mark, END_FLAG_WRITE_ERROR, 0, 0);
       if (ftruncate (self->fd, (off_t) mark->end) != 0 || lseek (self->fd, (off_t) mark->end, SEEK_SET) < 0)
         return FALSE;
       if (m6_capture_write_all (self->fd, end->data, end->len, self->path, NULL))
@@ -670,6 +702,7 @@ m6_capture_writer_finish (M6CaptureWriter  *self,
     }
 
   m6_capture_writer_sync_records (self);
+  m6_capture_writer_close_index (self);
   /* --max-size: everything but END written, and the last roll done, so
    * that END counts what the file holds. */
   if (self->max_size > 0)
@@ -760,6 +793,7 @@ m6_capture_writer_free (M6CaptureWriter *self)
   g_free (self->scratch);
   g_array_unref (self->threads);
   g_array_unref (self->marks);
+  g_array_unref (self->frame_tables);
   g_free (self->path);
   g_free (self->tmp_path);
   g_free (self);

@@ -35,9 +35,10 @@ typedef enum
 
 GQuark            m6_capture_error_quark       (void);
 
-/* Version 2 added PAD records, version 3 PACKED_EVENTS; version 1 and 2
- * files load as before. */
-#define M6_CAPTURE_VERSION       3u
+/* Version 2 added PAD records, version 3 PACKED_EVENTS, version 4
+ * checkpoints, frame tables and the trailer (and a longer END); version
+ * 1 to 3 files load as before, by replay. */
+#define M6_CAPTURE_VERSION       4u
 #define M6_CAPTURE_HEADER_SIZE   128u
 #define M6_CAPTURE_RECORD_MAX    (1u << 20)   /* payload bytes */
 
@@ -55,6 +56,12 @@ typedef enum
   M6_CAPTURE_RECORD_UNSLOTTED = 10,    /* u64 threads that found no slot */
   M6_CAPTURE_RECORD_PAD = 11,          /* 0 to 7 zero bytes, skipped: it puts the next EVENTS record's events on an 8-byte boundary of the writer's buffer (version 2) */
   M6_CAPTURE_RECORD_PACKED_EVENTS = 12, /* u32 index, u32 count, the events packed by m6-pack.h (version 3) */
+  M6_CAPTURE_RECORD_PART = 13,         /* u32 part number, a piece of a checkpoint's state (version 4) */
+  M6_CAPTURE_RECORD_CHECKPOINT = 14,   /* the PARTs before it: the session's state at this point (version 4) */
+  M6_CAPTURE_RECORD_FRAME_TABLE = 15,  /* a thread's events records and frames since its last table (version 4) */
+  M6_CAPTURE_RECORD_TRAILER = 16,      /* the offsets of every FRAME_TABLE record (version 4) */
+  /* 17-19: reserved for checkpoints and the trailer, skipped by readers. */
+  M6_CAPTURE_RECORD_INDEX_LAST = 19,
   /* 20-29: call-stack samples (core/sampling, docs/capture-format.md);
    * the session loader skips them, m6-samples-file.c reads them. */
   M6_CAPTURE_RECORD_SAMPLES_FIRST = 20,
@@ -78,7 +85,19 @@ typedef struct
   gboolean write_error;       /* END says the recording stopped on a write error (a full disk) */
   guint64  rolls;             /* a rolling capture (--max-size): how often it dropped its oldest segments (0: never) */
   guint64  dropped_events;    /* ... and the events it no longer holds */
+  /* How it opened (version 4): from a checkpoint, with the records after
+   * it replayed; otherwise every record was. */
+  gboolean from_checkpoint;
+  guint64  checkpoint_offset; /* of the CHECKPOINT record it opened from */
+  guint64  replayed_bytes;    /* of records read after it (all of them: a replay) */
+  guint64  replayed_events;
+  gint64   checkpoint_t_ns;   /* session time of the checkpoint (its latest event) */
 } M6CaptureInfo;
+
+/* Open by replaying every event even where a checkpoint would do
+ * (`MACH6_TEST=capture-replay=1` sets it too, for tests that compare). */
+void              m6_capture_set_force_replay  (gboolean          force);
+gboolean          m6_capture_get_force_replay  (void);
 
 /* The events of one EVENTS or PACKED_EVENTS record's payload (@type,
  * @length bytes at @payload, its CRC already checked), for a reader that
@@ -131,6 +150,29 @@ gboolean          m6_capture_writer_set_max_size (M6CaptureWriter *self,
 /* How often the file rolled so far, and the events it dropped. */
 guint64           m6_capture_writer_get_n_rolls (M6CaptureWriter *self,
                                                  guint64         *dropped_events);
+/* Write a checkpoint now: the session's accounting state (tree,
+ * reservoirs and their generator, counts, sums, mem.net history, frame
+ * series, node budget, thread table, labels: m6-session-state.h) as PART
+ * records and a CHECKPOINT record after the frame tables of what was
+ * written so far (docs/capture-format.md, *Checkpoints*). With the
+ * session's lock held and nothing half-ingested (between batches). The
+ * writer also writes them itself, every M6_CAPTURE_CHECKPOINT_BYTES of
+ * file or more, and at finish. FALSE when the writer does not write
+ * checkpoints (it was made on a session that had already ingested events:
+ * its file would not hold them) or failed. */
+#define M6_CAPTURE_CHECKPOINT_BYTES (G_GUINT64_CONSTANT (64) << 20)
+gboolean          m6_capture_writer_checkpoint (M6CaptureWriter *self,
+                                                GError         **error);
+/* Restore @session, a new one, from a checkpoint's state: the bytes of
+ * its PART records in order (their CRC checked by the CHECKPOINT record,
+ * m6_capture_read_checkpoint()). The events recorded after the checkpoint
+ * then ingest as they would have. FALSE, CORRUPT, with a sentence;
+ * @session must then be thrown away. */
+gboolean          m6_capture_checkpoint_restore (M6Session      *session,
+                                                 const guint8   *state,
+                                                 gsize           length,
+                                                 GError        **error);
+
 /* Wait until the buffers handed to that thread are written. */
 gboolean          m6_capture_writer_wait_io    (M6CaptureWriter *self);
 /* Write the END record, sync, and rename over @path atomically. */

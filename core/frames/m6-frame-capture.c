@@ -12,8 +12,75 @@
 
 #include "m6-bytes-private.h"
 #include "m6-capture-reader.h"
+#include "m6-test-hooks.h"
 
 #define U(x) ((unsigned long long) (x))
+
+/* A version 4 capture: the frame tables before its last checkpoint give
+ * every frame and events record up to there without reading an event
+ * (the trailer lists them, or for a capture cut short a walk over the
+ * record headers finds them); only the records after the checkpoint are
+ * scanned. FALSE (nothing kept) where the tables do not cover the file
+ * from its first event (a rolled capture, tables that do not read): then
+ * the whole file is scanned. */
+static gboolean
+open_from_tables (M6FrameIndex *self,
+                  guint32      *n_declared)
+{
+  g_auto (M6CaptureLayout) layout = { 0 };
+  M6CaptureCheckpoint cp = { 0 };
+  gboolean found = FALSE;
+
+  if (m6_capture_reader_get_header (self->reader)->version < 4 || m6_capture_get_force_replay ()
+      || !m6_capture_reader_locate (self->reader, TRUE, &layout, NULL))
+    return FALSE;
+  for (guint i = layout.checkpoints->len; i-- > 0 && !found;)
+    found = m6_capture_reader_read_checkpoint (self->reader, g_array_index (layout.checkpoints, guint64, i), &cp,
+                                               NULL, NULL);
+  if (!found)
+    return FALSE;
+  for (guint i = 0; i < layout.frame_tables->len; i++)
+    {
+      guint64 offset = g_array_index (layout.frame_tables, guint64, i);
+      g_auto (M6CaptureFrameTable) table = { 0 };
+      M6CaptureRecord rec;
+
+      if (offset >= cp.offset)
+        break;
+      if (!m6_capture_reader_read_at (self->reader, offset, &rec, NULL) || rec.type != M6_CAPTURE_RECORD_FRAME_TABLE
+          || !m6_capture_decode_frame_table (rec.payload, rec.length, offset, &table, NULL)
+          || table.thread >= cp.threads)
+        goto fail;
+      M6ThreadFrames *tf = m6_frame_index_thread_get (self, table.thread);
+      if (table.first_pos != tf->n_seen)
+        goto fail;
+      for (guint k = 0; k < table.records->len; k++)
+        {
+          const M6TableRecord *r = &g_array_index (table.records, M6TableRecord, k);
+          M6RecordRef ref = { r->first_pos, r->offset, r->count, 0 };
+          g_array_append_val (tf->records, ref);
+        }
+      for (guint k = 0; k < table.frames->len; k++)
+        {
+          const M6TableFrame *f = &g_array_index (table.frames, M6TableFrame, k);
+          M6FrameRec frame = { f->start_ns, f->duration_ns, f->pos, f->end_pos, f->label, 0 };
+          g_array_append_val (tf->frames, frame);
+        }
+      tf->n_seen = table.end_pos;
+      tf->in_frame = table.in_frame;
+      tf->open_pos = table.open_pos;
+      tf->open_start = table.open_start;
+      tf->open_label = table.open_label;
+    }
+  m6_capture_reader_seek (self->reader, cp.offset + 12 + CHECKPOINT_SIZE, cp.number + 1);
+  *n_declared = cp.threads;
+  m6_test_count (NULL, "frame-index-from-tables");
+  return TRUE;
+
+fail:
+  g_ptr_array_set_size (self->threads, 0);
+  return FALSE;
+}
 
 M6FrameIndex *
 m6_frame_index_open_capture (const char     *path,
@@ -36,6 +103,7 @@ m6_frame_index_open_capture (const char     *path,
   self->display = g_strdup (m6_capture_reader_get_display (self->reader));
   guint64 size = m6_capture_reader_get_size (self->reader);
 
+  open_from_tables (self, &n_declared);
   for (guint64 n_records = 0;; n_records++)
     {
       M6CaptureRecord rec;

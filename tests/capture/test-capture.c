@@ -18,6 +18,9 @@
 #include "m6-capture.h"
 #include "m6-payload.h"
 #include "m6-session-private.h"
+#include "m6-session-state.h"
+#include "m6-frame-index.h"
+#include "m6-test-hooks.h"
 
 /* A session fed balanced random streams on three threads, recorded. */
 static M6Session *
@@ -242,8 +245,20 @@ test_capture_bit_flips (void)
       g_assert_cmpint (pread (fd, &byte, 1, at), ==, 1);
       flipped = byte ^ bit;
       g_assert_cmpint (pwrite (fd, &flipped, 1, at), ==, 1);
+      /* A replay reads every byte: it finds every flip. */
+      m6_capture_set_force_replay (TRUE);
       g_autoptr (M6Session) loaded = m6_capture_load_full (path, &info, &error);
+      m6_capture_set_force_replay (FALSE);
+      /* From the checkpoint, the events before it are not read: a flip
+       * there goes unseen, and what loads is still the whole session. */
+      g_autoptr (GError) fast_error = NULL;
+      M6CaptureInfo fast_info;
+      g_autoptr (M6Session) fast = m6_capture_load_full (path, &fast_info, &fast_error);
       g_assert_cmpint (pwrite (fd, &byte, 1, at), ==, 1);
+      if (fast != NULL && fast_info.finished)
+        assert_sessions_equal (recorded, fast);
+      else if (fast != NULL)
+        g_assert_cmpuint (fast_info.n_events, <=, m6_session_get_n_events (recorded));
 
       if (loaded == NULL)
         {
@@ -296,10 +311,12 @@ get_le32 (const guint8 *p)
   return GUINT32_FROM_LE (v);
 }
 
-/* @data (a version 3 file) as version @version wrote it: PACKED_EVENTS
- * records spelled out as EVENTS of 24-byte events (versions 1 and 2),
- * each after a PAD record that puts its events on an 8-byte boundary of
- * the file (version 2; version 1 had none), END's record count fixed. */
+/* @data (a version 4 file) as version @version wrote it: without the
+ * index (checkpoints, frame tables, the trailer) and with END's 40 bytes
+ * (versions 1 to 3); PACKED_EVENTS records spelled out as EVENTS of
+ * 24-byte events (versions 1 and 2), each after a PAD record that puts
+ * its events on an 8-byte boundary of the file (version 2; version 1 had
+ * none), END's record count fixed. */
 static GByteArray *
 downgrade_capture (const guint8 *data,
                    gsize         length,
@@ -309,11 +326,11 @@ downgrade_capture (const guint8 *data,
 {
   GByteArray *out = g_byte_array_new ();
   gsize at = M6_CAPTURE_HEADER_SIZE;
-  guint pads = 0, packed = 0;
+  guint pads = 0, packed = 0, dropped = 0;
   g_autofree M6Event *events = NULL;
   gsize events_alloc = 0;
 
-  g_assert_cmpuint (get_le32 (data + 8), ==, 3);
+  g_assert_cmpuint (get_le32 (data + 8), ==, 4);
   g_byte_array_append (out, data, M6_CAPTURE_HEADER_SIZE);
   while (at < length)
     {
@@ -321,7 +338,14 @@ downgrade_capture (const guint8 *data,
       guint32 size = 12 + get_le32 (data + at + 4);
       gsize start = out->len;
 
-      if (type == M6_CAPTURE_RECORD_PACKED_EVENTS)
+      if (type >= M6_CAPTURE_RECORD_PART && type <= M6_CAPTURE_RECORD_INDEX_LAST)
+        dropped++;
+      else if (type == M6_CAPTURE_RECORD_END)
+        {
+          g_byte_array_append (out, data + at, 12 + 40);
+          put_le32 (out->data + start + 4, 40);
+        }
+      else if (type == M6_CAPTURE_RECORD_PACKED_EVENTS && version < 3)
         {
           g_autoptr (GError) error = NULL;
           guint32 thread, count;
@@ -369,9 +393,9 @@ downgrade_capture (const guint8 *data,
         {
           guint8 *r = out->data + start;
           guint32 rlen = get_le32 (r + 4);
-          /* END: u64 records before it, more by the PADs. */
+          /* END: u64 records before it, more by the PADs, fewer by the index. */
           if (type == M6_CAPTURE_RECORD_END)
-            put_le32 (r + 12, get_le32 (r + 12) + pads);
+            put_le32 (r + 12, get_le32 (r + 12) + pads - dropped);
           g_autofree guint8 *whole = g_malloc (8 + rlen);
           memcpy (whole, r, 8);
           memcpy (whole + 8, r + 12, rlen);
@@ -386,9 +410,10 @@ downgrade_capture (const guint8 *data,
   return out;
 }
 
-/* Version 1 (before PAD records) and version 2 (24-byte events, before
- * PACKED_EVENTS) files still load, to the same session: the recorded
- * file, spelled out as those versions wrote it. */
+/* Version 1 (before PAD records), version 2 (24-byte events, before
+ * PACKED_EVENTS) and version 3 (before checkpoints) files still load, by
+ * replay, to the same session: the recorded file, spelled out as those
+ * versions wrote it. */
 static void
 test_capture_old_versions (void)
 {
@@ -399,20 +424,28 @@ test_capture_old_versions (void)
 
   g_autoptr (M6Session) recorded = build_recorded_session (path, 40, 11);
   g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
-  for (guint version = 1; version <= 2; version++)
+  for (guint version = 1; version <= 3; version++)
     {
       g_autoptr (GError) error = NULL;
       guint pads, packed;
       g_autoptr (GByteArray) old = downgrade_capture (data, length, version, &pads, &packed);
+      M6CaptureInfo info;
 
       g_test_message ("version %u: %u PAD records put in, %u PACKED_EVENTS spelled out", version, pads, packed);
-      g_assert_cmpuint (packed, >, 0);
+      /* Version 3 keeps PACKED_EVENTS as they are. */
+      if (version < 3)
+        g_assert_cmpuint (packed, >, 0);
+      else
+        g_assert_cmpuint (packed, ==, 0);
       g_assert_cmpuint (pads, ==, version == 2 ? packed : 0);
-      g_assert_cmpuint (old->len, >, length);
+      if (version < 3)
+        g_assert_cmpuint (old->len, >, length);
 
       g_autofree char *p = write_temp (dir, old->data, old->len);
-      g_autoptr (M6Session) loaded = m6_capture_load (p, &error);
+      g_autoptr (M6Session) loaded = m6_capture_load_full (p, &info, &error);
       g_assert_no_error (error);
+      g_assert_true (info.finished);
+      g_assert_false (info.from_checkpoint);
       assert_sessions_equal (recorded, loaded);
       g_unlink (p);
     }
@@ -433,6 +466,8 @@ test_capture_packed_hostile (void)
 
   g_autoptr (M6Session) recorded = build_recorded_session (path, 40, 11);
   g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
+  /* The decoder's checks, on a replay that reads every record. */
+  m6_capture_set_force_replay (TRUE);
 
   /* Version 2 in the header, PACKED_EVENTS in the records. */
   {
@@ -474,6 +509,7 @@ test_capture_packed_hostile (void)
     g_assert_nonnull (strstr (error->message, "record"));
     g_unlink (p);
   }
+  m6_capture_set_force_replay (FALSE);
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -489,6 +525,8 @@ test_capture_bad_files (void)
 
   g_autoptr (M6Session) recorded = build_recorded_session (path, 4, 3);
   g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
+  /* The records' checks, on a replay that reads them all. */
+  m6_capture_set_force_replay (TRUE);
 
   /* Not a capture. */
   {
@@ -545,11 +583,162 @@ test_capture_bad_files (void)
     g_autoptr (M6Session) loaded = m6_capture_load_full (p, &info, &error);
     g_assert_no_error (error);
     g_assert_false (info.finished);
-    g_assert_cmpuint (info.ignored_bytes, ==, 12 + 40 - 3);
+    g_assert_cmpuint (info.ignored_bytes, ==, 12 + 56 - 3);
     g_assert_cmpuint (info.n_events, ==, m6_session_get_n_events (recorded));
     assert_sessions_equal (recorded, loaded);
     g_unlink (p);
   }
+  m6_capture_set_force_replay (FALSE);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* The whole accounting state of two sessions, byte for byte: trees,
+ * reservoirs and their generators, counts, frame series, history. */
+static void
+assert_states_equal (M6Session *a,
+                     M6Session *b)
+{
+  g_autoptr (GByteArray) x = g_byte_array_new ();
+  g_autoptr (GByteArray) y = g_byte_array_new ();
+
+  m6_session_state_write (a, x);
+  m6_session_state_write (b, y);
+  g_assert_cmpuint (x->len, ==, y->len);
+  g_assert_cmpmem (x->data, x->len, y->data, y->len);
+}
+
+/* The frame index of @path from its frame tables and from a scan of every
+ * event: the same frames, and the same events behind the slowest one. */
+static void
+assert_frame_indexes_equal (const char *path,
+                            M6Session  *session,
+                            gboolean    expect_frames)
+{
+  g_autoptr (GError) error = NULL;
+  guint from_tables = m6_test_get_count (NULL, "frame-index-from-tables");
+  g_autoptr (M6FrameIndex) fast = m6_frame_index_open_capture (path, session, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  if (expect_frames)
+    g_assert_cmpuint (m6_test_get_count (NULL, "frame-index-from-tables"), ==, from_tables + 1);
+  m6_capture_set_force_replay (TRUE);
+  g_autoptr (M6FrameIndex) scan = m6_frame_index_open_capture (path, session, NULL, NULL, NULL, &error);
+  m6_capture_set_force_replay (FALSE);
+  g_assert_no_error (error);
+  guint64 total = 0;
+  for (guint t = 0; t < m6_session_get_n_threads (session); t++)
+    {
+      g_autoptr (GArray) a = m6_frame_index_get_series (fast, t, G_MININT64, G_MAXINT64);
+      g_autoptr (GArray) b = m6_frame_index_get_series (scan, t, G_MININT64, G_MAXINT64);
+      g_assert_cmpuint (a->len, ==, b->len);
+      for (guint i = 0; i < a->len; i++)
+        {
+          const M6FrameInfo *x = &g_array_index (a, M6FrameInfo, i), *y = &g_array_index (b, M6FrameInfo, i);
+          g_assert_cmpuint (x->number, ==, y->number);
+          g_assert_cmpint (x->start_ns, ==, y->start_ns);
+          g_assert_cmpint (x->duration_ns, ==, y->duration_ns);
+          g_assert_cmpuint (x->label, ==, y->label);
+          g_assert_cmpuint (x->event_pos, ==, y->event_pos);
+        }
+      total += a->len;
+      if (a->len == 0)
+        continue;
+      const M6FrameInfo *last = &g_array_index (a, M6FrameInfo, a->len - 1);
+      g_autoptr (GArray) sa = m6_frame_index_get_scopes (fast, t, last->start_ns, last->start_ns + last->duration_ns, &error);
+      g_assert_no_error (error);
+      g_autoptr (GArray) sb = m6_frame_index_get_scopes (scan, t, last->start_ns, last->start_ns + last->duration_ns, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (sa->len, ==, sb->len);
+      for (guint i = 0; i < sa->len; i++)
+        {
+          const M6ScopeInstance *x = &g_array_index (sa, M6ScopeInstance, i), *y = &g_array_index (sb, M6ScopeInstance, i);
+          g_assert_cmpint (x->start_ns, ==, y->start_ns);
+          g_assert_cmpint (x->duration_ns, ==, y->duration_ns);
+          g_assert_cmpint (x->mem_delta, ==, y->mem_delta);
+          g_assert_cmpuint (x->node_id, ==, y->node_id);
+          g_assert_cmpuint (x->parent, ==, y->parent);
+        }
+    }
+  if (expect_frames)
+    g_assert_cmpuint (total, >, 0);
+}
+
+/* A capture with checkpoints every 4 KB opens from its last one to the
+ * state a replay of every event gives; cut at 10 random offsets, it opens
+ * from its last whole checkpoint plus the events after it, to the state a
+ * replay of the cut file gives, and says how much it replayed. */
+static void
+test_capture_checkpoints (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("mach6-capture-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "checkpoints.mach6", NULL);
+  g_autofree char *cut_path = g_build_filename (dir, "cut.mach6", NULL);
+  g_autofree guint8 *data = NULL;
+  guint32 seed = g_test_rand_int ();
+  g_autoptr (GError) error = NULL;
+  M6CaptureInfo info, replay_info;
+  gsize length;
+
+  g_test_message ("seed %u", seed);
+  m6_test_hooks_enable ();
+  g_setenv ("MACH6_TEST", "capture-checkpoint-bytes=4096", TRUE);
+  g_autoptr (M6Session) recorded = build_recorded_session (path, 300, seed);
+  g_unsetenv ("MACH6_TEST");
+  g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
+
+  g_autoptr (M6Session) loaded = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  g_assert_true (info.finished);
+  g_assert_true (info.from_checkpoint);
+  /* After the last checkpoint: the TRAILER and END only. */
+  g_assert_cmpuint (info.replayed_events, ==, 0);
+  g_assert_cmpuint (info.replayed_bytes, <, 1024);
+  m6_capture_set_force_replay (TRUE);
+  g_autoptr (M6Session) replayed = m6_capture_load_full (path, &replay_info, &error);
+  m6_capture_set_force_replay (FALSE);
+  g_assert_no_error (error);
+  g_assert_false (replay_info.from_checkpoint);
+  g_assert_cmpuint (replay_info.replayed_bytes, ==, length - M6_CAPTURE_HEADER_SIZE);
+  assert_sessions_equal (recorded, loaded);
+  assert_states_equal (replayed, loaded);
+  assert_states_equal (recorded, loaded);
+  g_assert_cmpuint (info.n_records, ==, replay_info.n_records);
+  g_assert_cmpuint (info.n_events, ==, replay_info.n_events);
+  assert_frame_indexes_equal (path, loaded, TRUE);
+
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint from_checkpoint = 0;
+  for (guint round = 0; round < 10; round++)
+    {
+      gsize cut = (gsize) g_rand_int_range (rand, M6_CAPTURE_HEADER_SIZE, (gint32) length);
+      g_autoptr (GError) local = NULL;
+
+      g_test_message ("cut at %zu of %zu", cut, length);
+      g_assert_true (g_file_set_contents (cut_path, (const char *) data, (gssize) cut, NULL));
+      g_autoptr (M6Session) fast = m6_capture_load_full (cut_path, &info, &local);
+      g_assert_no_error (local);
+      g_assert_false (info.finished);
+      m6_capture_set_force_replay (TRUE);
+      g_autoptr (M6Session) slow = m6_capture_load_full (cut_path, &replay_info, &local);
+      m6_capture_set_force_replay (FALSE);
+      g_assert_no_error (local);
+      assert_states_equal (slow, fast);
+      assert_frame_indexes_equal (cut_path, fast, FALSE);
+      g_assert_cmpuint (info.n_events, ==, replay_info.n_events);
+      g_assert_cmpuint (info.ignored_bytes, ==, replay_info.ignored_bytes);
+      if (info.from_checkpoint)
+        {
+          from_checkpoint++;
+          g_assert_cmpuint (info.checkpoint_offset, <, cut);
+          /* What came after the checkpoint, the cut-off record included. */
+          g_assert_cmpuint (info.replayed_bytes, ==,
+                            cut - info.checkpoint_offset - 12 - 64);
+          g_assert_cmpuint (info.replayed_events, <=, info.n_events);
+        }
+    }
+  g_assert_cmpuint (from_checkpoint, >, 0);
+  g_rand_free (rand);
+  g_unlink (cut_path);
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -562,6 +751,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/capture/round-trip", test_capture_round_trip);
   g_test_add_func ("/core/capture/abort-leaves-nothing", test_capture_abort_leaves_nothing);
   g_test_add_func ("/core/capture/truncated", test_capture_truncated);
+  g_test_add_func ("/core/capture/checkpoints", test_capture_checkpoints);
   g_test_add_func ("/core/capture/bit-flips", test_capture_bit_flips);
   g_test_add_func ("/core/capture/bad-files", test_capture_bad_files);
   g_test_add_func ("/core/capture/old-versions", test_capture_old_versions);
