@@ -313,8 +313,8 @@ m6_cli_load_capture (const char  *path,
     g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
                 path, (unsigned long long) info.ignored_bytes);
   if (info.rolls > 0)
-    g_printerr (_("mach6: note: %s is a rolling capture (--max-size): its oldest %llu events were dropped, "
-                  "and its frames and events are those of the last part of the recording\n"),
+    g_printerr (_("mach6: note: %s is a rolling capture (--max-size): its totals cover the whole recording, "
+                  "but its oldest %llu events were dropped, so its frames are those of the last part only\n"),
                 path, (unsigned long long) info.dropped_events);
   return g_steal_pointer (&session);
 }

@@ -198,8 +198,15 @@ m6_capture_roll_point (M6CaptureWriter *self)
   p.n_records = (guint64) ((gint64) self->n_records + self->records_adjust);
   p.n_events = (guint64) ((gint64) self->n_events + self->events_adjust);
   g_array_append_val (self->points, p);
+  guint64 previous = self->point_stream;
   self->point_stream = self->stream_bytes;
   g_mutex_unlock (&self->io_lock);
+  /* No checkpoint since the point before: one now, so that every two
+   * segments hold one and the kept part of a roll always does (a load
+   * restores the last and replays what follows: the rolled file's
+   * accounting covers the whole session). */
+  if (self->checkpoints && self->last_checkpoint < previous)
+    m6_capture_writer_checkpoint (self, NULL);
 }
 
 /* Copy [@from, @to) of @src to the end of @dst; stops when cancelled. */

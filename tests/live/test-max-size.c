@@ -131,7 +131,7 @@ test_bounded (void)
   g_test_message ("report: %d\n%s%s", report.status, report.out, report.err);
   g_assert_cmpint (report.status, ==, 0);
   g_assert_nonnull (strstr (report.out, "frame"));
-  g_assert_nonnull (strstr (report.err, "rolling capture (--max-size)"));
+  g_assert_nonnull (strstr (report.err, "rolling capture (--max-size): its totals cover the whole recording"));
   g_auto (TestCliRun) convert = { 0 };   /* convert: the payload JSON */
   test_cli_run (&convert, (const char *[]) { "export", path, "--format", "json", "-o", json, NULL });
   g_test_message ("convert: %d\n%s%s", convert.status, convert.out, convert.err);
@@ -190,12 +190,59 @@ test_killed_mid_roll (void)
       g_test_message ("%s: %llu bytes, %llu events, %llu rolls", temp, (unsigned long long) info.file_size,
                       (unsigned long long) info.n_events, (unsigned long long) info.rolls);
       most = MAX (most, info.n_events);
+      /* The roll's half-made file holds a checkpoint of what came before
+       * its kept part: its accounting covers more events than it holds
+       * (an event takes at least 4 bytes of the file). */
+      if (info.rolls > 0)
+        {
+          g_test_message ("accounted %llu events", (unsigned long long) m6_session_get_n_events (session));
+          g_assert_cmpuint (m6_session_get_n_events (session), >, info.file_size / 4);
+        }
 
       g_auto (TestCliRun) report = { 0 };
       test_cli_run (&report, (const char *[]) { "report", temp, NULL });
       g_assert_cmpint (report.status, ==, 0);
     }
   g_assert_cmpuint (most, >, 0);
+  test_rm_dir (dir);
+}
+
+/* The accounting of a rolled file covers the whole run (its checkpoints):
+ * a deterministic producer's every frame is counted, though the file
+ * keeps only the last of them. */
+static void
+test_whole_accounting (void)
+{
+  g_autofree char *comm = g_strdup_printf ("m6maxall%d", (int) getpid ());
+  const char *args[] = { "--comm", comm, "--mode", "flood", "--frames", "60000", "--sleep-us", "20", "--wait-attach", NULL };
+  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", producer->pid);
+  g_autofree char *dir = test_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "all.mach6", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_autoptr (M6Reader) probe = test_attach (producer->pid, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&probe, m6_reader_free);
+  g_auto (TestCliRun) rec = { 0 };
+  test_cli_run (&rec, (const char *[]) { "record", pid, "--max-size", "4M", "-o", path, NULL });
+  g_test_message ("record: %d\n%s%s", rec.status, rec.out, rec.err);
+  g_assert_cmpint (rec.status, ==, 0);
+  g_assert_nonnull (strstr (rec.out, " 0 drops"));
+
+  M6CaptureInfo info;
+  g_autoptr (M6Session) session = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (info.rolls, >=, 2);
+  M6Node *frame = m6_tree_find_path (m6_thread_get_tree (m6_session_get_thread (session, 0)), "frame");
+  g_assert_nonnull (frame);
+  g_test_message ("%llu rolls, %llu events in the file, %llu dropped; frame counted %llu times",
+                  (unsigned long long) info.rolls, (unsigned long long) info.n_events,
+                  (unsigned long long) info.dropped_events, (unsigned long long) frame->count);
+  /* 62 events a frame: the file holds far fewer frames than the tree counts. */
+  g_assert_cmpuint (frame->count, ==, 60000);
+  g_assert_cmpuint (info.n_events, <, 60000 * 62 / 3);
+  g_assert_cmpuint (m6_session_get_n_events (session), ==, 60000 * 62);
   test_rm_dir (dir);
 }
 
@@ -229,6 +276,7 @@ main (int   argc,
 
   g_test_add_func ("/reader/max-size/bounded", test_bounded);
   g_test_add_func ("/reader/max-size/killed-mid-roll", test_killed_mid_roll);
+  g_test_add_func ("/reader/max-size/whole-accounting", test_whole_accounting);
   g_test_add_func ("/reader/max-size/bad-values", test_bad_values);
   return g_test_run ();
 }

@@ -43,6 +43,14 @@ open_capture_show (M6Application       *self,
     }
   else if (samples_note != NULL)
     m6_session_window_show_notice (window, samples_note);
+  if (info.rolls > 0)
+    {
+      g_autofree char *notice =
+        g_strdup_printf (_("This is a rolling capture (a maximum size was set): the tree and its figures cover the "
+                           "whole recording, but its oldest %llu events were dropped, so the frames shown are those "
+                           "of the last part only."), (unsigned long long) info.dropped_events);
+      m6_session_window_show_notice (window, notice);
+    }
   gtk_window_present (GTK_WINDOW (window));
   if (self->picker != NULL)
     gtk_window_destroy (self->picker);
