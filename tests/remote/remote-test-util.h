@@ -152,6 +152,21 @@ test_raw_tls (guint port)
 }
 
 static inline void
+test_send_hello_version (GIOStream  *tls,
+                         const char *token,
+                         guint       version)
+{
+  g_autoptr (GByteArray) buf = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+
+  m6_wire_put_bytes (buf, M6_WIRE_MAGIC, -1);
+  m6_wire_put_uint (buf, version);
+  m6_wire_put_bytes (buf, token, -1);
+  m6_wire_write_frame (g_io_stream_get_output_stream (tls), M6_MSG_HELLO, buf->data, buf->len, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static inline void
 test_send_hello (GIOStream  *tls,
                  const char *token)
 {

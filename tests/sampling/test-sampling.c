@@ -672,6 +672,65 @@ test_serve (void)
   g_assert_cmpint (system (rm), ==, 0);
 }
 
+/* One stream of a `serve --sample` to a raw client speaking protocol
+ * @version: WELCOME's version and the SAMPLES frames until END. */
+static guint
+count_samples_frames (TestServe *serve,
+                      guint      version,
+                      guint     *welcome_version)
+{
+  g_autoptr (GIOStream) tls = test_raw_tls (serve->port);
+  g_autoptr (GByteArray) body = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+  guint samples = 0, events = 0;
+  GPid game = start_game_for_serve ();
+
+  test_send_hello_version (tls, serve->token, version);
+  g_assert_true (test_read_until (tls, M6_MSG_WELCOME, body));
+  *welcome_version = body->data[0];
+  g_byte_array_set_size (body, 0);
+  m6_wire_put_uint (body, (guint64) game);
+  m6_wire_write_frame (g_io_stream_get_output_stream (tls), M6_MSG_ATTACH, body->data, body->len, NULL, &error);
+  g_assert_no_error (error);
+  for (;;)
+    {
+      guint8 type = 0;
+      if (!m6_wire_read_frame (g_io_stream_get_input_stream (tls), "serve", M6_WIRE_MAX_FRAME, &type, body, NULL, &error))
+        g_error ("the stream broke before END: %s", error->message);
+      samples += type == M6_MSG_SAMPLES;
+      events += type == M6_MSG_EVENTS;
+      if (type == M6_MSG_END)
+        break;
+    }
+  waitpid (game, NULL, 0);
+  g_spawn_close_pid (game);
+  g_test_message ("protocol version %u: WELCOME version %u, %u EVENTS and %u SAMPLES frames", version,
+                  *welcome_version, events, samples);
+  g_assert_cmpuint (events, >, 0);
+  return samples;
+}
+
+/* An old client (version 1) is answered in version 1 and never gets a
+ * SAMPLES frame, which it would take for a malformed message; a client of
+ * version 2 gets them from the same server. */
+static void
+test_serve_old_client (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("m6-sampling-old-XXXXXX", NULL);
+  g_autofree char *server_config = g_build_filename (dir, "server", NULL);
+  const char *serve_args[] = { "--sample", "1000", NULL };
+  g_autoptr (TestServe) serve = test_serve_start_args (server_config, NULL, serve_args);
+  guint welcome = 0;
+
+  g_assert_cmpuint (count_samples_frames (serve, 1, &welcome), ==, 0);
+  g_assert_cmpuint (welcome, ==, 1);
+  g_assert_cmpuint (count_samples_frames (serve, 2, &welcome), >, 0);
+  g_assert_cmpuint (welcome, ==, 2);
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -683,5 +742,6 @@ main (int    argc,
   g_test_add_func ("/sampling/killed-recorder-keeps-samples", test_killed);
   g_test_add_func ("/sampling/live-model", test_live_model);
   g_test_add_func ("/sampling/serve", test_serve);
+  g_test_add_func ("/sampling/serve-old-client", test_serve_old_client);
   return g_test_run ();
 }
