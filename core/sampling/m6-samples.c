@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "m6-capture-format.h"
+#include "m6-capture-reader.h"
 
 #define REC_THREAD   20u
 #define REC_SYMBOLS  21u
@@ -463,46 +464,60 @@ M6Samples *
 m6_samples_load (const char  *path,
                  GError     **error)
 {
-  g_autoptr (GMappedFile) file = g_mapped_file_new (path, FALSE, error);
   g_autoptr (M6Samples) self = NULL;
+  g_autoptr (GError) local = NULL;
+  M6CaptureReader *reader = m6_capture_reader_open (path, &local);
 
-  if (file == NULL)
-    return NULL;
-  const guint8 *data = (const guint8 *) g_mapped_file_get_contents (file);
-  gsize size = g_mapped_file_get_length (file);
-  if (size < HEADER_SIZE || memcmp (data, "MACH6CAP", 8) != 0)
+  if (reader == NULL)
     {
-      g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_NOT_CAPTURE,
-                   _("%s is not a mach6 capture"), path);
+      /* One sentence for what is no capture at all, as before. */
+      if (g_error_matches (local, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_NOT_CAPTURE))
+        g_set_error (error, M6_CAPTURE_ERROR, M6_CAPTURE_ERROR_NOT_CAPTURE,
+                     _("%s is not a mach6 capture"), path);
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
   self = m6_samples_new ();
-  /* Records: u32 type, u32 length, u32 CRC, payload. The session's loader
-   * checks the others; a cut-off tail ends the walk. */
-  for (gsize off = HEADER_SIZE; off + 12 <= size;)
+  /* Records: u32 type, u32 length, u32 CRC, payload. Only the headers are
+   * read on the way (positioned reads: a capture of a billion events is
+   * walked without mapping it into the viewer's memory), and only sample
+   * records whole; the session's loader checks the others, and a cut-off
+   * tail ends the walk. */
+  guint64 size = m6_capture_reader_get_size (reader);
+  gboolean ok = TRUE;
+  for (guint64 off = HEADER_SIZE; ok && off + 12 <= size;)
     {
-      guint32 type = m6_get_u32 (data + off), length = m6_get_u32 (data + off + 4);
+      guint8 head[12];
+      if (!m6_capture_reader_pread (reader, head, sizeof head, off, NULL))
+        break;
+      guint32 type = m6_get_u32 (head), length = m6_get_u32 (head + 4);
       if (length > M6_CAPTURE_RECORD_MAX || length > size - off - 12)
         break;
       if (type >= M6_CAPTURE_RECORD_SAMPLES_FIRST && type <= M6_CAPTURE_RECORD_SAMPLES_LAST)
         {
           Where w = { path, off, m6_capture_record_type_name (type) };
-          m6_capture_crc_init ();
-          guint32 crc = m6_capture_crc (0, data + off, 8);
-          crc = m6_capture_crc (crc, data + off + 12, length);
-          if (crc != m6_get_u32 (data + off + 8))
+          M6CaptureRecord rec;
+          g_autoptr (GError) read_error = NULL;
+          if (!m6_capture_reader_read_at (reader, off, &rec, &read_error))
             {
-              bad (error, &w, _("its CRC does not match"));
-              return NULL;
+              g_propagate_error (error, g_steal_pointer (&read_error));
+              ok = FALSE;
             }
-          if (!read_record (self, type, data + off + 12, length, &w, error))
-            return NULL;
+          else if (rec.type != type)
+            {
+              bad (error, &w, _("its record changed while it was read"));
+              ok = FALSE;
+            }
+          else if (!read_record (self, type, rec.payload, rec.length, &w, error))
+            ok = FALSE;
         }
       if (type == M6_CAPTURE_RECORD_END)
         break;
       off += 12 + length;
     }
-  return g_steal_pointer (&self);
+  m6_capture_reader_free (reader);
+  return ok ? g_steal_pointer (&self) : NULL;
 }
 
 /* --- the remote protocol's SAMPLES message ------------------------------- */
