@@ -312,6 +312,12 @@ m6_cli_load_capture (const char  *path,
   else if (!info.finished)
     g_printerr (_("mach6: warning: %s was not finished; %llu bytes at the end ignored\n"),
                 path, (unsigned long long) info.ignored_bytes);
+  /* A finished capture opens from its last checkpoint as a matter of
+   * course; one cut short says from where (docs/capture-format.md). */
+  if (!info.finished && info.from_checkpoint)
+    g_printerr (_("mach6: note: %s opened from its last whole checkpoint, %.1f s into the session, "
+                  "and replayed the %llu events recorded after it\n"),
+                path, (double) info.checkpoint_t_ns / 1e9, (unsigned long long) info.replayed_events);
   if (info.rolls > 0)
     g_printerr (_("mach6: note: %s is a rolling capture (--max-size): its totals cover the whole recording, "
                   "but its oldest %llu events were dropped, so its frames are those of the last part only\n"),

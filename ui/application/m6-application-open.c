@@ -39,7 +39,13 @@ open_capture_show (M6Application       *self,
         ? g_strdup_printf (_("This capture was not finished: its recording stopped early. "
                              "Everything up to there is shown; the last %s were incomplete and are left out."), bytes)
         : g_strdup (_("This capture was not finished: its recording stopped early. Everything up to there is shown."));
-      m6_session_window_show_notice (window, notice);
+      g_autofree char *from = info.from_checkpoint
+        /* Translators: seconds into the session, then a count of events */
+        ? g_strdup_printf (_("It opened from its last whole checkpoint, %.1f s into the session, and replayed the %llu events recorded after it."),
+                           (double) info.checkpoint_t_ns / 1e9, (unsigned long long) info.replayed_events)
+        : NULL;
+      g_autofree char *both = from != NULL ? g_strconcat (notice, " ", from, NULL) : g_strdup (notice);
+      m6_session_window_show_notice (window, both);
     }
   else if (samples_note != NULL)
     m6_session_window_show_notice (window, samples_note);
