@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "m6-crc32-fold.h"
@@ -68,6 +69,21 @@ m6_capture_crc (guint32      crc,
   for (; length > 0; length--, p++)
     crc = crc_table[0][(crc ^ *p) & 0xff] ^ (crc >> 8);
   return ~crc;
+}
+
+void
+m6_capture_seal_record (GByteArray *buf,
+                        gsize       start)
+{
+  guint8 *p = buf->data + start;
+  guint32 length = (guint32) (buf->len - start - RECORD_HEADER_SIZE);
+  guint32 le = GUINT32_TO_LE (length);
+
+  memcpy (p + 4, &le, 4);
+  guint32 crc = m6_capture_crc (0, p, 8);
+  crc = m6_capture_crc (crc, p + RECORD_HEADER_SIZE, length);
+  le = GUINT32_TO_LE (crc);
+  memcpy (p + 8, &le, 4);
 }
 
 const char *

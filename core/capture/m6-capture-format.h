@@ -58,6 +58,10 @@ void         m6_capture_crc_init          (void);
 guint32      m6_capture_crc               (guint32        crc,
                                            const void    *p,
                                            gsize          length);
+/* Close the record whose 12-byte header starts at @start of @buf and runs
+ * to its end: its length and CRC into the header. */
+void         m6_capture_seal_record       (GByteArray    *buf,
+                                           gsize          start);
 /* "EVENTS", ... or NULL for a type this version does not know. */
 const char  *m6_capture_record_type_name  (guint32        type);
 

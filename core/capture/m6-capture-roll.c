@@ -47,20 +47,6 @@ put_begin (GByteArray *out,
   return start;
 }
 
-static void
-put_end (GByteArray *out,
-         gsize       start)
-{
-  guint8 *p = out->data + start;
-  guint32 length = (guint32) (out->len - start - RECORD_HEADER_SIZE);
-  guint32 le = GUINT32_TO_LE (length);
-
-  memcpy (p + 4, &le, 4);
-  guint32 crc = m6_capture_crc (0, p, 8);
-  crc = m6_capture_crc (crc, p + RECORD_HEADER_SIZE, length);
-  le = GUINT32_TO_LE (crc);
-  memcpy (p + 8, &le, 4);
-}
 
 /* The records that declare what the file holds so far (what was written:
  * the writer's own view, not the session's, which may be ahead). */
@@ -79,12 +65,12 @@ build_prefix (M6CaptureWriter *self,
       start = put_begin (out, M6_CAPTURE_RECORD_LABEL);
       m6_put_u32 (out, id);
       g_byte_array_append (out, (const guint8 *) m6_labels_get (labels, id), (guint) length);
-      put_end (out, start);
+      m6_capture_seal_record (out, start);
       ++*n_records;
     }
   start = put_begin (out, M6_CAPTURE_RECORD_HEAP_SOURCE);
   m6_put_u32 (out, self->heap_source);
-  put_end (out, start);
+  m6_capture_seal_record (out, start);
   ++*n_records;
   for (guint i = 0; i < self->threads->len; i++)
     {
@@ -96,14 +82,14 @@ build_prefix (M6CaptureWriter *self,
       m6_put_u32 (out, i);
       m6_put_u64 (out, thread->tid);
       g_byte_array_append (out, (const guint8 *) t->name, (guint) length);
-      put_end (out, start);
+      m6_capture_seal_record (out, start);
       ++*n_records;
       if (t->state != M6_THREAD_STATE_LIVE)
         {
           start = put_begin (out, M6_CAPTURE_RECORD_THREAD_STATE);
           m6_put_u32 (out, i);
           m6_put_u32 (out, t->state);
-          put_end (out, start);
+          m6_capture_seal_record (out, start);
           ++*n_records;
         }
       if (t->drops != 0)
@@ -111,7 +97,7 @@ build_prefix (M6CaptureWriter *self,
           start = put_begin (out, M6_CAPTURE_RECORD_DROPS);
           m6_put_u32 (out, i);
           m6_put_u64 (out, t->drops);
-          put_end (out, start);
+          m6_capture_seal_record (out, start);
           ++*n_records;
         }
       if (t->refusals[0] != 0 || t->refusals[1] != 0 || t->refusals[2] != 0)
@@ -120,7 +106,7 @@ build_prefix (M6CaptureWriter *self,
           m6_put_u32 (out, i);
           for (guint k = 0; k < 3; k++)
             m6_put_u64 (out, t->refusals[k]);
-          put_end (out, start);
+          m6_capture_seal_record (out, start);
           ++*n_records;
         }
     }
@@ -128,7 +114,7 @@ build_prefix (M6CaptureWriter *self,
     {
       start = put_begin (out, M6_CAPTURE_RECORD_UNSLOTTED);
       m6_put_u64 (out, self->threads_unslotted);
-      put_end (out, start);
+      m6_capture_seal_record (out, start);
       ++*n_records;
     }
   return g_byte_array_free_to_bytes (out);
@@ -276,7 +262,7 @@ append_rolled (GByteArray *out,
   m6_put_u64 (out, dropped_events);
   m6_put_u64 (out, max_size);
   m6_put_u64 (out, 0);
-  put_end (out, start);
+  m6_capture_seal_record (out, start);
 }
 
 /* One roll (the roll thread, or the appender without an I/O thread). */

@@ -46,15 +46,7 @@ void
 m6_capture_writer_record_end (M6CaptureWriter *self,
                               gsize            start)
 {
-  guint8 *p = self->buf->data + start;
-  guint32 length = (guint32) (self->buf->len - start - RECORD_HEADER_SIZE);
-  guint32 le = GUINT32_TO_LE (length);
-
-  memcpy (p + 4, &le, 4);
-  guint32 crc = m6_capture_crc (0, p, 8);
-  crc = m6_capture_crc (crc, p + RECORD_HEADER_SIZE, length);
-  le = GUINT32_TO_LE (crc);
-  memcpy (p + 8, &le, 4);
+  m6_capture_seal_record (self->buf, start);
   self->n_records++;
   if (self->buf_since_us == 0)
     self->buf_since_us = g_get_monotonic_time ();

@@ -102,15 +102,7 @@ static guint32
 intern_symbol (M6SampleModel *self,
                const char    *name)
 {
-  gpointer hit = g_hash_table_lookup (self->symbol_ids, name);
-
-  if (hit != NULL)
-    return GPOINTER_TO_UINT (hit) - 1;
-  char *copy = g_strdup (name);
-  guint32 id = self->symbols->len;
-  g_ptr_array_add (self->symbols, copy);
-  g_hash_table_insert (self->symbol_ids, copy, GUINT_TO_POINTER (id + 1));
-  return id;
+  return m6_names_intern (self->symbols, self->symbol_ids, name);
 }
 
 M6SampleModel *

@@ -60,18 +60,26 @@ m6_samples_free (M6Samples *self)
 }
 
 guint32
-m6_samples_intern (M6Samples  *self,
-                   const char *name)
+m6_names_intern (GPtrArray  *names,
+                 GHashTable *ids,
+                 const char *name)
 {
-  gpointer hit = g_hash_table_lookup (self->symbol_ids, name);
+  gpointer hit = g_hash_table_lookup (ids, name);
 
   if (hit != NULL)
     return GPOINTER_TO_UINT (hit) - 1;
   char *copy = g_strdup (name);
-  guint32 id = self->symbols->len;
-  g_ptr_array_add (self->symbols, copy);
-  g_hash_table_insert (self->symbol_ids, copy, GUINT_TO_POINTER (id + 1));
+  guint32 id = names->len;
+  g_ptr_array_add (names, copy);
+  g_hash_table_insert (ids, copy, GUINT_TO_POINTER (id + 1));
   return id;
+}
+
+guint32
+m6_samples_intern (M6Samples  *self,
+                   const char *name)
+{
+  return m6_names_intern (self->symbols, self->symbol_ids, name);
 }
 
 M6SampleThread *

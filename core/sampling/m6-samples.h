@@ -65,6 +65,11 @@ M6Samples      *m6_samples_new          (void);
 void            m6_samples_free         (M6Samples  *self);
 guint32         m6_samples_intern       (M6Samples  *self,
                                          const char *name);
+/* @name's id in a table of names (@names, owning them; @ids: name -> id
+ * + 1), added at the end if new: M6Samples' symbols and the model's. */
+guint32         m6_names_intern         (GPtrArray  *names,
+                                         GHashTable *ids,
+                                         const char *name);
 M6SampleThread *m6_samples_thread       (M6Samples  *self,
                                          guint64     tid);
 guint64         m6_samples_count        (M6Samples  *self);
