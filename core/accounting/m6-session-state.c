@@ -530,6 +530,20 @@ get_history (Rd        *rd,
 }
 
 gboolean
+m6_session_state_peek_max_nodes (const guint8 *data,
+                                 gsize         length,
+                                 guint        *max_nodes)
+{
+  Rd rd = { data, length, 0, NULL };
+
+  get_uint (&rd, "the version");
+  get_uint (&rd, "the heap source");
+  get_uint (&rd, "the unslotted threads");
+  *max_nodes = (guint) get_u32 (&rd, "the node budget");
+  return rd.bad == NULL;
+}
+
+gboolean
 m6_session_state_read (M6Session     *self,
                        const guint8  *data,
                        gsize          length,

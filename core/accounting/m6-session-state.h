@@ -31,6 +31,10 @@ void          m6_session_state_write     (M6Session     *self,
  * (M6_SESSION_STATE_ERROR) for bytes that are not such a state, and then
  * @self must be thrown away. Trusts nothing: every count is bounded by
  * the bytes left before anything is allocated. */
+/* The node budget a state was written with, without reading the rest. */
+gboolean      m6_session_state_peek_max_nodes (const guint8 *data,
+                                               gsize         length,
+                                               guint        *max_nodes);
 gboolean      m6_session_state_read      (M6Session     *self,
                                           const guint8  *data,
                                           gsize          length,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "m6-capture-reader.h"
+#include "m6-session-state.h"
 #include "m6-pack.h"
 
 G_DEFINE_QUARK (m6-capture-error-quark, m6_capture_error)
@@ -351,6 +352,13 @@ open_from_checkpoint (Loader  *ld,
       /* One that does not read (a part torn by a crash): the one before. */
       if (!m6_capture_reader_read_checkpoint (ld->reader, offset, &cp, state, NULL))
         continue;
+      /* A session with another node budget than the recording's (the
+       * viewer's max-nodes preference, `report --max-nodes`) folds its
+       * tree otherwise: only a replay gives it its own. */
+      guint budget = 0;
+      if (!m6_session_state_peek_max_nodes (state->data, state->len, &budget)
+          || budget != m6_session_get_max_nodes (ld->session))
+        return TRUE;
       if (!m6_capture_checkpoint_restore (ld->session, state->data, state->len, error))
         {
           g_prefix_error (error, _("%s: the checkpoint at offset %llu: "),

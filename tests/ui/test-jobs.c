@@ -457,6 +457,10 @@ main (int   argc,
   small_path = g_build_filename (tmpdir, "small.mach6", NULL);
   write_capture (big_path, BIG_FRAMES);
   write_capture (small_path, 100);
+  /* These tests are about a long load (progress, cancel, a window that
+   * answers meanwhile): every event replayed, as an old-format capture
+   * opens, not from the final checkpoint in a moment. */
+  m6_capture_set_force_replay (TRUE);
   app = ui_test_app_new ();
 
   g_test_add_func ("/ui/jobs/load-keeps-ui-responsive", test_load_keeps_ui_responsive);

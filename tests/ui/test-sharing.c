@@ -161,10 +161,14 @@ test_open_corrupt (Fixture       *f,
   g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
   contents[length / 2] ^= 0x5a;   /* inside a record: its CRC fails */
   g_assert_true (g_file_set_contents (path, contents, length, NULL));
+  /* Read every record: a version 4 capture opens from its last
+   * checkpoint and reads no record before it (docs/capture-format.md). */
+  m6_capture_set_force_replay (TRUE);
   g_assert_null (m6_capture_load (path, &expected));
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "open", g_variant_new_string (path));
   ui_wait_jobs (app);
+  m6_capture_set_force_replay (FALSE);
   g_assert_null (other_session_window (NULL));
   g_assert_cmpstr (m6_application_get_last_error (app), ==, expected->message);
   g_assert_true (has_dialog ());
