@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* m6-sampler-private.h — what the sampler (m6-sampler.c) and its DWARF
- * unwinder (m6-sampler-unwind.c) share. */
+/* m6-sampler-private.h — what the sampler (m6-sampler.c), its DWARF
+ * unwinder (m6-sampler-unwind.c) and its context-switch matching
+ * (m6-sampler-switches.c) share. */
 #pragma once
 
 #include <glib.h>
 
+#include "m6-samples.h"
 #include "m6-symbols.h"
 
 #define MAX_FRAMES 128u   /* frames kept of a chain */
@@ -20,3 +22,54 @@ void  m6_sampler_unwind_dwarf (M6Symbols     *symbols,
                                const guint8  *stack,
                                guint64        stack_size,
                                GArray        *out);
+
+typedef struct
+{
+  int        fd;
+  guint8    *base;          /* the control page, then the data pages */
+  gsize      data_size;
+  gboolean   switches;      /* the context-switch event */
+  gboolean   stack;         /* its samples carry registers and a stack copy */
+} Ring;
+
+typedef struct
+{
+  gint64  t;
+  guint32 first;
+  guint32 len;
+} PendingCs;
+
+typedef struct
+{
+  guint64   tid;
+  Ring      clock;
+  Ring      cs;             /* fd -1 when the kernel refused it */
+  M6Unwind  method;         /* FP or DWARF once chosen; AUTO while probing */
+  guint     probed;
+  guint64   fp_depths, dwarf_depths;
+  gint64    out_t;          /* switched out at (kernel time), or -1 */
+  /* The context-switch samples not matched to a switch-out yet, oldest
+   * first (the cs ring is read before the clock ring, so a sample is in
+   * when the switch it belongs to comes, however late the drain). */
+  GArray   *pending;        /* PendingCs */
+  guint     pending_head;
+  GArray   *pending_chain;  /* guint64: their chains */
+  gboolean  gone;
+  gboolean  reopen;         /* auto chose frame pointers: the clock without stack copies */
+} Target;
+
+/* Keep the chain of a context-switch sample of @t taken at kernel time
+ * @time until its switch-out comes (in the clock ring). */
+void  m6_sampler_pending_add   (Target        *t,
+                                gint64         time,
+                                GArray        *chain);
+/* A PERF_RECORD_SWITCH of @t (payload @p .. @end): a switch-in closes the
+ * off-CPU span into @samples, its blocking chain appended to @addrs;
+ * session time 0 is CLOCK_MONOTONIC @origin_ns. */
+void  m6_sampler_handle_switch (Target        *t,
+                                M6Samples     *samples,
+                                GArray        *addrs,
+                                guint64        origin_ns,
+                                guint16        misc,
+                                const guint8  *p,
+                                const guint8  *end);

@@ -42,41 +42,6 @@
  * perf's order; DWARF numbers them differently (to_dwarf). */
 #define REGS_MASK (((1ull << 9) - 1) | (0xffull << 16))
 
-typedef struct
-{
-  int        fd;
-  guint8    *base;          /* the control page, then the data pages */
-  gsize      data_size;
-  gboolean   switches;      /* the context-switch event */
-  gboolean   stack;         /* its samples carry registers and a stack copy */
-} Ring;
-
-typedef struct
-{
-  gint64  t;
-  guint32 first;
-  guint32 len;
-} PendingCs;
-
-typedef struct
-{
-  guint64   tid;
-  Ring      clock;
-  Ring      cs;             /* fd -1 when the kernel refused it */
-  M6Unwind  method;         /* FP or DWARF once chosen; AUTO while probing */
-  guint     probed;
-  guint64   fp_depths, dwarf_depths;
-  gint64    out_t;          /* switched out at (kernel time), or -1 */
-  /* The context-switch samples not matched to a switch-out yet, oldest
-   * first (the cs ring is read before the clock ring, so a sample is in
-   * when the switch it belongs to comes, however late the drain). */
-  GArray   *pending;        /* PendingCs */
-  guint     pending_head;
-  GArray   *pending_chain;  /* guint64: their chains */
-  gboolean  gone;
-  gboolean  reopen;         /* auto chose frame pointers: the clock without stack copies */
-} Target;
-
 struct _M6Sampler
 {
   gint         pid;
@@ -457,62 +422,12 @@ handle_sample (M6Sampler    *self,
 
   if (switches)
     {
-      PendingCs cs = { (gint64) time, t->pending_chain->len, chain->len };
-      g_array_append_vals (t->pending_chain, chain->data, chain->len);
-      g_array_append_val (t->pending, cs);
+      m6_sampler_pending_add (t, (gint64) time, chain);
       return;
     }
   M6SampleThread *st = m6_samples_thread (self->samples, t->tid);
   M6Sample s = { session_time (self, time), store_chain (self, chain), chain->len };
   g_array_append_val (st->samples, s);
-}
-
-static void
-handle_switch (M6Sampler    *self,
-               Target       *t,
-               guint16       misc,
-               const guint8 *p,
-               const guint8 *end)
-{
-  guint64 time;
-
-  /* sample_id: pid, tid, time */
-  if (end - p < 16)
-    return;
-  memcpy (&time, p + 8, 8);
-  if (misc & PERF_RECORD_MISC_SWITCH_OUT)
-    {
-      t->out_t = (gint64) time;
-      return;
-    }
-  if (t->out_t < 0)
-    return;
-  M6SampleThread *st = m6_samples_thread (self->samples, t->tid);
-  M6OffCpu span = { session_time (self, (guint64) t->out_t), session_time (self, time), 0, 0 };
-  /* The context-switch sample comes just before its switch-out; older
-   * ones belong to switches already gone. */
-  while (t->pending_head < t->pending->len)
-    {
-      const PendingCs *cs = &g_array_index (t->pending, PendingCs, t->pending_head);
-      if (cs->t > t->out_t + 1000000)
-        break;
-      t->pending_head++;
-      if (t->out_t - cs->t < 1000000)
-        {
-          span.first = self->addrs->len;
-          span.depth = cs->len;
-          g_array_append_vals (self->addrs, &g_array_index (t->pending_chain, guint64, cs->first), cs->len);
-          break;
-        }
-    }
-  if (t->pending_head == t->pending->len)
-    {
-      g_array_set_size (t->pending, 0);
-      g_array_set_size (t->pending_chain, 0);
-      t->pending_head = 0;
-    }
-  t->out_t = -1;
-  g_array_append_val (st->off_cpu, span);
 }
 
 static void
@@ -563,7 +478,7 @@ drain_ring (M6Sampler *self,
           break;
         case PERF_RECORD_SWITCH:
           if (!ring->switches)
-            handle_switch (self, t, h.misc, p, end);
+            m6_sampler_handle_switch (t, self->samples, self->addrs, self->origin_ns, h.misc, p, end);
           break;
         case PERF_RECORD_LOST:
           if (!ring->switches && end - p >= 16)
