@@ -9,6 +9,7 @@
 
 /* Unreadable segments of ended processes listed one by one, at most. */
 #define BROKEN_SHOWN 10u
+#define NAME_WIDTH_MAX 40u
 
 int
 m6_cli_list (int    argc,
@@ -59,8 +60,20 @@ m6_cli_list (int    argc,
   for (guint i = 0; i < G_N_ELEMENTS (states); i++)
     state_width = MAX (state_width, (guint) g_utf8_strlen (states[i], -1));
 
+  /* The name column as wide as the longest name (a game names itself
+   * with mach6_process_name(), up to 63 bytes), never under 16 and never
+   * over NAME_WIDTH_MAX, past which a name is cut with an ellipsis. */
+  guint name_width = MAX (16u, (guint) g_utf8_strlen (_("NAME"), -1));
+  for (guint i = 0; i < list->len; i++)
+    {
+      M6ProcessInfo *info = g_ptr_array_index (list, i);
+      if (info->error == NULL && info->name != NULL)
+        name_width = MAX (name_width, (guint) g_utf8_strlen (info->name, -1));
+    }
+  name_width = MIN (name_width, NAME_WIDTH_MAX);
+
   g_string_append_printf (out, "%-8s ", _("PID"));
-  m6_cli_append_padded (out, _("NAME"), 16);
+  m6_cli_append_padded (out, _("NAME"), name_width);
   g_string_append_printf (out, " %7s %7s  ", _("THREADS"), _("NO SLOT"));
   m6_cli_append_padded (out, _("STATE"), state_width);
   g_string_append_printf (out, "  %s\n", _("ATTACHED"));
@@ -81,11 +94,11 @@ m6_cli_list (int    argc,
       g_string_append_printf (out, "%-8d ", info->pid);
       if (info->error != NULL)
         {
-          m6_cli_append_padded (out, "?", 16);
+          m6_cli_append_padded (out, "?", name_width);
           g_string_append_printf (out, " %7s %7s  %-6s  %s\n", "-", "-", _("unreadable"), info->error);
           continue;
         }
-      m6_cli_append_padded (out, info->name, 16);
+      m6_cli_append_padded (out, info->name, name_width);
       g_autofree char *attached = info->attached_pid ? g_strdup_printf (_("by pid %d"), info->attached_pid)
                                                      : g_strdup ("-");
       /* A live game counts its threads from their first mark; an ended

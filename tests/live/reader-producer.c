@@ -387,6 +387,7 @@ main (int argc, char **argv)
   g_autofree char *mode = NULL;
   g_autofree char *expect = NULL;
   g_autofree char *comm = NULL;
+  g_autofree char *name = NULL;
   int frames = 60;
   int threads = 0;
   int sleep_us = 20000;
@@ -397,6 +398,7 @@ main (int argc, char **argv)
     { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "stream, spin, flood, workers, churn, refusals or labels", "MODE" },
     { "depth", 0, 0, G_OPTION_ARG_INT, &depth, "refusals: recursion depth", "N" },
     { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "process name (so that tests running side by side do not find each other by name)", "NAME" },
+    { "name", 0, 0, G_OPTION_ARG_STRING, &name, "the name the game gives itself with mach6_process_name() (up to 63 bytes)", "NAME" },
     { "frames", 0, 0, G_OPTION_ARG_INT, &frames, "frames to run", "N" },
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, "stream: worker threads (0: the main thread)", "N" },
     { "expect", 0, 0, G_OPTION_ARG_FILENAME, &expect, "stream: write the expected payloads here", "FILE" },
@@ -419,6 +421,8 @@ main (int argc, char **argv)
 
   if (comm != NULL)
     prctl (PR_SET_NAME, comm);
+  if (name != NULL)
+    mach6_process_name (name);
 
   /* Creates the segment, and makes every heap reading ours. */
   mach6_set_heap_source (read_heap, NULL);

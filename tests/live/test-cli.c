@@ -159,6 +159,28 @@ test_list_and_report_json (void)
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (frame, "stats"), "count"), >, 0);
 }
 
+/* `mach6 list` shows a long name whole: a game names itself with
+ * mach6_process_name() in up to 63 bytes, and the column grows to it (to
+ * 40 characters, past which it is cut with an ellipsis). */
+static void
+test_list_long_name (void)
+{
+  const char *name = "a-game-with-a-name-of-thirty-one";
+  const char *args[] = { "--mode", "spin", "--sleep-us", "3000", "--name", name, NULL };
+  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
+  g_autofree char *row = g_strdup_printf ("\n%-8d %s ", (int) producer->pid, name);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (M6Reader) probe = test_attach (producer->pid, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&probe, m6_reader_free);
+
+  g_auto (CliResult) list = { 0 };
+  run_cli (&list, "list", NULL);
+  g_assert_cmpint (list.status, ==, 0);
+  if (strstr (list.out, row) == NULL)
+    g_error ("`mach6 list` does not show “%s” whole:\n%s", name, list.out);
+}
+
 static void
 test_record_then_report (void)
 {
@@ -529,6 +551,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/cli/version-and-help", test_version_and_help);
   g_test_add_func ("/reader/cli/bad-arguments", test_bad_arguments);
   g_test_add_func ("/reader/cli/list-and-report-json", test_list_and_report_json);
+  g_test_add_func ("/reader/cli/list-long-name", test_list_long_name);
   g_test_add_func ("/reader/cli/record-then-report", test_record_then_report);
   g_test_add_func ("/reader/cli/run", test_run);
   g_test_add_func ("/reader/cli/run-without-segment", test_run_without_segment);
