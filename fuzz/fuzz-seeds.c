@@ -32,8 +32,32 @@ samples_frame (guint32       type,
   return TRUE;
 }
 
-/* Two chunks of samples of tid 77 (a status, names, samples with chains,
- * an off-CPU span), written by the real samples writer. */
+/* Chunk @chunk (0 or 1) of samples of tid 77: a status, names, samples
+ * with chains, an off-CPU span. */
+static M6Samples *
+sample_chunk (guint chunk)
+{
+  M6Samples *c = m6_samples_new ();
+  c->hz = 4000;
+  if (chunk == 0)
+    c->status = g_strdup ("no blocking chains: kernel.perf_event_paranoid is 2");
+  M6SampleThread *t = m6_samples_thread (c, 77);
+  t->method = M6_UNWIND_FP;
+  t->lost = chunk;
+  const char *names[] = { "busy_seventy", "physics_step", "main" };
+  for (guint k = 0; k < 3; k++)
+    {
+      guint32 id = m6_samples_intern (c, names[chunk == 1 && k == 0 ? 1 : k]);
+      g_array_append_val (c->frames, id);
+    }
+  M6Sample sample = { 1200 + 1000 * chunk, 0, 3 };
+  g_array_append_val (t->samples, sample);
+  M6OffCpu off = { 2000 + 1000 * chunk, 2600 + 1000 * chunk, 1, 2 };
+  g_array_append_val (t->off_cpu, off);
+  return c;
+}
+
+/* Two chunks of samples, written by the real samples writer. */
 static void
 append_samples (GByteArray *s)
 {
@@ -41,23 +65,7 @@ append_samples (GByteArray *s)
 
   for (guint chunk = 0; chunk < 2; chunk++)
     {
-      g_autoptr (M6Samples) c = m6_samples_new ();
-      c->hz = 4000;
-      if (chunk == 0)
-        c->status = g_strdup ("no blocking chains: kernel.perf_event_paranoid is 2");
-      M6SampleThread *t = m6_samples_thread (c, 77);
-      t->method = M6_UNWIND_FP;
-      t->lost = chunk;
-      const char *names[] = { "busy_seventy", "physics_step", "main" };
-      for (guint k = 0; k < 3; k++)
-        {
-          guint32 id = m6_samples_intern (c, names[chunk == 1 && k == 0 ? 1 : k]);
-          g_array_append_val (c->frames, id);
-        }
-      M6Sample sample = { 1200 + 1000 * chunk, 0, 3 };
-      g_array_append_val (t->samples, sample);
-      M6OffCpu off = { 2000 + 1000 * chunk, 2600 + 1000 * chunk, 1, 2 };
-      g_array_append_val (t->off_cpu, off);
+      g_autoptr (M6Samples) c = sample_chunk (chunk);
       m6_samples_writer_write_to (writer, c, samples_frame, s, NULL);
     }
 }
@@ -126,9 +134,19 @@ remote_seeds (const char *dir)
   g_file_set_contents (p2, (const char *) s->data, s->len, NULL);
 }
 
+/* What a seed capture holds besides the game's frames. */
+typedef struct
+{
+  guint    frames;          /* 12 unless more */
+  gboolean garbage;         /* out-of-range readings */
+  guint    checkpoint_every; /* frames between checkpoints (0: the writer's own only) */
+  gboolean samples;         /* sample records (20-24) every 8 frames */
+  guint64 *checkpoint_end;  /* where the file ended after the last checkpoint of the first half */
+} GameSeed;
+
 static void
-game_capture (const char *path,
-              gboolean    garbage)
+game_capture (const char     *path,
+              const GameSeed *seed)
 {
   g_autoptr (M6Session) session = m6_session_new ();
   g_autoptr (GError) error = NULL;
@@ -138,6 +156,9 @@ game_capture (const char *path,
   m6_session_set_heap_source (session, M6_HEAP_SOURCE_SHIM);
   writer = m6_capture_writer_new (path, session, &error);
   g_assert_no_error (error);
+  g_autoptr (M6SamplesWriter) samples = m6_samples_writer_new ();
+  guint n_frames = MAX (seed->frames, 12);
+  gboolean garbage = seed->garbage;
 
   guint32 frame = m6_session_intern_label (session, "frame", -1);
   guint32 physics = m6_session_intern_label (session, "physics", -1);
@@ -145,9 +166,10 @@ game_capture (const char *path,
   M6Thread *main_thread = m6_session_add_thread (session, 77, "main");
   M6Thread *worker = m6_session_add_thread (session, 78, "worker");
 
-  for (guint f = 0; f < 12; f++)
+  for (guint f = 0; f < n_frames; f++)
     {
-      gint64 t = (gint64) f * 16000000, h = 4096 + f * 100;
+      /* A frame of 16 ms give or take, so that the events pack as a game's. */
+      gint64 t = (gint64) f * 16000000 + (f * 7919) % 3000, h = 4096 + f * 100;
       M6Event events[] = {
         { t, h, frame, 0 },
         { t + 1000, h, physics, 1 },
@@ -159,12 +181,44 @@ game_capture (const char *path,
       m6_session_ingest (session, main_thread, events, G_N_ELEMENTS (events));
       M6Event job[] = { { t + 500, h, physics, 0 }, { t + 800, h - 32, M6_EVENT_DONE, 0 } };
       m6_session_ingest (session, worker, job, G_N_ELEMENTS (job));
+      if (seed->samples && f % 8 == 0)
+        {
+          g_autoptr (M6Samples) chunk = sample_chunk ((f / 8) % 2);
+          g_assert_true (m6_samples_writer_write (samples, chunk, writer, &error));
+        }
+      if (seed->checkpoint_every != 0 && f % seed->checkpoint_every == seed->checkpoint_every - 1)
+        {
+          g_assert_true (m6_capture_writer_checkpoint (writer, &error));
+          if (seed->checkpoint_end != NULL && f < n_frames / 2)
+            *seed->checkpoint_end = m6_capture_writer_get_size (writer);
+        }
     }
   m6_session_set_thread_drops (session, worker, 3);
   m6_session_set_thread_state (session, worker, M6_THREAD_STATE_EXITED);
   m6_session_notify_changed (session);
   g_assert_true (m6_capture_writer_finish (writer, &error));
   m6_capture_writer_free (writer);
+}
+
+/* Format 4: a capture with a checkpoint every 10 frames and its trailer,
+ * the same cut short a little after a checkpoint (it opens from there),
+ * and one with sample records. (A rolled capture takes 12 MB of frames to
+ * make, minutes under the sanitizers: it is not a seed.) */
+static void
+format4_seeds (const char *dir)
+{
+  g_autofree char *checkpoints = g_build_filename (dir, "checkpoints.mach6", NULL);
+  g_autofree char *cut = g_build_filename (dir, "cut-after-checkpoint.mach6", NULL);
+  g_autofree char *sampled = g_build_filename (dir, "samples.mach6", NULL);
+  g_autofree char *text = NULL;
+  guint64 checkpoint_end = 0;
+  gsize length = 0;
+
+  game_capture (checkpoints, &(GameSeed) { .frames = 60, .checkpoint_every = 10, .checkpoint_end = &checkpoint_end });
+  g_assert_true (g_file_get_contents (checkpoints, &text, &length, NULL));
+  g_assert_cmpuint (checkpoint_end + 40, <, length);
+  g_assert_true (g_file_set_contents (cut, text, (gssize) checkpoint_end + 40, NULL));
+  game_capture (sampled, &(GameSeed) { .frames = 40, .checkpoint_every = 16, .samples = TRUE });
 }
 
 static void
@@ -200,8 +254,9 @@ main (int argc, char **argv)
   g_autofree char *deep = g_build_filename (argv[1], "deep.mach6", NULL);
   g_autofree char *wide = g_build_filename (argv[1], "wide.mach6", NULL);
   g_autofree char *cut = g_build_filename (argv[1], "cut.mach6", NULL);
-  game_capture (game, FALSE);
-  game_capture (garbage, TRUE);
+  game_capture (game, &(GameSeed) { 0 });
+  game_capture (garbage, &(GameSeed) { .garbage = TRUE });
+  format4_seeds (argv[1]);
   big_tree_write_capture (deep, BIG_TREE_DEEP, 40);
   big_tree_write_capture (wide, BIG_TREE_WIDE, 60);
 
