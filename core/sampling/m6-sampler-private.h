@@ -23,6 +23,15 @@ void  m6_sampler_unwind_dwarf (M6Symbols     *symbols,
                                guint64        stack_size,
                                GArray        *out);
 
+/* Session time of kernel time @kernel_ns: session time 0 is
+ * CLOCK_MONOTONIC @origin_ns, the clock of the ring's events. */
+static inline gint64
+m6_sampler_session_time (guint64 origin_ns,
+                         guint64 kernel_ns)
+{
+  return (gint64) (kernel_ns - origin_ns);
+}
+
 typedef struct
 {
   int        fd;

@@ -42,7 +42,8 @@ m6_sampler_handle_switch (Target       *t,
   if (t->out_t < 0)
     return;
   M6SampleThread *st = m6_samples_thread (samples, t->tid);
-  M6OffCpu span = { (gint64) ((guint64) t->out_t - origin_ns), (gint64) (time - origin_ns), 0, 0 };
+  M6OffCpu span = { m6_sampler_session_time (origin_ns, (guint64) t->out_t),
+                    m6_sampler_session_time (origin_ns, time), 0, 0 };
   /* The context-switch sample comes just before its switch-out; older
    * ones belong to switches already gone. */
   while (t->pending_head < t->pending->len)

@@ -310,13 +310,6 @@ scan_threads (M6Sampler *self)
 
 /* --- reading the rings --------------------------------------------------- */
 
-static gint64
-session_time (M6Sampler *self,
-              guint64    kernel_ns)
-{
-  return (gint64) (kernel_ns - self->origin_ns);
-}
-
 static guint32
 store_chain (M6Sampler *self,
              GArray    *chain)
@@ -426,7 +419,7 @@ handle_sample (M6Sampler    *self,
       return;
     }
   M6SampleThread *st = m6_samples_thread (self->samples, t->tid);
-  M6Sample s = { session_time (self, time), store_chain (self, chain), chain->len };
+  M6Sample s = { m6_sampler_session_time (self->origin_ns, time), store_chain (self, chain), chain->len };
   g_array_append_val (st->samples, s);
 }
 
