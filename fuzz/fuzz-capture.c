@@ -20,6 +20,15 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
+/* A call that failed must say why: a sentence, never an empty message. */
+static void
+require_sentence (gboolean      ok,
+                  const GError *error)
+{
+  if (!ok && (error == NULL || error->message[0] == '\0'))
+    abort ();
+}
+
 /* Drill into frame @number of @thread: its scopes and its node's path. */
 static void
 open_frame (M6FrameIndex *index,
@@ -33,8 +42,7 @@ open_frame (M6FrameIndex *index,
     abort ();   /* within the range it gave */
   g_autoptr (GArray) scopes = m6_frame_index_get_scopes (index, thread, frame.start_ns,
                                                           frame.start_ns + MAX (frame.duration_ns, 1), &error);
-  if (scopes == NULL && (error == NULL || error->message[0] == '\0'))
-    abort ();
+  require_sentence (scopes != NULL, error);
   g_free (m6_frame_index_node_path (index, thread, frame.node_id));
   M6FrameInfo next;
   m6_frame_index_step (index, thread, number, TRUE, frame.duration_ns, &next);
@@ -50,24 +58,18 @@ open_as_viewer (const char *path)
   g_autoptr (GError) error = NULL;
   M6CaptureInfo info;
 
-  if (!m6_capture_load_into (path, session, &info, &error))
-    {
-      if (error == NULL || error->message[0] == '\0')
-        abort ();
-      return;
-    }
+  gboolean loaded = m6_capture_load_into (path, session, &info, &error);
+  require_sentence (loaded, error);
+  if (!loaded)
+    return;
   g_autoptr (M6FrameIndex) index = m6_frame_index_open_capture (path, session, NULL, NULL, NULL, &error);
+  require_sentence (index != NULL, error);
   if (index == NULL)
-    {
-      if (error == NULL || error->message[0] == '\0')
-        abort ();
-      return;
-    }
+    return;
   /* Its call-stack samples (records 20-29), as the viewer's sample lane. */
   g_autoptr (GError) samples_error = NULL;
   g_autoptr (M6Samples) samples = m6_samples_load (path, &samples_error);
-  if (samples == NULL && (samples_error == NULL || samples_error->message[0] == '\0'))
-    abort ();
+  require_sentence (samples != NULL, samples_error);
   for (guint t = 0; t < m6_session_get_n_threads (session); t++)
     {
       guint64 first, n;
@@ -79,8 +81,7 @@ open_as_viewer (const char *path)
       g_autoptr (GArray) series = m6_frame_index_get_series (index, t, G_MININT64, G_MAXINT64);
       g_autoptr (GError) worst_error = NULL;
       g_autoptr (GArray) worst = m6_frame_index_get_worst (index, t, 3, G_MININT64, G_MAXINT64, &worst_error);
-      if (worst == NULL && (worst_error == NULL || worst_error->message[0] == '\0'))
-        abort ();
+      require_sentence (worst != NULL, worst_error);
     }
 }
 
@@ -106,13 +107,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_autoptr (M6DiffRun) run = ok ? m6_diff_run_load (path, NULL) : NULL;
   open_as_viewer (path);
   close (fd);
+  require_sentence (ok, error);
   if (!ok)
-    {
-      /* A sentence, never an empty message. */
-      if (error == NULL || error->message[0] == '\0')
-        abort ();
-      return 0;
-    }
+    return 0;
 
   g_autoptr (GOutputStream) out = g_unix_output_stream_new (null_fd, FALSE);
   M6ExportOptions options = { .interval_s = 0.25 };
