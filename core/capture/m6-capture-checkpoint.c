@@ -180,6 +180,9 @@ write_checkpoint (M6CaptureWriter  *self,
   guint64 records_before = self->n_records;
   guint64 first_part = file_size (self);
   guint32 parts = 0;
+  /* A flush between the parts marks no RollPoint (whose checkpoint would
+   * go between these parts and their CHECKPOINT): the next flush does. */
+  self->in_checkpoint = TRUE;
   for (gsize at = 0; at < state->len || parts == 0; parts++)
     {
       gsize n = MIN ((gsize) PART_BYTES, state->len - at);
@@ -207,6 +210,7 @@ write_checkpoint (M6CaptureWriter  *self,
   m6_put_u64 (self->buf, (guint64) m6_session_get_duration (self->session));
   m6_capture_writer_record_end (self, start);
   self->last_checkpoint = offset;
+  self->in_checkpoint = FALSE;
 
   /* The next one when the file has grown by the period, and by at least
    * CHECKPOINT_SHARE times this one: checkpoints stay a small share of
@@ -449,6 +453,16 @@ walk (M6CaptureReader *self,
         break;
     }
   return TRUE;
+}
+
+gboolean
+m6_capture_reader_walk (M6CaptureReader  *self,
+                        M6CaptureLayout  *out,
+                        GError          **error)
+{
+  g_return_val_if_fail (out->checkpoints != NULL && out->frame_tables != NULL, FALSE);
+
+  return walk (self, out, error);
 }
 
 gboolean

@@ -345,47 +345,54 @@ open_from_checkpoint (Loader  *ld,
   if (!m6_capture_reader_locate (ld->reader, FALSE, &layout, error))
     return FALSE;
   state = g_byte_array_new ();
-  for (guint i = layout.checkpoints->len; i-- > 0;)
+  /* Newest first. When none of those found from the END reads (the one
+   * it names was torn, or written wrong by an earlier build, which could
+   * nest a checkpoint in another's parts), the walk finds them all. */
+  for (;;)
     {
-      guint64 offset = g_array_index (layout.checkpoints, guint64, i);
+      for (guint i = layout.checkpoints->len; i-- > 0;)
+        {
+          guint64 offset = g_array_index (layout.checkpoints, guint64, i);
 
-      /* One that does not read (a part torn by a crash): the one before. */
-      if (!m6_capture_reader_read_checkpoint (ld->reader, offset, &cp, state, NULL))
-        continue;
-      /* A session with another node budget than the recording's (the
-       * viewer's max-nodes preference, `report --max-nodes`) folds its
-       * tree otherwise: only a replay gives it its own. */
-      guint budget = 0;
-      if (!m6_session_state_peek_max_nodes (state->data, state->len, &budget)
-          || budget != m6_session_get_max_nodes (ld->session))
+          /* One that does not read (a part torn by a crash): the one before. */
+          if (!m6_capture_reader_read_checkpoint (ld->reader, offset, &cp, state, NULL))
+            continue;
+          /* A session with another node budget than the recording's (the
+           * viewer's max-nodes preference, `report --max-nodes`) folds its
+           * tree otherwise: only a replay gives it its own. */
+          guint budget = 0;
+          if (!m6_session_state_peek_max_nodes (state->data, state->len, &budget)
+              || budget != m6_session_get_max_nodes (ld->session))
+            return TRUE;
+          if (!m6_capture_checkpoint_restore (ld->session, state->data, state->len, error))
+            {
+              g_prefix_error (error, _("%s: the checkpoint at offset %llu: "),
+                              m6_capture_reader_get_display (ld->reader), U (offset));
+              return FALSE;
+            }
+          guint64 after = offset + RECORD_HEADER_SIZE + CHECKPOINT_SIZE;
+          m6_capture_reader_seek (ld->reader, after, cp.number + 1);
+          ld->n_events = cp.events_before;
+          ld->info->n_records = cp.number;
+          ld->info->from_checkpoint = TRUE;
+          ld->info->checkpoint_offset = offset;
+          ld->info->checkpoint_t_ns = cp.t_ns;
+          ld->info->replayed_bytes = after;
+          /* A rolled file (--max-size) says so in its first record, which a
+           * checkpoint's open does not otherwise read. */
+          M6CaptureRecord first;
+          if (m6_capture_reader_read_at (ld->reader, M6_CAPTURE_HEADER_SIZE, &first, NULL)
+              && first.type == M6_CAPTURE_RECORD_ROLLED && first.length == ROLLED_SIZE)
+            {
+              ld->info->rolls = m6_get_u64 (first.payload);
+              ld->info->dropped_events = m6_get_u64 (first.payload + 8);
+              ld->rolled_checkpoint = TRUE;
+            }
+          return TRUE;
+        }
+      if (layout.walked || !m6_capture_reader_walk (ld->reader, &layout, NULL))
         return TRUE;
-      if (!m6_capture_checkpoint_restore (ld->session, state->data, state->len, error))
-        {
-          g_prefix_error (error, _("%s: the checkpoint at offset %llu: "),
-                          m6_capture_reader_get_display (ld->reader), U (offset));
-          return FALSE;
-        }
-      guint64 after = offset + RECORD_HEADER_SIZE + CHECKPOINT_SIZE;
-      m6_capture_reader_seek (ld->reader, after, cp.number + 1);
-      ld->n_events = cp.events_before;
-      ld->info->n_records = cp.number;
-      ld->info->from_checkpoint = TRUE;
-      ld->info->checkpoint_offset = offset;
-      ld->info->checkpoint_t_ns = cp.t_ns;
-      ld->info->replayed_bytes = after;
-      /* A rolled file (--max-size) says so in its first record, which a
-       * checkpoint's open does not otherwise read. */
-      M6CaptureRecord first;
-      if (m6_capture_reader_read_at (ld->reader, M6_CAPTURE_HEADER_SIZE, &first, NULL)
-          && first.type == M6_CAPTURE_RECORD_ROLLED && first.length == ROLLED_SIZE)
-        {
-          ld->info->rolls = m6_get_u64 (first.payload);
-          ld->info->dropped_events = m6_get_u64 (first.payload + 8);
-          ld->rolled_checkpoint = TRUE;
-        }
-      return TRUE;
     }
-  return TRUE;
 }
 
 static void

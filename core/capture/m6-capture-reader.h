@@ -135,6 +135,11 @@ gboolean  m6_capture_reader_locate      (M6CaptureReader  *self,
                                          gboolean          tables,
                                          M6CaptureLayout  *out,
                                          GError          **error);
+/* @out, filled by m6_capture_reader_locate(), found anew by the walk (when
+ * the checkpoint its END names does not read). */
+gboolean  m6_capture_reader_walk        (M6CaptureReader  *self,
+                                         M6CaptureLayout  *out,
+                                         GError          **error);
 void      m6_capture_layout_clear       (M6CaptureLayout  *layout);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (M6CaptureLayout, m6_capture_layout_clear)
 

@@ -173,7 +173,7 @@ m6_capture_writer_get_n_rolls (M6CaptureWriter *self,
 void
 m6_capture_roll_point (M6CaptureWriter *self)
 {
-  if (self->max_size == 0 || self->buf->len != 0 || self->error != NULL
+  if (self->max_size == 0 || self->buf->len != 0 || self->error != NULL || self->in_checkpoint
       || self->stream_bytes - self->point_stream < self->segment_bytes)
     return;
 

@@ -75,6 +75,8 @@ struct _M6CaptureWriter
   guint64     checkpoint_every; /* bytes of file between checkpoints, at least */
   guint64     checkpoint_due;  /* the file size at which the next is due */
   guint64     last_checkpoint; /* offset of the last CHECKPOINT record, 0 */
+  gboolean    in_checkpoint;   /* its PARTs are being framed: no RollPoint, no
+                                * second checkpoint nested in it */
   GArray     *frame_tables;    /* guint64: offsets of the FRAME_TABLE records */
   guint64     trailer;         /* offset of the TRAILER record, 0 */
 

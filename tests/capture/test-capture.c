@@ -16,17 +16,20 @@
 #include "mach6.h"
 #include "mach6-abi.h"
 #include "m6-capture.h"
+#include "m6-capture-reader.h"
 #include "m6-payload.h"
 #include "m6-session-private.h"
 #include "m6-session-state.h"
 #include "m6-frame-index.h"
 #include "m6-test-hooks.h"
 
-/* A session fed balanced random streams on three threads, recorded. */
+/* A session fed balanced random streams on three threads, recorded
+ * (@max_size: a rolling capture, 0: none). */
 static M6Session *
-build_recorded_session (const char *path,
-                        guint       frames,
-                        guint32     seed)
+build_rolled_session (const char *path,
+                      guint       frames,
+                      guint32     seed,
+                      guint64     max_size)
 {
   M6Session *session = m6_session_new ();
   g_autoptr (GError) error = NULL;
@@ -37,6 +40,8 @@ build_recorded_session (const char *path,
   m6_session_set_heap_source (session, M6_HEAP_SOURCE_HOOKS);
   g_autoptr (M6CaptureWriter) writer = m6_capture_writer_new (path, session, &error);
   g_assert_no_error (error);
+  if (max_size != 0)
+    g_assert_true (m6_capture_writer_set_max_size (writer, max_size, NULL));
 
   m6_session_add_thread (session, 100, "main");
   m6_session_add_thread (session, 101, "worker");
@@ -84,6 +89,14 @@ build_recorded_session (const char *path,
   g_assert_no_error (error);
   g_rand_free (rand);
   return session;
+}
+
+static M6Session *
+build_recorded_session (const char *path,
+                        guint       frames,
+                        guint32     seed)
+{
+  return build_rolled_session (path, frames, seed, 0);
 }
 
 static void
@@ -743,6 +756,55 @@ test_capture_checkpoints (void)
   g_rmdir (dir);
 }
 
+/* A rolling capture whose checkpoints span buffer flushes (each state is
+ * hundreds of KB, a flush is 256 KB): every CHECKPOINT in the file reads,
+ * whole parts in front of it, and the file opens from the last one to the
+ * accounting of the whole recording. A roll point between a checkpoint's
+ * parts and its record once wrote a checkpoint inside another, and the
+ * file opened to its last part only. */
+static void
+test_capture_rolled_checkpoints (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("mach6-capture-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "rolled.mach6", NULL);
+  guint32 seed = g_test_rand_int ();
+  g_autoptr (GError) error = NULL;
+  M6CaptureInfo info;
+
+  g_test_message ("seed %u", seed);
+  g_autoptr (M6Session) recorded = build_rolled_session (path, 40000, seed, 4u << 20);
+
+  g_autoptr (M6CaptureReader) reader = m6_capture_reader_open (path, &error);
+  g_assert_no_error (error);
+  g_auto (M6CaptureLayout) layout = { 0 };
+  g_assert_true (m6_capture_reader_locate (reader, FALSE, &layout, &error));
+  g_assert_true (m6_capture_reader_walk (reader, &layout, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (layout.checkpoints->len, >=, 2);
+  g_autoptr (GByteArray) state = g_byte_array_new ();
+  for (guint i = 0; i < layout.checkpoints->len; i++)
+    {
+      M6CaptureCheckpoint cp;
+      guint64 offset = g_array_index (layout.checkpoints, guint64, i);
+      g_assert_true (m6_capture_reader_read_checkpoint (reader, offset, &cp, state, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (state->len, >, 256 * 1024 / 2);
+    }
+
+  g_autoptr (M6Session) loaded = m6_capture_load_full (path, &info, &error);
+  g_assert_no_error (error);
+  g_test_message ("%llu bytes, %llu rolls, %llu events dropped, %u checkpoints",
+                  (unsigned long long) info.file_size, (unsigned long long) info.rolls,
+                  (unsigned long long) info.dropped_events, layout.checkpoints->len);
+  g_assert_cmpuint (info.rolls, >=, 2);
+  g_assert_cmpuint (info.file_size, <=, 4u << 20);
+  g_assert_true (info.from_checkpoint);
+  g_assert_cmpuint (m6_session_get_n_events (loaded), ==, m6_session_get_n_events (recorded));
+  assert_states_equal (recorded, loaded);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -752,6 +814,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/capture/abort-leaves-nothing", test_capture_abort_leaves_nothing);
   g_test_add_func ("/core/capture/truncated", test_capture_truncated);
   g_test_add_func ("/core/capture/checkpoints", test_capture_checkpoints);
+  g_test_add_func ("/core/capture/rolled-checkpoints", test_capture_rolled_checkpoints);
   g_test_add_func ("/core/capture/bit-flips", test_capture_bit_flips);
   g_test_add_func ("/core/capture/bad-files", test_capture_bad_files);
   g_test_add_func ("/core/capture/old-versions", test_capture_old_versions);
