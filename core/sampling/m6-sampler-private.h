@@ -55,7 +55,8 @@ typedef struct
   Ring      cs;             /* fd -1 when the kernel refused it */
   M6Unwind  method;         /* FP or DWARF once chosen; AUTO while probing */
   guint     probed;
-  guint64   fp_depths, dwarf_depths;
+  guint     fp_short;       /* probe samples whose frame-pointer chain stopped
+                             * before the caller's caller and DWARF's did not */
   gint64    out_t;          /* switched out at (kernel time), or -1 */
   /* The context-switch samples not matched to a switch-out yet, oldest
    * first (the cs ring is read before the clock ring, so a sample is in

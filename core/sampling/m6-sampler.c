@@ -392,14 +392,18 @@ handle_sample (M6Sampler    *self,
       m6_sampler_unwind_dwarf (self->symbols, self->pid, t->tid, regs, stack, stack_size, dwarf);
       if (t->method == M6_UNWIND_AUTO && !switches)
         {
-          /* Choose once: DWARF when frame pointers get nowhere and the
-           * stack's CFI goes further. */
-          t->fp_depths += chain->len;
-          t->dwarf_depths += dwarf->len;
+          /* Choose once, by a vote of the probe's samples: DWARF when
+           * in most of them the frame pointers stopped before the
+           * caller's caller (the leaf's own frame is often not made, so
+           * three is what a program with frame pointers shows at the
+           * least) and the CFI went further. An average would not do: one
+           * sample taken in libc, without frame pointers, sank one
+           * otherwise perfect probe out of four. */
+          if (chain->len < 3 && dwarf->len > chain->len)
+            t->fp_short++;
           if (++t->probed >= PROBE_SAMPLES)
             {
-              gboolean fp_broken = t->fp_depths < 3u * t->probed;
-              t->method = fp_broken && t->dwarf_depths > t->fp_depths ? M6_UNWIND_DWARF : M6_UNWIND_FP;
+              t->method = t->fp_short * 2 > t->probed ? M6_UNWIND_DWARF : M6_UNWIND_FP;
               m6_samples_thread (self->samples, t->tid)->method = t->method;
               /* Frame pointers: 8 KB of stack copied at every sample in the
                * game's interrupt, and through the ring, for nothing. */
