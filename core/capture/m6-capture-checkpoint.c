@@ -168,7 +168,10 @@ static gboolean
 write_checkpoint (M6CaptureWriter  *self,
                   GError          **error)
 {
-  g_autoptr (GByteArray) state = g_byte_array_new ();
+  if (self->state == NULL)
+    self->state = g_byte_array_new ();
+  GByteArray *state = self->state;
+  g_byte_array_set_size (state, 0);
 
   /* What the state names is declared first, and every events record
    * before it is in a frame table before it. */

@@ -77,6 +77,8 @@ struct _M6CaptureWriter
   guint64     last_checkpoint; /* offset of the last CHECKPOINT record, 0 */
   gboolean    in_checkpoint;   /* its PARTs are being framed: no RollPoint, no
                                 * second checkpoint nested in it */
+  GByteArray *state;           /* the checkpoints' state, one buffer for all of
+                                * them: hours of recording allocate none */
   GArray     *frame_tables;    /* guint64: offsets of the FRAME_TABLE records */
   guint64     trailer;         /* offset of the TRAILER record, 0 */
 

@@ -786,6 +786,7 @@ m6_capture_writer_free (M6CaptureWriter *self)
   g_array_unref (self->threads);
   g_array_unref (self->marks);
   g_array_unref (self->frame_tables);
+  g_clear_pointer (&self->state, g_byte_array_unref);
   g_free (self->path);
   g_free (self->tmp_path);
   g_free (self);
