@@ -137,25 +137,38 @@ cell_text_widget (GtkListItem *item,
 
   if (column != COL_LABEL)
     return child;
-  /* expander > box > [swatch, inscription] */
+  /* expander > box > [swatch, inscription, share] */
   GtkWidget *box = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (child));
-  return gtk_widget_get_last_child (box);
+  return gtk_widget_get_next_sibling (gtk_widget_get_first_child (box));
 }
 
-/* A sampled function's name, in italics as in the flame graph, with its
- * share and samples; NULL for a scope's row. */
+/* A sampled row's share of its scope's self time, beside its name: a
+ * label of its own, so that a narrow column cuts the name, never it. */
+static void
+update_share (CellBinding *binding,
+              GtkWidget   *text)
+{
+  GtkWidget *share_label = gtk_widget_get_next_sibling (text);
+  double share = 0;
+
+  if (!m6_stats_row_get_sampled (binding->row, NULL, NULL, &share, NULL))
+    {
+      gtk_widget_set_visible (share_label, FALSE);
+      return;
+    }
+  g_autofree char *share_text = g_strdup_printf ("%.1f %%", 100.0 * share);
+  gtk_label_set_text (GTK_LABEL (share_label), share_text);
+  gtk_widget_set_visible (share_label, TRUE);
+}
+
+/* A sampled function's name, in italics as in the flame graph; NULL for
+ * a scope's row. */
 static char *
 sampled_markup (M6StatsRow *row)
 {
-  guint32 symbol = 0;
-  guint64 samples = 0;
-  double share = 0;
-
-  if (!m6_stats_row_get_sampled (row, &symbol, &samples, &share, NULL))
+  if (!m6_stats_row_is_sampled (row))
     return NULL;
-  (void) samples;
-  (void) symbol;
-  return g_markup_printf_escaped ("<i>%s</i>  <small>%.1f %%</small>", m6_stats_row_get_label (row), 100.0 * share);
+  return g_markup_printf_escaped ("<i>%s</i>", m6_stats_row_get_label (row));
 }
 
 static void
@@ -185,6 +198,8 @@ cell_update (CellBinding *binding)
   if (binding->column == COL_LABEL)
     {
       M6StatsView *self = g_object_get_data (G_OBJECT (widget), "m6-view");
+
+      update_share (binding, widget);
       gboolean match = FALSE;
 
       if (self != NULL && self->search != NULL)
@@ -280,8 +295,14 @@ setup_cb (GtkSignalListItemFactory *factory,
       gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw, NULL, NULL);
       gtk_widget_set_hexpand (text, TRUE);
       g_object_set_data (G_OBJECT (text), "m6-view", g_object_get_data (G_OBJECT (factory), "m6-view"));
+      GtkWidget *share = gtk_label_new (NULL);
+      gtk_widget_add_css_class (share, "numeric");
+      gtk_widget_add_css_class (share, "caption");
+      gtk_widget_add_css_class (share, "dim-label");
+      gtk_widget_set_visible (share, FALSE);
       gtk_box_append (GTK_BOX (box), swatch);
       gtk_box_append (GTK_BOX (box), text);
+      gtk_box_append (GTK_BOX (box), share);
       gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
       gtk_list_item_set_child (item, expander);
     }
@@ -338,10 +359,10 @@ bind_cb (GtkSignalListItemFactory *factory,
                                                 "%s, sampled: %llu sample, %.1f %% of %s’s self time",
                                                 "%s, sampled: %llu samples, %.1f %% of %s’s self time", samples),
                                    m6_stats_row_get_label (row), (unsigned long long) samples, 100.0 * share, scope_label);
-          gtk_widget_set_tooltip_text (gtk_widget_get_last_child (box), tip);
+          gtk_widget_set_tooltip_text (cell_text_widget (item, COL_LABEL), tip);
         }
       else
-        gtk_widget_set_tooltip_text (gtk_widget_get_last_child (box), m6_stats_row_get_label (row));
+        gtk_widget_set_tooltip_text (cell_text_widget (item, COL_LABEL), m6_stats_row_get_label (row));
       g_object_set_data_full (G_OBJECT (swatch), "m6-label",
                               g_strdup (m6_stats_row_get_label (row)), g_free);
       g_object_set_data (G_OBJECT (swatch), "m6-sampled",

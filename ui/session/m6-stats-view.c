@@ -400,7 +400,7 @@ static guint
 columns_to_hide (M6StatsView *self,
                  int          width)
 {
-  int used = LABEL_MIN_WIDTH;
+  int used = MAX (LABEL_MIN_WIDTH, self->label_min);
   guint hidden = 0;
 
   for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
@@ -418,6 +418,19 @@ apply_fit_cb (gpointer user_data)
 {
   M6StatsView *self = user_data;
   GtkAdjustment *adj = gtk_scrolled_window_get_hadjustment (self->scroller);
+  int fixed = 0;
+
+  /* What the Scope column really needs (its deepest row's indent, a
+   * sampled row's share), learnt from a table that did not fit: the
+   * content's width less the fixed columns shown. With the 180 px guess
+   * alone the last column was cut at the pane's edge. It only grows, so
+   * columns never come and go by turns. */
+  for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
+    if (gtk_column_view_column_get_visible (self->columns[c]))
+      fixed += gtk_column_view_column_get_fixed_width (self->columns[c]);
+  if (gtk_adjustment_get_upper (adj) > gtk_adjustment_get_page_size (adj) + 0.5)
+    self->label_min = MAX (self->label_min, (int) gtk_adjustment_get_upper (adj) - fixed);
+
   guint hidden = columns_to_hide (self, (int) gtk_adjustment_get_page_size (adj));
 
   self->fit_idle_id = 0;
@@ -435,7 +448,9 @@ fit_columns (M6StatsView *self)
   GtkAdjustment *adj = gtk_scrolled_window_get_hadjustment (self->scroller);
   int width = (int) gtk_adjustment_get_page_size (adj);
 
-  if (width <= 0 || columns_to_hide (self, width) == self->hidden || self->fit_idle_id != 0)
+  gboolean overflows = gtk_adjustment_get_upper (adj) > gtk_adjustment_get_page_size (adj) + 0.5;
+
+  if (width <= 0 || (columns_to_hide (self, width) == self->hidden && !overflows) || self->fit_idle_id != 0)
     return;
   /* Before the next layout: a live view redraws all the time, and a
    * default idle would wait behind it. */
@@ -569,6 +584,7 @@ m6_stats_view_set_thread (M6StatsView *self,
   g_return_if_fail (M6_IS_STATS_VIEW (self));
 
   clear_model (self);
+  self->label_min = 0;
   g_set_object (&self->session, session);
   self->thread_index = thread_index;
   self->thread = session ? m6_session_get_thread (session, thread_index) : NULL;
