@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "m6-capture.h"
+#include "m6-capture-reader.h"
 #include "m6-pack.h"
 #include "m6-samples.h"
 #include "m6-wire.h"
@@ -202,8 +203,7 @@ game_capture (const char     *path,
 
 /* Format 4: a capture with a checkpoint every 10 frames and its trailer,
  * the same cut short a little after a checkpoint (it opens from there),
- * and one with sample records. (A rolled capture takes 12 MB of frames to
- * make, minutes under the sanitizers: it is not a seed.) */
+ * and one with sample records. rolled_seed() makes the rolled one. */
 static void
 format4_seeds (const char *dir)
 {
@@ -219,6 +219,87 @@ format4_seeds (const char *dir)
   g_assert_cmpuint (checkpoint_end + 40, <, length);
   g_assert_true (g_file_set_contents (cut, text, (gssize) checkpoint_end + 40, NULL));
   game_capture (sampled, &(GameSeed) { .frames = 40, .checkpoint_every = 16, .samples = TRUE });
+}
+
+/* A rolling capture (--max-size 4 MB, m6-capture-roll.c): frames of 258
+ * events (few frames, so that a checkpoint's frame series stays small)
+ * until the file rolled, then a few more rolls' worth, with a checkpoint
+ * every 32 frames besides the writer's own. libFuzzer reads 256 KB of an
+ * input (tools/fuzz.sh -max_len) and the file is megabytes: the seed is
+ * its head, cut 40 bytes past the last CHECKPOINT that ends within 250 KB,
+ * so that it begins as a rolled file does (the header, a ROLLED record,
+ * the declarations of a roll point) and holds at least two checkpoints
+ * after its ROLLED record. */
+static void
+rolled_seed (const char *dir)
+{
+  g_autofree char *whole = g_build_filename (dir, "rolled-whole.mach6.tmp", NULL);
+  g_autofree char *path = g_build_filename (dir, "rolled.mach6", NULL);
+  g_autoptr (M6Session) session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+  M6CaptureWriter *writer;
+
+  m6_session_set_process (session, 77, "seed-rolled");
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_SHIM);
+  writer = m6_capture_writer_new (whole, session, &error);
+  g_assert_no_error (error);
+  g_assert_true (m6_capture_writer_set_max_size (writer, 4u << 20, &error));
+
+  guint32 frame = m6_session_intern_label (session, "frame", -1);
+  guint32 physics = m6_session_intern_label (session, "physics", -1);
+  guint32 render = m6_session_intern_label (session, "render", -1);
+  M6Thread *main_thread = m6_session_add_thread (session, 77, "main");
+  M6Event batch[2 + 4 * 64];
+  guint64 rolled_at = 0;
+
+  for (guint f = 0; rolled_at == 0 || f < rolled_at + 4000; f++)
+    {
+      gint64 t = (gint64) f * 16000000 + (f * 7919) % 3000, h = 4096 + (f % 1000) * 100;
+      guint n = 0;
+      batch[n++] = (M6Event) { t, h, frame, 0 };
+      for (guint i = 0; i < 64; i++, t += 20000)
+        {
+          batch[n++] = (M6Event) { t + 1000 + (f + i) % 97, h, physics, 1 };
+          batch[n++] = (M6Event) { t + 5000, h + 64, M6_EVENT_DONE, 1 };
+          batch[n++] = (M6Event) { t + 6000, h + 64, render, 1 };
+          batch[n++] = (M6Event) { t + 9000 + (f + i) % 1009, h + 128, M6_EVENT_DONE, 1 };
+        }
+      batch[n++] = (M6Event) { t + 12000, h + 100, M6_EVENT_DONE, 0 };
+      m6_session_ingest (session, main_thread, batch, n);
+      if (f % 32 == 31)
+        g_assert_true (m6_capture_writer_checkpoint (writer, &error));
+      if (rolled_at == 0 && m6_capture_writer_get_n_rolls (writer, NULL) > 0)
+        rolled_at = f;
+    }
+  m6_session_notify_changed (session);
+  g_assert_true (m6_capture_writer_finish (writer, &error));
+  g_assert_no_error (error);
+  m6_capture_writer_free (writer);
+
+  /* The head: ROLLED first, then the records up to a checkpoint. */
+  M6CaptureReader *reader = m6_capture_reader_open (whole, &error);
+  g_assert_no_error (error);
+  M6CaptureRecord rec;
+  guint64 cut = 0;
+  guint checkpoints = 0;
+  g_assert_true (m6_capture_reader_next (reader, &rec, &error));
+  g_assert_cmpuint (rec.type, ==, M6_CAPTURE_RECORD_ROLLED);
+  while (m6_capture_reader_next (reader, &rec, &error) && rec.type != 0
+         && m6_capture_reader_tell (reader) + 40 <= 250 * 1024)
+    if (rec.type == M6_CAPTURE_RECORD_CHECKPOINT)
+      {
+        cut = m6_capture_reader_tell (reader) + 40;
+        checkpoints++;
+      }
+  g_assert_no_error (error);
+  m6_capture_reader_free (reader);
+  g_assert_cmpuint (checkpoints, >=, 2);
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_assert_true (g_file_get_contents (whole, &text, &length, NULL));
+  g_assert_cmpuint (cut, <, length);
+  g_assert_true (g_file_set_contents (path, text, (gssize) cut, NULL));
+  g_unlink (whole);
 }
 
 static void
@@ -257,6 +338,7 @@ main (int argc, char **argv)
   game_capture (game, &(GameSeed) { 0 });
   game_capture (garbage, &(GameSeed) { .garbage = TRUE });
   format4_seeds (argv[1]);
+  rolled_seed (argv[1]);
   big_tree_write_capture (deep, BIG_TREE_DEEP, 40);
   big_tree_write_capture (wide, BIG_TREE_WIDE, 60);
 
