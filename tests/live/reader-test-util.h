@@ -326,3 +326,28 @@ test_rm_dir (const char *dir)
     }
   g_rmdir (dir);
 }
+
+/* Record a flood producer named @comm of @frames frames (20 us apart,
+ * waiting for the recorder) whole with the real `mach6 record` into
+ * @path, the recorder checkpointing every 64 KB of file instead of 64 MiB
+ * (so that a test's capture holds several checkpoints). */
+static inline void
+test_record_checkpointed (const char *comm,
+                          const char *frames,
+                          const char *path)
+{
+  const char *args[] = { "--comm", comm, "--mode", "flood", "--frames", frames, "--sleep-us", "20", "--wait-attach", NULL };
+  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", producer->pid);
+  g_autoptr (GError) error = NULL;
+
+  M6Reader *probe = test_attach (producer->pid, &error);
+  g_assert_no_error (error);
+  m6_reader_free (probe);
+  g_setenv ("MACH6_TEST", "capture-checkpoint-bytes=65536", TRUE);
+  g_auto (TestCliRun) rec = { 0 };
+  test_cli_run (&rec, (const char *[]) { "record", pid, "-o", path, NULL });
+  g_unsetenv ("MACH6_TEST");
+  g_test_message ("record: %d\n%s%s", rec.status, rec.out, rec.err);
+  g_assert_cmpint (rec.status, ==, 0);
+}

@@ -185,25 +185,13 @@ static void
 test_equal (void)
 {
   g_autofree char *comm = g_strdup_printf ("m6cpeq%d", (int) getpid ());
-  const char *args[] = { "--comm", comm, "--mode", "flood", "--frames", "20000", "--sleep-us", "20", "--wait-attach", NULL };
-  g_autoptr (TestProducer) producer = test_producer_start (args, NULL);
-  g_autofree char *pid = g_strdup_printf ("%d", producer->pid);
   g_autofree char *dir = test_tmp_dir ();
   g_autofree char *path = g_build_filename (dir, "whole.mach6", NULL);
   g_autofree char *cut = g_build_filename (dir, "cut.mach6", NULL);
   g_autofree char *json = g_build_filename (dir, "convert.json", NULL);
   g_autoptr (GError) error = NULL;
 
-  g_autoptr (M6Reader) probe = test_attach (producer->pid, &error);
-  g_assert_no_error (error);
-  g_clear_pointer (&probe, m6_reader_free);
-  /* The recorder checkpoints every 64 KB of file instead of 64 MiB. */
-  g_setenv ("MACH6_TEST", "capture-checkpoint-bytes=65536", TRUE);
-  g_auto (TestCliRun) rec = { 0 };
-  test_cli_run (&rec, (const char *[]) { "record", pid, "-o", path, NULL });
-  g_unsetenv ("MACH6_TEST");
-  g_test_message ("record: %d\n%s%s", rec.status, rec.out, rec.err);
-  g_assert_cmpint (rec.status, ==, 0);
+  test_record_checkpointed (comm, "20000", path);
 
   guint n_checkpoints = 0;
   guint64 after_first = first_checkpoint_end (path, &n_checkpoints);
