@@ -145,18 +145,30 @@ typedef struct
   guint64 *checkpoint_end;  /* where the file ended after the last checkpoint of the first half */
 } GameSeed;
 
+/* A session of process 77 named @process with the shim's heap, and its
+ * capture writer to @path. */
+static M6Session *
+seed_session (const char       *process,
+              const char       *path,
+              M6CaptureWriter **writer)
+{
+  M6Session *session = m6_session_new ();
+  g_autoptr (GError) error = NULL;
+
+  m6_session_set_process (session, 77, process);
+  m6_session_set_heap_source (session, M6_HEAP_SOURCE_SHIM);
+  *writer = m6_capture_writer_new (path, session, &error);
+  g_assert_no_error (error);
+  return session;
+}
+
 static void
 game_capture (const char     *path,
               const GameSeed *seed)
 {
-  g_autoptr (M6Session) session = m6_session_new ();
   g_autoptr (GError) error = NULL;
   M6CaptureWriter *writer;
-
-  m6_session_set_process (session, 77, "seed-game");
-  m6_session_set_heap_source (session, M6_HEAP_SOURCE_SHIM);
-  writer = m6_capture_writer_new (path, session, &error);
-  g_assert_no_error (error);
+  g_autoptr (M6Session) session = seed_session ("seed-game", path, &writer);
   g_autoptr (M6SamplesWriter) samples = m6_samples_writer_new ();
   guint n_frames = MAX (seed->frames, 12);
   gboolean garbage = seed->garbage;
@@ -235,14 +247,9 @@ rolled_seed (const char *dir)
 {
   g_autofree char *whole = g_build_filename (dir, "rolled-whole.mach6.tmp", NULL);
   g_autofree char *path = g_build_filename (dir, "rolled.mach6", NULL);
-  g_autoptr (M6Session) session = m6_session_new ();
   g_autoptr (GError) error = NULL;
   M6CaptureWriter *writer;
-
-  m6_session_set_process (session, 77, "seed-rolled");
-  m6_session_set_heap_source (session, M6_HEAP_SOURCE_SHIM);
-  writer = m6_capture_writer_new (whole, session, &error);
-  g_assert_no_error (error);
+  g_autoptr (M6Session) session = seed_session ("seed-rolled", whole, &writer);
   g_assert_true (m6_capture_writer_set_max_size (writer, 4u << 20, &error));
 
   guint32 frame = m6_session_intern_label (session, "frame", -1);
