@@ -25,18 +25,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "mach6.h"
+#include "bench-child.h"
 #include "m6-capture.h"
 #include "m6-frame-index.h"
 
@@ -53,78 +50,7 @@ emit (const char *metric,
       const char *unit,
       const char *note)
 {
-  printf ("{\"bench\": \"capture\", \"metric\": \"%s\", \"value\": %.4g, \"unit\": \"%s\"%s%s%s}\n", metric, value,
-          unit, note != NULL ? ", \"note\": \"" : "", note != NULL ? note : "", note != NULL ? "\"" : "");
-  fflush (stdout);
-}
-
-static gint64
-now_ns (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t heap;
-
-static int64_t
-read_heap (void *data)
-{
-  return heap;
-}
-
-/* A game flat out: frames of 200 scopes (a frame, 9 systems, 190 jobs
- * under them), until its parent goes. */
-static G_GNUC_NORETURN void
-game (void)
-{
-  static const char *const systems[] = { "input", "ai", "physics", "anim", "audio", "net", "ui", "render", "stream" };
-
-  prctl (PR_SET_NAME, "m6bench-capture");
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-  mach6_set_heap_source (read_heap, NULL);
-  mach6_thread_name ("main");
-  for (gint64 f = 0;; f++)
-    {
-      mach6_mark ("frame");
-      for (guint s = 0; s < G_N_ELEMENTS (systems); s++)
-        {
-          mach6_mark (systems[s]);
-          for (guint i = 0; i < 21; i++)
-            {
-              mach6_mark ("job");
-              heap += (i & 1) ? 64 : -64;
-              mach6_done ();
-            }
-          mach6_done ();
-        }
-      mach6_done ();
-    }
-}
-
-static guint64
-file_size (const char *path)
-{
-  struct stat st;
-  return stat (path, &st) == 0 ? (guint64) st.st_size : 0;
-}
-
-static guint64
-biggest_temp (const char *dir,
-              const char *base)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  guint64 biggest = 0;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_prefix (name, base) && strstr (name, ".tmp-") != NULL)
-      {
-        g_autofree char *path = g_build_filename (dir, name, NULL);
-        biggest = MAX (biggest, file_size (path));
-      }
-  return biggest;
+  bench_emit ("capture", metric, value, unit, note);
 }
 
 /* Record a flat-out game into @path until it holds @events (at about 4.0
@@ -145,40 +71,32 @@ generate (const char *path,
                (unsigned long long) (events / 1000000), (unsigned long long) (need >> 20));
       return FALSE;
     }
-  pid_t game_pid = fork ();
-  if (game_pid == 0)
-    game ();
-  g_usleep (300 * 1000);
+  /* A game flat out: frames of 200 scopes (a frame, 9 systems, 190 jobs
+   * under them), until it is stopped. */
+  pid_t game_pid = bench_game_start (&(BenchGame) { "m6bench-capture", 21, 0, 0 });
 
   g_autofree char *pid_arg = g_strdup_printf ("%d", (int) game_pid);
   g_autofree char *tmp = g_strconcat (path, ".part.mach6", NULL);
   const char *args[] = { MACH6_CLI, "record", pid_arg, "-o", tmp, NULL };
-  g_autoptr (GError) error = NULL;
   GPid recorder;
   int out_fd = -1;
-  gint64 t0 = now_ns ();
-  if (!g_spawn_async_with_pipes (NULL, (char **) args, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
-                                 NULL, NULL, &recorder, NULL, &out_fd, NULL, &error))
+  gint64 t0 = bench_now_ns ();
+  if (!bench_recorder_start ("bench-capture", args, &recorder, &out_fd))
     {
-      fprintf (stderr, "bench-capture: %s\n", error->message);
-      kill (game_pid, SIGKILL);
+      bench_game_stop (game_pid);
       return FALSE;
     }
   g_autofree char *tmp_base = g_path_get_basename (tmp);
   /* 4.0 bytes an event, and a little more than asked. */
-  while (biggest_temp (dir, tmp_base) < events * 42 / 10)
+  while (bench_biggest_file (dir, tmp_base, TRUE) < events * 42 / 10)
     g_usleep (100 * 1000);
   kill (recorder, SIGINT);
   int status = 0;
   waitpid (recorder, &status, 0);
   g_spawn_close_pid (recorder);
-  kill (game_pid, SIGKILL);
-  waitpid (game_pid, NULL, 0);
+  bench_game_stop (game_pid);
 
-  g_autoptr (GIOChannel) channel = g_io_channel_unix_new (out_fd);
-  g_io_channel_set_close_on_unref (channel, TRUE);
-  g_autofree char *out = NULL;
-  g_io_channel_read_to_end (channel, &out, NULL, NULL);
+  g_autofree char *out = bench_read_all (out_fd);
   unsigned long long got = 0;
   const char *saved = out != NULL ? strstr (out, ".mach6: ") : NULL;
   if (saved != NULL)
@@ -190,23 +108,12 @@ generate (const char *path,
       g_unlink (tmp);
       return FALSE;
     }
-  fprintf (stderr, "bench-capture: recorded %llu events into %s in %.1f s\n", got, path, (double) (now_ns () - t0) / 1e9);
+  fprintf (stderr, "bench-capture: recorded %llu events into %s in %.1f s\n", got, path,
+           (double) (bench_now_ns () - t0) / 1e9);
   g_autofree char *count_path = g_strconcat (path, ".events", NULL);
   g_autofree char *count = g_strdup_printf ("%llu\n", got);
   g_file_set_contents (count_path, count, -1, NULL);
   return g_rename (tmp, path) == 0;
-}
-
-static double
-rss_mb (GPid pid)
-{
-  g_autofree char *status_path = g_strdup_printf ("/proc/%d/status", (int) pid);
-  g_autofree char *text = NULL;
-
-  if (!g_file_get_contents (status_path, &text, NULL, NULL))
-    return 0;
-  const char *line = strstr (text, "VmRSS:");
-  return line != NULL ? g_ascii_strtod (line + 6, NULL) / 1024.0 : 0;
 }
 
 /* The viewer from its start to its first screen. */
@@ -225,7 +132,7 @@ open_in_viewer (const char *path,
   int out_fd = -1;
   char metric[64];
 
-  gint64 t0 = now_ns ();
+  gint64 t0 = bench_now_ns ();
   if (!g_spawn_async_with_pipes (NULL, (char **) args, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
                                  NULL, NULL, &viewer, NULL, &out_fd, NULL, &error))
     {
@@ -240,9 +147,9 @@ open_in_viewer (const char *path,
       pid_t r = wait4 (viewer, &status, WNOHANG, &usage);
       if (r == viewer)
         break;
-      if ((double) (now_ns () - t0) / 1e9 > timeout_s)
+      if ((double) (bench_now_ns () - t0) / 1e9 > timeout_s)
         stopped = "stopped at the time limit: a lower bound";
-      else if (rss_mb (viewer) > rss_limit)
+      else if (bench_rss_mb (viewer) > rss_limit)
         stopped = "stopped at the RSS limit: a lower bound";
       if (stopped != NULL)
         {
@@ -252,12 +159,9 @@ open_in_viewer (const char *path,
         }
       g_usleep (5000);
     }
-  double seconds = (double) (now_ns () - t0) / 1e9;
+  double seconds = (double) (bench_now_ns () - t0) / 1e9;
   g_spawn_close_pid (viewer);
-  g_autoptr (GIOChannel) channel = g_io_channel_unix_new (out_fd);
-  g_io_channel_set_close_on_unref (channel, TRUE);
-  g_autofree char *out = NULL;
-  g_io_channel_read_to_end (channel, &out, NULL, NULL);
+  g_autofree char *out = bench_read_all (out_fd);
   if (stopped == NULL && (out == NULL || strstr (out, "first-screen") == NULL))
     stopped = "the viewer ended without showing its first screen";
 
@@ -288,10 +192,10 @@ open_slowest_frame (const char *path,
       return;
     }
   const M6FrameHeaviest *slowest = &g_array_index (worst, M6FrameHeaviest, 0);
-  gint64 t0 = now_ns ();
+  gint64 t0 = bench_now_ns ();
   g_autoptr (GArray) scopes = m6_frame_index_get_scopes (index, 0, slowest->frame.start_ns, slowest->frame.start_ns + 1,
                                                          &error);
-  gint64 t1 = now_ns ();
+  gint64 t1 = bench_now_ns ();
   g_snprintf (metric, sizeof metric, "frame_open_ms_%s", suffix);
   emit (metric, (double) (t1 - t0) / 1e6, "ms", scopes == NULL ? "failed" : NULL);
 }
@@ -317,7 +221,7 @@ bench_one (guint64     events,
       emit (metric, g_ascii_strtod (count, NULL), "events", NULL);
     }
   g_snprintf (metric, sizeof metric, "capture_mb_%s", suffix);
-  emit (metric, (double) file_size (path) / 1048576.0, "MB", NULL);
+  emit (metric, (double) bench_file_size (path) / 1048576.0, "MB", NULL);
   open_in_viewer (path, suffix);
   open_slowest_frame (path, suffix);
 }

@@ -18,17 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "mach6.h"
+#include "bench-child.h"
 
 #ifndef MACH6_CLI
 #error "MACH6_CLI must name the built mach6 binary"
@@ -41,87 +38,7 @@ emit (const char *metric,
       double      value,
       const char *unit)
 {
-  printf ("{\"bench\": \"capture\", \"metric\": \"%s\", \"value\": %.4g, \"unit\": \"%s\"}\n", metric, value, unit);
-  fflush (stdout);
-}
-
-static gint64
-now_ns (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t heap;
-
-static int64_t
-read_heap (void *data)
-{
-  return heap;
-}
-
-/* The game: 1,000 frames a second of 1,000 scopes (a frame, 9 systems,
- * 990 leaves under them), until its parent goes. */
-static G_GNUC_NORETURN void
-game (gint64 seconds)
-{
-  static const char *const systems[] = { "input", "ai", "physics", "anim", "audio", "net", "ui", "render", "stream" };
-  gint64 start = now_ns (), frame_ns = 1000000;
-
-  prctl (PR_SET_NAME, "m6soak-game");
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-  mach6_set_heap_source (read_heap, NULL);
-  mach6_thread_name ("main");
-  for (gint64 f = 0; now_ns () - start < (seconds + 30) * G_GINT64_CONSTANT (1000000000); f++)
-    {
-      mach6_mark ("frame");
-      for (guint s = 0; s < G_N_ELEMENTS (systems); s++)
-        {
-          mach6_mark (systems[s]);
-          for (guint i = 0; i < 110; i++)
-            {
-              mach6_mark ("job");
-              heap += (i & 1) ? 64 : -64;
-              mach6_done ();
-            }
-          mach6_done ();
-        }
-      mach6_done ();
-      gint64 next = start + (f + 1) * frame_ns, now = now_ns ();
-      if (next > now)
-        g_usleep ((gulong) ((next - now) / 1000));
-    }
-  _exit (0);
-}
-
-static double
-rss_mb (GPid pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%d/status", (int) pid);
-  g_autofree char *text = NULL;
-
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return -1;
-  const char *line = strstr (text, "VmRSS:");
-  return line != NULL ? g_ascii_strtod (line + 6, NULL) / 1024.0 : -1;
-}
-
-static guint64
-biggest_file (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  guint64 biggest = 0;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      struct stat st;
-      if (stat (path, &st) == 0)
-        biggest = MAX (biggest, (guint64) st.st_size);
-    }
-  return biggest;
+  bench_emit ("capture", metric, value, unit, NULL);
 }
 
 int
@@ -148,51 +65,43 @@ main (int argc, char **argv)
       return 1;
     }
 
-  pid_t game_pid = fork ();
-  if (game_pid == 0)
-    game (seconds);
-  g_usleep (300 * 1000);
+  /* 1,000 frames a second of 1,000 scopes (a frame, 9 systems, 990 jobs
+   * under them), until a while after the recording's end. */
+  pid_t game_pid = bench_game_start (&(BenchGame) { "m6soak-game", 110, 1000000, seconds + 30 });
 
   g_autofree char *pid_arg = g_strdup_printf ("%d", (int) game_pid);
   g_autofree char *duration = g_strdup_printf ("%lld", (long long) seconds);
   const char *args[] = { MACH6_CLI, "record", pid_arg, "--max-size", "1G", "--duration", duration, "-o", path, NULL };
-  g_autoptr (GError) error = NULL;
   GPid recorder;
   int out_fd = -1;
-  if (!g_spawn_async_with_pipes (NULL, (char **) args, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
-                                 NULL, NULL, &recorder, NULL, &out_fd, NULL, &error))
+  if (!bench_recorder_start ("bench-soak", args, &recorder, &out_fd))
     {
-      fprintf (stderr, "bench-soak: %s\n", error->message);
-      kill (game_pid, SIGKILL);
+      bench_game_stop (game_pid);
       return 1;
     }
 
   /* Once a second: the recorder's RSS and the folder's biggest file. */
   GArray *ts = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *rss = g_array_new (FALSE, FALSE, sizeof (double));
-  gint64 start = now_ns ();
+  gint64 start = bench_now_ns ();
   guint64 biggest = 0;
   int status = 0;
   double last_rss = 0;
   while (waitpid (recorder, &status, WNOHANG) == 0)
     {
-      double t = (double) (now_ns () - start) / 1e9, r = rss_mb (recorder);
+      double t = (double) (bench_now_ns () - start) / 1e9, r = bench_rss_mb (recorder);
       if (r > 0)
         {
           g_array_append_val (ts, t);
           g_array_append_val (rss, r);
           last_rss = r;
         }
-      biggest = MAX (biggest, biggest_file (dir));
+      biggest = MAX (biggest, bench_biggest_file (dir, NULL, FALSE));
       g_usleep (1000 * 1000);
     }
-  kill (game_pid, SIGKILL);
-  waitpid (game_pid, NULL, 0);
+  bench_game_stop (game_pid);
 
-  g_autoptr (GIOChannel) channel = g_io_channel_unix_new (out_fd);
-  g_io_channel_set_close_on_unref (channel, TRUE);
-  g_autofree char *out = NULL;
-  g_io_channel_read_to_end (channel, &out, NULL, NULL);
+  g_autofree char *out = bench_read_all (out_fd);
   if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
     {
       fprintf (stderr, "bench-soak: the recorder failed:\n%s", out != NULL ? out : "");
