@@ -140,6 +140,11 @@ typedef struct
  * (m6_capture_writer_wait_io_room) before it takes its session's lock, so
  * that a slow disk never holds the lock. */
 #define IO_MAX_PENDING 64u
+/* Empty buffers kept for reuse at most: a stall's burst is given back
+ * once it is written, so a recorder that runs for hours does not keep the
+ * worst minute's memory (the soak's RSS grew with each stall). */
+#define IO_KEEP_FREE 4u
+#define IO_BUFFER_BYTES (FLUSH_BYTES + 64u * 1024u)
 /* Records wait in the buffer at most this long, and the I/O thread syncs
  * the file at most this far apart: a killed recorder (SIGKILL) loses at
  * most about half a second of its events, a crash of the machine about a

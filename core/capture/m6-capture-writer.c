@@ -108,8 +108,15 @@ io_main (gpointer data)
           g_clear_error (&error);
           g_mutex_unlock (&self->io_lock);
         }
-      g_byte_array_set_size (buf, 0);
-      g_async_queue_push (self->io_free, buf);
+      /* One grown by a big checkpoint's part, or one more than a
+       * steady stream needs: freed. */
+      if (buf->len > IO_BUFFER_BYTES || g_async_queue_length (self->io_free) >= (gint) IO_KEEP_FREE)
+        g_byte_array_unref (buf);
+      else
+        {
+          g_byte_array_set_size (buf, 0);
+          g_async_queue_push (self->io_free, buf);
+        }
       g_mutex_lock (&self->io_lock);
       self->io_pending--;
       g_cond_broadcast (&self->io_cond);
@@ -206,7 +213,7 @@ m6_capture_writer_flush_buffer (M6CaptureWriter *self)
         return FALSE;
       next = g_async_queue_try_pop (self->io_free);
       if (next == NULL)
-        next = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+        next = g_byte_array_sized_new (IO_BUFFER_BYTES);
       g_mutex_lock (&self->io_lock);
       self->io_pending++;
       push_mark (self, self->buf->len);
@@ -541,7 +548,7 @@ m6_capture_writer_new (const char  *path,
   self->path = g_strdup (path);
   self->tmp_path = tmp_path;
   self->fd = fd;
-  self->buf = g_byte_array_sized_new (FLUSH_BYTES + 64 * 1024);
+  self->buf = g_byte_array_sized_new (IO_BUFFER_BYTES);
   self->threads = g_array_new (FALSE, TRUE, sizeof (WrittenThread));
   self->marks = g_array_new (FALSE, FALSE, sizeof (FlushMark));
   self->synced_us = g_get_monotonic_time ();
