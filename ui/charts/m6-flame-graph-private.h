@@ -2,8 +2,9 @@
 /* m6-flame-graph-private.h — the flame graph's state, shared by
  * m6-flame-graph.c (layout, drawing, the GObject and its API),
  * m6-flame-graph-paint.c (colours, label text, pictures) and
- * m6-flame-graph-input.c (pointer, keys, tooltips, what is where) and
- * m6-flame-graph-search.c (what a search matches).
+ * m6-flame-graph-input.c (pointer, keys, tooltips, what is where),
+ * m6-flame-graph-search.c (what a search matches) and
+ * m6-flame-graph-samples.c (the sampled rows under the scopes).
  * Private to ui/. */
 #pragma once
 
@@ -106,11 +107,23 @@ void            m6_flame_graph_draw_graph           (M6FlameGraph *self,
                                                      float         top,
                                                      float         row_height);
 
+/* m6-flame-graph-samples.c */
 /* The scope of sampled id @id of the shown thread (and its function in
  * @symbol), or NULL. */
 const M6Node   *m6_flame_graph_sampled_scope        (M6FlameGraph *self,
                                                      guint         id,
                                                      guint32      *symbol);
+void            m6_flame_graph_add_sampled          (M6FlameGraph *self,
+                                                     const M6Node *node,
+                                                     float         x,
+                                                     float         end,
+                                                     gint64        self_ns);
+void            m6_flame_graph_draw_sampled_marks   (M6FlameGraph  *self,
+                                                     M6Painter     *painter,
+                                                     const Rect    *rect,
+                                                     float          y,
+                                                     float          row_height,
+                                                     const GdkRGBA *fill);
 
 /* m6-flame-graph-paint.c */
 void            m6_flame_graph_label_layout_free    (gpointer      data);
