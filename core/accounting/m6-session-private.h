@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* m6-session-private.h — the inside of a session for core: the thread
- * (M6Thread, opaque outside core), the mem.net history (m6-history.c) and
- * the frame series (m6-frame-series.c) that ingest (m6-session.c) feeds. */
+ * (M6Thread, opaque outside core, read through m6-thread.c), the mem.net
+ * history (m6-history.c) and the frame series (m6-frame-series.c) that
+ * ingest (m6-session.c) feeds. */
 #pragma once
 
 #include "m6-session.h"
