@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* m6-frame-window.c — the frame view window (see m6-frame-window.h): the
  * slowest frames on the left, the timeline of the open frame, and under
- * it the histogram of the selected scope with its slowest calls. Its
- * widgets come from m6-frame-window.ui. */
-#include "m6-frame-window.h"
+ * it the histogram of the selected scope with its slowest calls (that
+ * pane: m6-frame-window-histogram.c). Its widgets come from
+ * m6-frame-window.ui. */
+#include "m6-frame-window-private.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -16,44 +17,10 @@
 #include "m6-toast-overlay.h"
 
 #define N_WORST   20u
-#define N_SLOWEST 10u
 /* Live: the slowest frames are looked at again at most once a second
  * while events come in, the histogram every 5 s. */
 #define REFRESH_MS            1000
 #define HISTOGRAM_REFRESH_US  (5 * G_USEC_PER_SEC)
-
-
-struct _M6FrameWindow
-{
-  AdwWindow         parent_instance;
-
-  M6FrameIndex     *index;
-  M6Session        *session;
-  guint             thread;
-  gint64            budget_ns;
-  gboolean          paused;
-
-  gboolean          have_frame;
-  M6FrameInfo       frame;
-  GArray           *worst;            /* M6FrameHeaviest */
-  M6ScopeHistogram *histogram;
-  guint32           histogram_node;
-  M6HistogramRun   *histogram_run;
-  gint64            histogram_at;      /* monotonic µs it was begun */
-  gint64            longest_slice_us;
-  guint             syncing;
-
-  M6Recording      *recording;         /* live, or NULL */
-  guint             refresh_source;
-
-  /* From the template. */
-  AdwWindowTitle   *title;
-  M6ToastOverlay   *toasts;
-  M6Timeline       *timeline;
-  GtkListBox       *worst_list;
-  M6Chart          *histogram_chart;
-  GtkListBox       *slowest_list;
-};
 
 G_DEFINE_FINAL_TYPE (M6FrameWindow, m6_frame_window, ADW_TYPE_WINDOW)
 
@@ -75,10 +42,10 @@ static guint signals[N_SIGNALS];
 
 /* A row of the slowest frames or calls: @title, @value on the right and
  * a dim @subtitle (or NULL) under them. */
-static GtkWidget *
-make_row (const char *title,
-          const char *value,
-          const char *subtitle)
+GtkWidget *
+m6_frame_window_make_row (const char *title,
+                          const char *value,
+                          const char *subtitle)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
@@ -337,7 +304,7 @@ m6_frame_window_refresh_worst (M6FrameWindow *self)
       const char *leaf = path ? strrchr (path, '/') : NULL;
       g_autofree char *sub = g_strdup_printf (_("%s (%s)"), leaf ? leaf + 1 : path ? path : "?",
                                               m6_duration_format_buf (h->heaviest.self_ns, self_t));
-      GtkWidget *row = make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub);
+      GtkWidget *row = m6_frame_window_make_row (title, m6_duration_format_buf (h->frame.duration_ns, dt), sub);
       /* Translators: tooltip of a slowest frame: its heaviest scope's path */
       g_autofree char *tip = g_strdup_printf (_("Heaviest scope: %s"), path ? path : "?");
       gtk_widget_set_tooltip_text (row, tip);
@@ -356,112 +323,6 @@ worst_activated_cb (GtkListBox    *list,
   if (self->syncing || self->worst == NULL || i < 0 || (guint) i >= self->worst->len)
     return;
   m6_frame_window_open_frame (self, g_array_index (self->worst, M6FrameHeaviest, i).frame.number);
-}
-
-/* --- the histogram ------------------------------------------------------ */
-
-static void
-fill_slowest (M6FrameWindow *self)
-{
-  const M6ScopeHistogram *h = self->histogram;
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->slowest_list))) != NULL)
-    gtk_list_box_remove (self->slowest_list, child);
-  for (guint i = 0; h != NULL && h->slowest != NULL && i < h->slowest->len; i++)
-    {
-      const M6ScopeOccurrence *o = &g_array_index (h->slowest, M6ScopeOccurrence, i);
-      char dt[M6_DURATION_BUF];
-      g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, o->frame);
-      g_autofree char *frame = g_strdup_printf (_("Frame %s"), number);
-      gtk_list_box_append (self->slowest_list, make_row (frame, m6_duration_format_buf (o->duration_ns, dt), NULL));
-    }
-}
-
-static void
-histogram_done (M6ScopeHistogram *hist,
-                const GError     *error,
-                gint64            longest_slice_us,
-                gpointer          data)
-{
-  M6FrameWindow *self = data;
-  g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, self->histogram_node);
-
-  self->histogram_run = NULL;
-  self->longest_slice_us = MAX (self->longest_slice_us, longest_slice_us);
-  g_clear_pointer (&self->histogram, m6_scope_histogram_free);
-  self->histogram = hist;
-  /* The table's p50 and p90 of the scope beside the histogram's own. */
-  M6Thread *thread = self->session ? m6_session_get_thread (self->session, self->thread) : NULL;
-  M6Tree *tree = thread ? m6_thread_get_tree (thread) : NULL;
-  const M6Node *node = tree && self->histogram_node < m6_tree_get_n_nodes (tree) ? m6_tree_get_node (tree, self->histogram_node) : NULL;
-  M6NodeStats stats;
-  if (node != NULL)
-    m6_node_stats_compute (tree, node, &stats);
-  m6_histogram_draw (self->histogram_chart, path, hist, node != NULL ? &stats : NULL, error ? error->message : NULL);
-  fill_slowest (self);
-}
-
-/* Read the histogram of the shown scope again; what is drawn stays until
- * the new one is read. */
-static void
-start_histogram (M6FrameWindow *self)
-{
-  g_autoptr (GError) error = NULL;
-
-  g_clear_pointer (&self->histogram_run, m6_histogram_run_cancel);
-  self->histogram_at = g_get_monotonic_time ();
-  self->histogram_run = m6_histogram_run_start (self->index, self->thread, self->histogram_node, N_SLOWEST,
-                                                histogram_done, self, &error);
-  if (self->histogram_run == NULL)
-    histogram_done (NULL, error, 0, self);
-}
-
-void
-m6_frame_window_show_scope (M6FrameWindow *self,
-                            guint32        node_id)
-{
-  g_clear_pointer (&self->histogram_run, m6_histogram_run_cancel);
-  g_clear_pointer (&self->histogram, m6_scope_histogram_free);
-  self->histogram_node = node_id;
-  fill_slowest (self);
-  m6_chart_clear (self->histogram_chart);
-
-  if (node_id == 0)
-    {
-      m6_chart_set_title (self->histogram_chart, _("Where does a scope’s time go?"), NULL, NULL, M6_CHART_COLOR_DIM);
-      m6_chart_set_message (self->histogram_chart, _("Select a scope to see how its durations spread."), NULL);
-      return;
-    }
-  g_autofree char *path = m6_frame_index_node_path (self->index, self->thread, node_id);
-  m6_histogram_draw (self->histogram_chart, path, NULL, NULL, _("Reading its calls…"));
-  start_histogram (self);
-}
-
-gboolean
-m6_frame_window_get_histogram_reading (M6FrameWindow *self)
-{
-  return self->histogram_run != NULL;
-}
-
-gint64
-m6_frame_window_get_longest_slice_us (M6FrameWindow *self)
-{
-  return self->longest_slice_us;
-}
-
-static void
-slowest_activated_cb (GtkListBox    *list,
-                      GtkListBoxRow *row,
-                      M6FrameWindow *self)
-{
-  int i = gtk_list_box_row_get_index (row);
-
-  if (self->histogram == NULL || self->histogram->slowest == NULL || i < 0 || (guint) i >= self->histogram->slowest->len)
-    return;
-  guint32 node = self->histogram->node_id;
-  if (m6_frame_window_open_frame (self, g_array_index (self->histogram->slowest, M6ScopeOccurrence, i).frame))
-    m6_timeline_highlight_node (self->timeline, self->thread, node);
 }
 
 /* --- selection, both ways ----------------------------------------------- */
@@ -517,7 +378,7 @@ refresh_tick (gpointer data)
   m6_frame_window_refresh_worst (self);
   if (self->histogram_node != 0 && self->histogram_run == NULL
       && g_get_monotonic_time () - self->histogram_at >= HISTOGRAM_REFRESH_US)
-    start_histogram (self);
+    m6_frame_window_start_histogram (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -703,7 +564,8 @@ m6_frame_window_class_init (M6FrameWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, M6FrameWindow, slowest_list);
   gtk_widget_class_bind_template_callback (widget_class, worst_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, instance_selected_cb);
-  gtk_widget_class_bind_template_callback (widget_class, slowest_activated_cb);
+  gtk_widget_class_bind_template_callback_full (widget_class, "slowest_activated_cb",
+                                                G_CALLBACK (m6_frame_window_slowest_activated_cb));
 }
 
 static void
