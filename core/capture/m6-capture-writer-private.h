@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* m6-capture-writer-private.h — the capture writer's state, shared by
- * m6-capture-writer.c (records, the I/O thread) and m6-capture-copy.c
- * (copies of a capture being recorded); private to core/. */
+ * m6-capture-writer.c (records), m6-capture-writer-io.c (the I/O thread)
+ * and m6-capture-copy.c (copies of a capture being recorded); private to
+ * core/. */
 #pragma once
 
 #include "m6-capture-format.h"
@@ -189,6 +190,15 @@ void      m6_frame_table_clear           (FrameTable      *table);
 /* Labels, threads, names, states, drops and the heap source that changed
  * since the last look: what the next events may refer to. */
 void      m6_capture_writer_sync_records (M6CaptureWriter *self);
+/* The END record of what was written so far, appended to @out. */
+void      m6_capture_writer_append_end   (GByteArray      *out,
+                                          M6CaptureWriter *self);
+/* The END record of a file cut at @at. */
+void      m6_capture_writer_append_end_at (GByteArray      *out,
+                                           M6CaptureWriter *self,
+                                           const FlushMark *at);
+
+/* m6-capture-writer-io.c */
 /* Hand the buffer to the I/O thread (or write it); FALSE on a (sticky) error. */
 gboolean  m6_capture_writer_flush_buffer (M6CaptureWriter *self);
 /* Wait until at most @pending buffers are in flight; take over the I/O
@@ -197,13 +207,8 @@ gboolean  m6_capture_writer_io_wait      (M6CaptureWriter *self,
                                           guint            pending);
 /* Hand the buffer over if its oldest record is FLUSH_AGE_US old. */
 void      m6_capture_writer_flush_if_old (M6CaptureWriter *self);
-/* The END record of what was written so far, appended to @out. */
-void      m6_capture_writer_append_end   (GByteArray      *out,
-                                          M6CaptureWriter *self);
-/* The END record of a file cut at @at. */
-void      m6_capture_writer_append_end_at (GByteArray      *out,
-                                           M6CaptureWriter *self,
-                                           const FlushMark *at);
+/* Stop the I/O thread, if there is one, once it has written all it holds. */
+void      m6_capture_writer_io_stop      (M6CaptureWriter *self);
 
 /* --max-size (m6-capture-roll.c). */
 void      m6_capture_roll_point          (M6CaptureWriter *self);
