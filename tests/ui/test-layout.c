@@ -53,7 +53,6 @@ column_shown (M6StatsView *stats,
   g_error ("no column \"%s\"", title);
 }
 
-
 typedef struct
 {
   M6SessionWindow *window;
@@ -233,37 +232,6 @@ test_window_sizes (void)
 
 /* --- 9: sorting ---------------------------------------------------------- */
 
-static GtkWidget *
-find_label_widget (GtkWidget  *widget,
-                   const char *text)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      if (GTK_IS_LABEL (child) && g_str_equal (gtk_label_get_text (GTK_LABEL (child)), text)
-          && gtk_widget_get_mapped (child))
-        return child;
-      GtkWidget *found = find_label_widget (child, text);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static GtkWidget *
-find_by_css_name (GtkWidget  *widget,
-                  const char *name)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      if (g_str_equal (gtk_widget_get_css_name (child), name))
-        return child;
-      GtkWidget *found = find_by_css_name (child, name);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static gboolean
 arrow_on (gpointer data)
 {
@@ -320,37 +288,7 @@ test_sort_headers (void)
   ui_spin (0.1);
 }
 
-
 /* --- 11: pictures --------------------------------------------------------- */
-
-/* frame → physics (60 %), render (35 %: cull 3.5 % of the frame, draw),
- * ai (5 %): three rows, with a box just wide enough for "cull". */
-static char *
-write_shallow_capture (void)
-{
-  Deep d;
-  char *path = deep_begin (&d, "shallow.mach6", 4244, "slide-game", g_get_real_time ());
-
-  for (guint f = 0; f < 20; f++)
-    {
-      deep_mark (&d, "frame", 0);
-      deep_mark (&d, "physics", 1);
-      deep_done (&d, 1, 6000000);
-      deep_mark (&d, "render", 1);
-      deep_mark (&d, "cull", 2);
-      deep_done (&d, 2, 350000);
-      deep_mark (&d, "draw", 2);
-      deep_done (&d, 2, 3150000);
-      deep_done (&d, 1, 0);
-      deep_mark (&d, "ai", 1);
-      deep_done (&d, 1, 500000);
-      deep_done (&d, 0, 0);
-      deep_frame_end (&d);
-      d.t += 6000000;
-    }
-  deep_end (&d);
-  return path;
-}
 
 static void
 test_flame_picture (void)
@@ -444,7 +382,6 @@ test_flame_picture (void)
   gtk_window_destroy (GTK_WINDOW (window));
   ui_spin (0.1);
 }
-
 
 /* The runs of drawn (not background) pixels down column @x of @png: each
  * box of the flame graph a run, with the 1 px gap between rows. */
@@ -609,22 +546,7 @@ test_picture_as_shown (void)
   ui_spin (0.1);
 }
 
-
 /* --- 12: live tooltips, the drift graph's title and time axis ------------ */
-
-static GtkWidget *
-find_tooltip (GtkWidget *widget)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      if (g_str_equal (gtk_widget_get_css_name (child), "tooltip") && gtk_widget_get_mapped (child))
-        return child;
-      GtkWidget *found = find_tooltip (child);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
 
 static const char *
 tooltip_text (M6SessionWindow *window)

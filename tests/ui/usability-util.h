@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* usability-util.h — what the usability tests (test-usability.c,
  * test-layout.c) share: their application and folder, captures written
- * event by event, and looks into the flame graph. */
+ * event by event, looks into the flame graph, and widgets found by type,
+ * label or CSS name. */
 #pragma once
 
 #include <adwaita.h>
@@ -53,3 +54,11 @@ gboolean node_row_visible (M6SessionWindow *window, guint node_id);
 void node_center (M6SessionWindow *window, guint node_id, double *x, double *y);
 GtkWidget *find_widget (GtkWidget *widget, GType type, const char *css_class);
 void maybe_screenshot (M6SessionWindow *window, const char *name);
+/* The mapped label reading @text below @widget, or NULL. */
+GtkWidget *find_label_widget (GtkWidget *widget, const char *text);
+/* The first widget below @widget whose CSS name is @name, or NULL. */
+GtkWidget *find_by_css_name (GtkWidget *widget, const char *name);
+/* The mapped tooltip below @widget, or NULL. */
+GtkWidget *find_tooltip (GtkWidget *widget);
+/* frame → physics, render (cull, draw), ai: three rows, 20 frames. */
+char *write_shallow_capture (void);
