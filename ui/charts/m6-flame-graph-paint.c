@@ -156,6 +156,53 @@ m6_flame_graph_clear_layout_caches (M6FlameGraph *self)
   g_hash_table_remove_all (self->sampled_ellipsized);
 }
 
+/* @layout (taken) as a label, measured once. */
+static LabelLayout *
+label_layout_new (PangoLayout *layout)
+{
+  LabelLayout *ll = g_new0 (LabelLayout, 1);
+  PangoRectangle logical;
+
+  ll->layout = layout;
+  pango_layout_get_pixel_extents (layout, NULL, &logical);
+  ll->width = logical.width;
+  ll->height = logical.height;
+  return ll;
+}
+
+/* @full where it fits in @avail px; else its text ellipsized to fit
+ * (NULL below MIN_LABEL_WIDTH), cached in @cache under @id and the width
+ * rounded down to ELLIPSIS_STEP px. Scopes' labels and sampled functions'
+ * names alike. */
+static LabelLayout *
+ellipsized_layout (GHashTable  *cache,
+                   gsize        id,
+                   LabelLayout *full,
+                   float        avail)
+{
+  if (full->width <= avail)
+    return full;
+  if (avail < MIN_LABEL_WIDTH)
+    return NULL;
+
+  guint step = MIN ((guint) (avail / ELLIPSIS_STEP), (1u << 11) - 1);
+  gpointer key = GSIZE_TO_POINTER ((id << 11) | step);
+  LabelLayout *ll = g_hash_table_lookup (cache, key);
+
+  if (ll == NULL)
+    {
+      PangoLayout *layout = pango_layout_copy (full->layout);
+
+      if (g_hash_table_size (cache) >= LAYOUT_CACHE_MAX)
+        g_hash_table_remove_all (cache);
+      pango_layout_set_width (layout, (int) (step * ELLIPSIS_STEP) * PANGO_SCALE);
+      pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+      ll = label_layout_new (layout);
+      g_hash_table_insert (cache, key, ll);
+    }
+  return ll;
+}
+
 /* A sampled function's name, in italics: marked scopes are upright. */
 LabelLayout *
 m6_flame_graph_sampled_layout (M6FlameGraph *self,
@@ -166,45 +213,18 @@ m6_flame_graph_sampled_layout (M6FlameGraph *self,
 
   if (full == NULL)
     {
+      PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self),
+                                                            m6_view_samples_symbol (self->samples, symbol));
       PangoAttrList *attrs = pango_attr_list_new ();
-      PangoRectangle logical;
 
-      full = g_new0 (LabelLayout, 1);
-      full->layout = gtk_widget_create_pango_layout (GTK_WIDGET (self),
-                                                     m6_view_samples_symbol (self->samples, symbol));
       pango_attr_list_insert (attrs, pango_attr_style_new (PANGO_STYLE_ITALIC));
-      pango_layout_set_attributes (full->layout, attrs);
+      pango_layout_set_attributes (layout, attrs);
       pango_attr_list_unref (attrs);
-      pango_layout_set_single_paragraph_mode (full->layout, TRUE);
-      pango_layout_get_pixel_extents (full->layout, NULL, &logical);
-      full->width = logical.width;
-      full->height = logical.height;
+      pango_layout_set_single_paragraph_mode (layout, TRUE);
+      full = label_layout_new (layout);
       g_hash_table_insert (self->sampled_full, GUINT_TO_POINTER (symbol), full);
     }
-  if (full->width <= avail)
-    return full;
-  if (avail < MIN_LABEL_WIDTH)
-    return NULL;
-
-  guint step = MIN ((guint) (avail / ELLIPSIS_STEP), (1u << 11) - 1);
-  gpointer key = GSIZE_TO_POINTER (((gsize) symbol << 11) | step);
-  LabelLayout *ll = g_hash_table_lookup (self->sampled_ellipsized, key);
-  if (ll == NULL)
-    {
-      PangoRectangle logical;
-
-      if (g_hash_table_size (self->sampled_ellipsized) >= LAYOUT_CACHE_MAX)
-        g_hash_table_remove_all (self->sampled_ellipsized);
-      ll = g_new0 (LabelLayout, 1);
-      ll->layout = pango_layout_copy (full->layout);
-      pango_layout_set_width (ll->layout, (int) (step * ELLIPSIS_STEP) * PANGO_SCALE);
-      pango_layout_set_ellipsize (ll->layout, PANGO_ELLIPSIZE_END);
-      pango_layout_get_pixel_extents (ll->layout, NULL, &logical);
-      ll->width = logical.width;
-      ll->height = logical.height;
-      g_hash_table_insert (self->sampled_ellipsized, key, ll);
-    }
-  return ll;
+  return ellipsized_layout (self->sampled_ellipsized, symbol, full, avail);
 }
 
 const char *
@@ -227,14 +247,10 @@ m6_flame_graph_full_layout (M6FlameGraph *self,
   if (ll == NULL)
     {
       g_autofree char *text = m6_payload_label (self->tree, node);
-      PangoRectangle logical;
+      PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
 
-      ll = g_new0 (LabelLayout, 1);
-      ll->layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
-      pango_layout_set_single_paragraph_mode (ll->layout, TRUE);
-      pango_layout_get_pixel_extents (ll->layout, NULL, &logical);
-      ll->width = logical.width;
-      ll->height = logical.height;
+      pango_layout_set_single_paragraph_mode (layout, TRUE);
+      ll = label_layout_new (layout);
       g_ptr_array_index (self->full_layouts, node->label) = ll;
     }
   return ll;
@@ -246,34 +262,7 @@ m6_flame_graph_fitted_layout (M6FlameGraph *self,
                               const M6Node *node,
                               float         avail)
 {
-  LabelLayout *full = m6_flame_graph_full_layout (self, node);
-
-  if (full->width <= avail)
-    return full;
-  if (avail < MIN_LABEL_WIDTH)
-    return NULL;
-
-  guint step = MIN ((guint) (avail / ELLIPSIS_STEP), (1u << 11) - 1);
-  gpointer key = GUINT_TO_POINTER ((node->label << 11) | step);
-  LabelLayout *ll = g_hash_table_lookup (self->ellipsized, key);
-
-  if (ll == NULL)
-    {
-      PangoRectangle logical;
-
-      if (g_hash_table_size (self->ellipsized) >= LAYOUT_CACHE_MAX)
-        g_hash_table_remove_all (self->ellipsized);
-
-      ll = g_new0 (LabelLayout, 1);
-      ll->layout = pango_layout_copy (full->layout);
-      pango_layout_set_width (ll->layout, (int) (step * ELLIPSIS_STEP) * PANGO_SCALE);
-      pango_layout_set_ellipsize (ll->layout, PANGO_ELLIPSIZE_END);
-      pango_layout_get_pixel_extents (ll->layout, NULL, &logical);
-      ll->width = logical.width;
-      ll->height = logical.height;
-      g_hash_table_insert (self->ellipsized, key, ll);
-    }
-  return ll;
+  return ellipsized_layout (self->ellipsized, node->label, m6_flame_graph_full_layout (self, node), avail);
 }
 
 /* --- export ------------------------------------------------------------- */
