@@ -137,7 +137,6 @@ open_capture (const char *path)
   return window;
 }
 
-
 gboolean
 zoomed_to (gpointer data)
 {
@@ -199,23 +198,70 @@ node_center (M6SessionWindow *window,
   *y = rect.origin.y + rect.size.height / 2;
 }
 
+/* What a widget below another is looked for by: its type, and where set
+ * a CSS class, a CSS name, a label's text, and being mapped. */
+typedef struct
+{
+  GType       type;
+  const char *css_class;
+  const char *css_name;
+  const char *label;
+  gboolean    mapped;
+} WidgetQuery;
+
+static gboolean
+widget_matches (GtkWidget         *widget,
+                const WidgetQuery *query)
+{
+  return G_TYPE_CHECK_INSTANCE_TYPE (widget, query->type)
+         && (query->css_class == NULL || gtk_widget_has_css_class (widget, query->css_class))
+         && (query->css_name == NULL || g_str_equal (gtk_widget_get_css_name (widget), query->css_name))
+         && (query->label == NULL || g_str_equal (gtk_label_get_text (GTK_LABEL (widget)), query->label))
+         && (!query->mapped || gtk_widget_get_mapped (widget));
+}
+
+/* The first widget below @widget, depth first, that @query matches. */
+static GtkWidget *
+find_below (GtkWidget         *widget,
+            const WidgetQuery *query)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      if (widget_matches (child, query))
+        return child;
+      GtkWidget *found = find_below (child, query);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
 
 GtkWidget *
 find_widget (GtkWidget  *widget,
              GType       type,
              const char *css_class)
 {
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type)
-          && (css_class == NULL || gtk_widget_has_css_class (child, css_class))
-          && gtk_widget_get_mapped (child))
-        return child;
-      GtkWidget *found = find_widget (child, type, css_class);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return find_below (widget, &(WidgetQuery) { .type = type, .css_class = css_class, .mapped = TRUE });
+}
+
+GtkWidget *
+find_label_widget (GtkWidget  *widget,
+                   const char *text)
+{
+  return find_below (widget, &(WidgetQuery) { .type = GTK_TYPE_LABEL, .label = text, .mapped = TRUE });
+}
+
+GtkWidget *
+find_by_css_name (GtkWidget  *widget,
+                  const char *name)
+{
+  return find_below (widget, &(WidgetQuery) { .type = GTK_TYPE_WIDGET, .css_name = name });
+}
+
+GtkWidget *
+find_tooltip (GtkWidget *widget)
+{
+  return find_below (widget, &(WidgetQuery) { .type = GTK_TYPE_WIDGET, .css_name = "tooltip", .mapped = TRUE });
 }
 
 void
@@ -229,51 +275,6 @@ maybe_screenshot (M6SessionWindow *window,
       g_autofree char *path = g_build_filename (dir, name, NULL);
       g_action_group_activate_action (G_ACTION_GROUP (window), "screenshot", g_variant_new_string (path));
     }
-}
-
-GtkWidget *
-find_label_widget (GtkWidget  *widget,
-                   const char *text)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      if (GTK_IS_LABEL (child) && g_str_equal (gtk_label_get_text (GTK_LABEL (child)), text)
-          && gtk_widget_get_mapped (child))
-        return child;
-      GtkWidget *found = find_label_widget (child, text);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-GtkWidget *
-find_by_css_name (GtkWidget  *widget,
-                  const char *name)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      if (g_str_equal (gtk_widget_get_css_name (child), name))
-        return child;
-      GtkWidget *found = find_by_css_name (child, name);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-GtkWidget *
-find_tooltip (GtkWidget *widget)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      if (g_str_equal (gtk_widget_get_css_name (child), "tooltip") && gtk_widget_get_mapped (child))
-        return child;
-      GtkWidget *found = find_tooltip (child);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
 }
 
 /* frame → physics (60 %), render (35 %: cull 3.5 % of the frame, draw),
