@@ -7,21 +7,6 @@
 #include "m6-capture.h"
 #include "m6-capture-reader.h"
 
-guint32
-crc_bitwise (const guint8 *p,
-             gsize         n)
-{
-  guint32 crc = ~0u;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      crc ^= p[i];
-      for (int k = 0; k < 8; k++)
-        crc = (crc & 1) ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
-    }
-  return ~crc;
-}
-
 void
 put_le32 (guint8  *p,
           guint32  v)

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* capture-test-util.h — capture files rewritten by hand for test-capture.c:
- * little-endian fields, a record's CRC computed the slow way (bit by bit,
- * not the library's table), and a current file spelled out as an older
- * version wrote it. */
+ * little-endian fields, a record's CRC computed the slow way
+ * (tests/util/crc32-reference.c, not the library's table), and a current
+ * file spelled out as an older version wrote it. */
 #pragma once
 
 #include <glib.h>
 
-/* CRC-32 (IEEE, reflected) of @n bytes at @p, bit by bit. */
-guint32     crc_bitwise       (const guint8 *p,
-                               gsize         n);
+#include "../util/crc32-reference.h"
+
 void        put_le32          (guint8       *p,
                                guint32       v);
 guint32     get_le32          (const guint8 *p);
