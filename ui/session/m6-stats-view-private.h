@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* m6-stats-view-private.h — the stats table's state, shared by
- * m6-stats-view.c (the model, selection, columns that fit, the API) and
- * m6-stats-cells.c (what a cell shows, and the sort order). Private to ui/. */
+ * m6-stats-view.c (the model, selection, the API), m6-stats-cells.c
+ * (what a cell shows, and the sort order) and m6-stats-columns.c (the
+ * columns' widths, which fit, their header tooltips). Private to ui/. */
 #pragma once
 
 #include "m6-stats-view.h"
@@ -62,3 +63,14 @@ GtkListItemFactory *m6_stats_view_cell_factory_new (M6StatsView   *view,
 int                 m6_stats_view_compare_rows     (gconstpointer  a,
                                                     gconstpointer  b,
                                                     gpointer       user_data);
+
+/* m6-stats-columns.c */
+/* Wide enough for the title with its sort arrow, and for the numbers. */
+int                 m6_stats_view_column_width     (M6StatsView   *self,
+                                                    const char    *title,
+                                                    const char    *sample);
+/* The table's width changed: hide what does not fit (in an idle, not in
+ * the middle of a size allocation). */
+void                m6_stats_view_fit_columns      (M6StatsView   *self);
+/* The p50 and p90 headers say what the columns are computed from. */
+void                m6_stats_view_set_header_tooltips (M6StatsView *self);
