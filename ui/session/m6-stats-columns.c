@@ -35,18 +35,19 @@ apply_fit_cb (gpointer user_data)
 {
   M6StatsView *self = user_data;
   GtkAdjustment *adj = gtk_scrolled_window_get_hadjustment (self->scroller);
-  int fixed = 0;
+  int min = 0, fixed = 0;
 
-  /* What the Scope column really needs (its deepest row's indent, a
-   * sampled row's share), learnt from a table that did not fit: the
-   * content's width less the fixed columns shown. With the 180 px guess
-   * alone the last column was cut at the pane's edge. It only grows, so
-   * columns never come and go by turns. */
+  /* What the Scope column really needs now (the indent of its deepest row
+   * on screen, a sampled row's share): the table's minimum less the fixed
+   * columns. With the 180 px guess alone the last column was cut at the
+   * pane's edge. GTK before 4.10 counts hidden columns in the table's
+   * minimum too (gtk_column_view_measure_across). */
+  gboolean all = gtk_check_version (4, 10, 0) != NULL;
+  gtk_widget_measure (GTK_WIDGET (self->column_view), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
   for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
-    if (gtk_column_view_column_get_visible (self->columns[c]))
+    if (all || gtk_column_view_column_get_visible (self->columns[c]))
       fixed += gtk_column_view_column_get_fixed_width (self->columns[c]);
-  if (gtk_adjustment_get_upper (adj) > gtk_adjustment_get_page_size (adj) + 0.5)
-    self->label_min = MAX (self->label_min, (int) gtk_adjustment_get_upper (adj) - fixed);
+  self->label_min = MIN (min - fixed, LABEL_CLAIM_MAX);
 
   guint hidden = columns_to_hide (self, (int) gtk_adjustment_get_page_size (adj));
 
@@ -57,17 +58,16 @@ apply_fit_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* The table's width changed: hide what does not fit (in an idle, not in
- * the middle of a size allocation). */
+/* The table's width changed, or the rows on screen did (scrolled,
+ * expanded: the Scope column's need with them): hide what does not fit,
+ * show what does again (in an idle, not in the middle of a size
+ * allocation; it measures). */
 void
 m6_stats_view_fit_columns (M6StatsView *self)
 {
   GtkAdjustment *adj = gtk_scrolled_window_get_hadjustment (self->scroller);
-  int width = (int) gtk_adjustment_get_page_size (adj);
 
-  gboolean overflows = gtk_adjustment_get_upper (adj) > gtk_adjustment_get_page_size (adj) + 0.5;
-
-  if (width <= 0 || (columns_to_hide (self, width) == self->hidden && !overflows) || self->fit_idle_id != 0)
+  if (gtk_adjustment_get_page_size (adj) <= 0 || self->fit_idle_id != 0)
     return;
   /* Before the next layout: a live view redraws all the time, and a
    * default idle would wait behind it. */

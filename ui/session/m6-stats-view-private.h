@@ -11,6 +11,8 @@
 #define RESORT_INTERVAL_US G_USEC_PER_SEC
 #define AUTO_EXPAND_ROWS   40   /* open second-level scopes while fewer rows show */
 #define LABEL_MIN_WIDTH    180  /* the Scope column keeps this before other columns go */
+#define LABEL_CLAIM_MAX    240  /* and claims what its rows need up to this: deeper
+                                 * indents scroll, they do not take the columns */
 #define LABEL_MIN_CHARS    14
 
 typedef enum

@@ -439,6 +439,10 @@ m6_stats_view_init (M6StatsView *self)
 
   g_signal_connect_swapped (gtk_scrolled_window_get_hadjustment (self->scroller), "changed",
                             G_CALLBACK (m6_stats_view_fit_columns), self);
+  g_signal_connect_swapped (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",
+                            G_CALLBACK (m6_stats_view_fit_columns), self);
+  g_signal_connect_swapped (gtk_scrolled_window_get_vadjustment (self->scroller), "value-changed",
+                            G_CALLBACK (m6_stats_view_fit_columns), self);
   m6_stats_view_set_header_tooltips (self);
 }
 
