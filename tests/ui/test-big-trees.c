@@ -10,6 +10,8 @@
 #include "m6-application.h"
 #include "m6-flame-graph.h"
 #include "m6-format.h"
+#include "m6-ledger.h"
+#include "m6-ledger-view.h"
 #include "m6-session-window.h"
 #include "m6-stats-view.h"
 #include "m6-ui.h"
@@ -77,6 +79,22 @@ check_viewer (BigTreeShape shape)
   g_test_message ("%s: %u boxes drawn, screenshot %s, luminance variance %.1f",
                   name, m6_flame_graph_get_n_rects (flame), shot, variance);
   g_assert_cmpfloat (variance, >, 50.0);
+
+  /* The frame's ledger of 100,000 children: the largest one by one and a
+   * row for the rest, not 100,000 rows of widgets; it still closes. */
+  if (shape == BIG_TREE_WIDE)
+    {
+      M6LedgerView *ledger = m6_session_window_get_ledger_view (window);
+      guint rows = m6_ledger_view_get_n_rows (ledger), folded = 0;
+      g_assert_cmpuint (m6_ledger_view_get_ledger (ledger)->parts->len, >, n);
+      g_assert_cmpuint (rows, <=, 64);
+      for (guint r = 0; r < rows; r++)
+        if (g_str_has_suffix (m6_ledger_view_get_row_text (ledger, r, 1), " more child scopes"))
+          folded = (guint) g_ascii_strtoull (m6_ledger_view_get_row_text (ledger, r, 1), NULL, 10);
+      g_test_message ("ledger of frame: %u rows, %u children in the last", rows, folded);
+      g_assert_cmpuint (folded, >, n - 64);
+      g_assert_nonnull (strstr (m6_ledger_view_get_residual_text (ledger), "residual 0 bytes"));
+    }
 
   /* Selecting a deep (or the last) scope in the flame graph selects it in
    * the stats view too, which opens its rows down to it. (Depth 500: GTK's

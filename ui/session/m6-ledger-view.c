@@ -18,6 +18,10 @@
 #include "m6-payload.h"
 #include "m6-view-node.h"
 
+/* Rows of parts shown at most: a scope of more children shows the largest
+ * and one row for the rest (rows_to_show). */
+#define LEDGER_ROWS_MAX 64u
+
 enum { COL_SWATCH, COL_NAME, COL_PER_FRAME, COL_TOTAL, COL_SHARE, N_COLS };
 
 struct _M6LedgerView
@@ -67,6 +71,11 @@ part_color (M6LedgerView       *self,
   switch (part->kind)
     {
     case M6_LEDGER_PART_CHILD:
+      if (part->node == NULL)   /* the row of the children not shown one by one */
+        {
+          *color = (GdkRGBA) { 0.5f, 0.5f, 0.5f, 0.6f };
+          break;
+        }
       {
         g_autofree char *label = m6_payload_label (tree, part->node);
         m6_flame_graph_label_color (label, self->dark, color);
@@ -341,6 +350,80 @@ share_text (gint64 bytes,
   return g_strdup_printf ("%.0f %%", share);
 }
 
+static int
+compare_part_size (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
+{
+  const GArray *parts = user_data;
+  gint64 x = ABS (g_array_index (parts, M6LedgerPart, *(const guint *) a).bytes);
+  gint64 y = ABS (g_array_index (parts, M6LedgerPart, *(const guint *) b).bytes);
+
+  return x > y ? -1 : x < y;
+}
+
+static int
+compare_index (gconstpointer a,
+               gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The rows to show: every part of a ledger of up to LEDGER_ROWS_MAX;
+ * beyond, the children of the largest share and every other part, in the
+ * ledger's order, and one row (node NULL) for the rest of the children,
+ * their sum, so that the rows still add up to the whole. A scope of
+ * 100,000 children made 100,000 rows of widgets: 30 s to show. */
+static GArray *
+rows_to_show (const M6Ledger *ledger,
+              guint          *n_folded)
+{
+  GArray *parts = ledger->parts;
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (M6LedgerPart));
+
+  *n_folded = 0;
+  if (parts->len <= LEDGER_ROWS_MAX)
+    {
+      g_array_append_vals (rows, parts->data, parts->len);
+      return rows;
+    }
+  g_autoptr (GArray) children = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) keep = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < parts->len; i++)
+    g_array_append_val (g_array_index (parts, M6LedgerPart, i).kind == M6_LEDGER_PART_CHILD ? children : keep, i);
+  g_array_sort_with_data (children, compare_part_size, parts);
+  guint room = LEDGER_ROWS_MAX - 1 > keep->len ? LEDGER_ROWS_MAX - 1 - keep->len : 0;
+  M6LedgerPart rest = { M6_LEDGER_PART_CHILD, NULL, 0 };
+  for (guint i = 0; i < children->len; i++)
+    {
+      guint index = g_array_index (children, guint, i);
+      if (i < room)
+        g_array_append_val (keep, index);
+      else
+        {
+          rest.bytes += g_array_index (parts, M6LedgerPart, index).bytes;
+          ++*n_folded;
+        }
+    }
+  g_array_sort (keep, compare_index);
+  gboolean placed = FALSE;
+  for (guint i = 0; i < keep->len; i++)
+    {
+      const M6LedgerPart *part = &g_array_index (parts, M6LedgerPart, g_array_index (keep, guint, i));
+      /* The rest goes after the children, before self. */
+      if (!placed && part->kind != M6_LEDGER_PART_CHILD)
+        {
+          g_array_append_val (rows, rest);
+          placed = TRUE;
+        }
+      g_array_append_vals (rows, part, 1);
+    }
+  if (!placed)
+    g_array_append_val (rows, rest);
+  return rows;
+}
+
 static void
 show_nothing (M6LedgerView *self,
               const char   *why)
@@ -376,7 +459,9 @@ m6_ledger_view_refresh (M6LedgerView *self)
   M6Tree *tree = m6_thread_get_tree (thread);
   g_clear_pointer (&self->ledger, m6_ledger_free);
   self->ledger = m6_ledger_new (tree, node);
-  ensure_rows (self, self->ledger->parts->len);
+  guint n_folded = 0;
+  g_autoptr (GArray) rows = rows_to_show (self->ledger, &n_folded);
+  ensure_rows (self, rows->len);
 
   const M6Ledger *ledger = self->ledger;
   g_autofree char *path = m6_ledger_node_path (tree, node);
@@ -420,11 +505,14 @@ m6_ledger_view_refresh (M6LedgerView *self)
   if (gtk_widget_get_visible (GTK_WIDGET (self->shared_label)) != shared)
     gtk_widget_set_visible (GTK_WIDGET (self->shared_label), shared);
 
-  for (guint i = 0; i < ledger->parts->len; i++)
+  for (guint i = 0; i < rows->len; i++)
     {
-      const M6LedgerPart *part = &g_array_index (ledger->parts, M6LedgerPart, i);
+      const M6LedgerPart *part = &g_array_index (rows, M6LedgerPart, i);
       GtkLabel **cells = (GtkLabel **) &g_ptr_array_index (self->cells, i * (N_COLS - 1));
-      g_autofree char *name = part_name (tree, part);
+      g_autofree char *name = part->node == NULL && part->kind == M6_LEDGER_PART_CHILD
+        /* Translators: the ledger's row for the children not listed one by one */
+        ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u more child scope", "%u more child scopes", n_folded), n_folded)
+        : part_name (tree, part);
       g_autofree char *per_frame = per_frame_text (part->bytes, ledger->frames);
       g_autofree char *total = m6_format_kb ((double) part->bytes / M6_BYTES_PER_KB, TRUE);
       g_autofree char *share = cancel ? g_strdup ("—") : share_text (part->bytes, ledger->whole);
