@@ -157,7 +157,8 @@ update_share (CellBinding *binding,
       return;
     }
   g_autofree char *share_text = g_strdup_printf ("%.1f %%", 100.0 * share);
-  gtk_label_set_text (GTK_LABEL (share_label), share_text);
+  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (share_label)), share_text) != 0)
+    gtk_label_set_text (GTK_LABEL (share_label), share_text);
   gtk_widget_set_visible (share_label, TRUE);
 }
 

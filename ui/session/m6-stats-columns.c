@@ -13,11 +13,13 @@ static const Column drop_order[] = {
   COL_TIME_P50, COL_MEM_DELTA, COL_TIME_MAX, COL_SELF_RATE, COL_TIME_P90, COL_COUNT,
 };
 
+/* @label_need: what the Scope column's rows need, px. */
 static guint
 columns_to_hide (M6StatsView *self,
-                 int          width)
+                 int          width,
+                 int          label_need)
 {
-  int used = MAX (LABEL_MIN_WIDTH, self->label_min);
+  int used = CLAMP (label_need, LABEL_MIN_WIDTH, LABEL_CLAIM_MAX);
   guint hidden = 0;
 
   for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
@@ -47,12 +49,10 @@ apply_fit_cb (gpointer user_data)
   for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
     if (all || gtk_column_view_column_get_visible (self->columns[c]))
       fixed += gtk_column_view_column_get_fixed_width (self->columns[c]);
-  self->label_min = MIN (min - fixed, LABEL_CLAIM_MAX);
 
-  guint hidden = columns_to_hide (self, (int) gtk_adjustment_get_page_size (adj));
+  guint hidden = columns_to_hide (self, (int) gtk_adjustment_get_page_size (adj), min - fixed);
 
   self->fit_idle_id = 0;
-  self->hidden = hidden;
   for (guint c = COL_LABEL + 1; c < N_COLUMNS; c++)
     gtk_column_view_column_set_visible (self->columns[c], (hidden & (1u << c)) == 0);
   return G_SOURCE_REMOVE;

@@ -37,9 +37,7 @@ struct _M6StatsView
   GtkColumnView      *column_view;
   GtkScrolledWindow  *scroller;
   GtkColumnViewColumn *columns[N_COLUMNS];
-  guint               hidden;        /* bit per Column hidden for want of width */
   guint               fit_idle_id;
-  int                 label_min;     /* the Scope column's measured minimum, px */
 
   M6Session          *session;
   M6Thread           *thread;

@@ -462,7 +462,6 @@ m6_stats_view_set_thread (M6StatsView *self,
   g_return_if_fail (M6_IS_STATS_VIEW (self));
 
   clear_model (self);
-  self->label_min = 0;
   g_set_object (&self->session, session);
   self->thread_index = thread_index;
   self->thread = session ? m6_session_get_thread (session, thread_index) : NULL;
