@@ -327,6 +327,65 @@ load_record (Loader        *ld,
     }
 }
 
+typedef enum
+{
+  RESTORE_NONE,      /* none of them reads */
+  RESTORE_DONE,      /* restored, or a replay it must be: either way decided */
+  RESTORE_FAILED,
+} Restore;
+
+/* The newest of @checkpoints that reads (one torn by a crash: the one
+ * before), restored into the loader's session, reading going on after it. */
+static Restore
+restore_newest (Loader      *ld,
+                GArray      *checkpoints,
+                GByteArray  *state,
+                GError     **error)
+{
+  M6CaptureCheckpoint cp;
+
+  for (guint i = checkpoints->len; i-- > 0;)
+    {
+      guint64 offset = g_array_index (checkpoints, guint64, i);
+
+      if (!m6_capture_reader_read_checkpoint (ld->reader, offset, &cp, state, NULL))
+        continue;
+      /* A session with another node budget than the recording's (the
+       * viewer's max-nodes preference, `report --max-nodes`) folds its
+       * tree otherwise: only a replay gives it its own. */
+      guint budget = 0;
+      if (!m6_session_state_peek_max_nodes (state->data, state->len, &budget)
+          || budget != m6_session_get_max_nodes (ld->session))
+        return RESTORE_DONE;
+      if (!m6_capture_checkpoint_restore (ld->session, state->data, state->len, error))
+        {
+          g_prefix_error (error, _("%s: the checkpoint at offset %llu: "),
+                          m6_capture_reader_get_display (ld->reader), U (offset));
+          return RESTORE_FAILED;
+        }
+      guint64 after = offset + RECORD_HEADER_SIZE + CHECKPOINT_SIZE;
+      m6_capture_reader_seek (ld->reader, after, cp.number + 1);
+      ld->n_events = cp.events_before;
+      ld->info->n_records = cp.number;
+      ld->info->from_checkpoint = TRUE;
+      ld->info->checkpoint_offset = offset;
+      ld->info->checkpoint_t_ns = cp.t_ns;
+      ld->info->replayed_bytes = after;
+      /* A rolled file (--max-size) says so in its first record, which a
+       * checkpoint's open does not otherwise read. */
+      M6CaptureRecord first;
+      if (m6_capture_reader_read_at (ld->reader, M6_CAPTURE_HEADER_SIZE, &first, NULL)
+          && first.type == M6_CAPTURE_RECORD_ROLLED && first.length == ROLLED_SIZE)
+        {
+          ld->info->rolls = m6_get_u64 (first.payload);
+          ld->info->dropped_events = m6_get_u64 (first.payload + 8);
+          ld->rolled_checkpoint = TRUE;
+        }
+      return RESTORE_DONE;
+    }
+  return RESTORE_NONE;
+}
+
 /* A version 4 capture opens from its last good checkpoint (the END at its
  * end names it; a capture cut short is walked for them, newest first) and
  * replays only the records after it. A session with a listener (a
@@ -337,7 +396,6 @@ open_from_checkpoint (Loader  *ld,
 {
   g_auto (M6CaptureLayout) layout = { 0 };
   g_autoptr (GByteArray) state = NULL;
-  M6CaptureCheckpoint cp;
 
   ld->info->replayed_bytes = M6_CAPTURE_HEADER_SIZE;
   if (ld->version < 4 || m6_capture_get_force_replay () || m6_session_get_listened (ld->session))
@@ -345,54 +403,13 @@ open_from_checkpoint (Loader  *ld,
   if (!m6_capture_reader_locate (ld->reader, FALSE, &layout, error))
     return FALSE;
   state = g_byte_array_new ();
-  /* Newest first. When none of those found from the END reads (the one
-   * it names was torn, or written wrong by an earlier build, which could
-   * nest a checkpoint in another's parts), the walk finds them all. */
-  for (;;)
-    {
-      for (guint i = layout.checkpoints->len; i-- > 0;)
-        {
-          guint64 offset = g_array_index (layout.checkpoints, guint64, i);
-
-          /* One that does not read (a part torn by a crash): the one before. */
-          if (!m6_capture_reader_read_checkpoint (ld->reader, offset, &cp, state, NULL))
-            continue;
-          /* A session with another node budget than the recording's (the
-           * viewer's max-nodes preference, `report --max-nodes`) folds its
-           * tree otherwise: only a replay gives it its own. */
-          guint budget = 0;
-          if (!m6_session_state_peek_max_nodes (state->data, state->len, &budget)
-              || budget != m6_session_get_max_nodes (ld->session))
-            return TRUE;
-          if (!m6_capture_checkpoint_restore (ld->session, state->data, state->len, error))
-            {
-              g_prefix_error (error, _("%s: the checkpoint at offset %llu: "),
-                              m6_capture_reader_get_display (ld->reader), U (offset));
-              return FALSE;
-            }
-          guint64 after = offset + RECORD_HEADER_SIZE + CHECKPOINT_SIZE;
-          m6_capture_reader_seek (ld->reader, after, cp.number + 1);
-          ld->n_events = cp.events_before;
-          ld->info->n_records = cp.number;
-          ld->info->from_checkpoint = TRUE;
-          ld->info->checkpoint_offset = offset;
-          ld->info->checkpoint_t_ns = cp.t_ns;
-          ld->info->replayed_bytes = after;
-          /* A rolled file (--max-size) says so in its first record, which a
-           * checkpoint's open does not otherwise read. */
-          M6CaptureRecord first;
-          if (m6_capture_reader_read_at (ld->reader, M6_CAPTURE_HEADER_SIZE, &first, NULL)
-              && first.type == M6_CAPTURE_RECORD_ROLLED && first.length == ROLLED_SIZE)
-            {
-              ld->info->rolls = m6_get_u64 (first.payload);
-              ld->info->dropped_events = m6_get_u64 (first.payload + 8);
-              ld->rolled_checkpoint = TRUE;
-            }
-          return TRUE;
-        }
-      if (layout.walked || !m6_capture_reader_walk (ld->reader, &layout, NULL))
-        return TRUE;
-    }
+  Restore restored = restore_newest (ld, layout.checkpoints, state, error);
+  /* The checkpoint the END names does not read (torn, or written wrong by
+   * an earlier build, which could nest a checkpoint in another's parts):
+   * the walk finds every one before it. */
+  if (restored == RESTORE_NONE && !layout.walked && m6_capture_reader_walk (ld->reader, &layout, NULL))
+    restored = restore_newest (ld, layout.checkpoints, state, error);
+  return restored != RESTORE_FAILED;
 }
 
 static void
