@@ -171,26 +171,14 @@ main (void)
       g_autoptr (GError) error = NULL;
       M6Sampler *sampler = NULL;
       Side *side = kind == 1 || kind == 2 ? &sides[kind - 1] : NULL;
+      GArray *times = side != NULL ? side->times : kind == 0 ? off : kind == 3 ? floor_chain : floor_bare;
+      Bare *bare = NULL;
 
-      if (kind >= 3)
+      if (kind >= 3 && (bare = bare_start (kind == 3)) == NULL)
         {
-          Bare *bare = bare_start (kind == 3);
-          if (bare == NULL)
-            {
-              fprintf (stderr, "bench-sampling: perf_event_open for the floor: %s\n", g_strerror (errno));
-              return 1;
-            }
-          for (int f = 0; f < FRAMES; f++)
-            {
-              gint64 t0 = clock_ns (CLOCK_MONOTONIC);
-              frame_work ();
-              gint64 dt = clock_ns (CLOCK_MONOTONIC) - t0;
-              g_array_append_val (kind == 3 ? floor_chain : floor_bare, dt);
-            }
-          bare_stop (bare);
-          continue;
+          fprintf (stderr, "bench-sampling: perf_event_open for the floor: %s\n", g_strerror (errno));
+          return 1;
         }
-
       if (side != NULL)
         {
           g_setenv ("MACH6_TEST", kind == 1 ? "sampler-eager=1" : "sampler-eager=0", TRUE);
@@ -207,8 +195,10 @@ main (void)
           gint64 t0 = clock_ns (CLOCK_MONOTONIC);
           frame_work ();
           gint64 dt = clock_ns (CLOCK_MONOTONIC) - t0;
-          g_array_append_val (side != NULL ? side->times : off, dt);
+          g_array_append_val (times, dt);
         }
+      if (bare != NULL)
+        bare_stop (bare);
       if (side != NULL)
         {
           side->cpu_ns += clock_ns (CLOCK_THREAD_CPUTIME_ID) - cpu0;
