@@ -362,14 +362,6 @@ compare_part_size (gconstpointer a,
   return x > y ? -1 : x < y;
 }
 
-static int
-compare_index (gconstpointer a,
-               gconstpointer b)
-{
-  guint x = *(const guint *) a, y = *(const guint *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* The rows to show: every part of a ledger of up to LEDGER_ROWS_MAX;
  * beyond, the children of the largest share and every other part, in the
  * ledger's order, and one row (node NULL) for the rest of the children,
@@ -388,36 +380,43 @@ rows_to_show (const M6Ledger *ledger,
       g_array_append_vals (rows, parts->data, parts->len);
       return rows;
     }
+  /* The children by size, the largest shown; every other part shown. */
   g_autoptr (GArray) children = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr (GArray) keep = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree gboolean *shown = g_new (gboolean, parts->len);
+  guint others = 0;
   for (guint i = 0; i < parts->len; i++)
-    g_array_append_val (g_array_index (parts, M6LedgerPart, i).kind == M6_LEDGER_PART_CHILD ? children : keep, i);
+    {
+      shown[i] = g_array_index (parts, M6LedgerPart, i).kind != M6_LEDGER_PART_CHILD;
+      if (shown[i])
+        others++;
+      else
+        g_array_append_val (children, i);
+    }
   g_array_sort_with_data (children, compare_part_size, parts);
-  guint room = LEDGER_ROWS_MAX - 1 > keep->len ? LEDGER_ROWS_MAX - 1 - keep->len : 0;
+  guint room = LEDGER_ROWS_MAX - 1 > others ? LEDGER_ROWS_MAX - 1 - others : 0;
   M6LedgerPart rest = { M6_LEDGER_PART_CHILD, NULL, 0 };
   for (guint i = 0; i < children->len; i++)
     {
       guint index = g_array_index (children, guint, i);
-      if (i < room)
-        g_array_append_val (keep, index);
-      else
+      shown[index] = i < room;
+      if (!shown[index])
         {
           rest.bytes += g_array_index (parts, M6LedgerPart, index).bytes;
           ++*n_folded;
         }
     }
-  g_array_sort (keep, compare_index);
+  /* In the ledger's order, the rest after the children, before self. */
   gboolean placed = FALSE;
-  for (guint i = 0; i < keep->len; i++)
+  for (guint i = 0; i < parts->len; i++)
     {
-      const M6LedgerPart *part = &g_array_index (parts, M6LedgerPart, g_array_index (keep, guint, i));
-      /* The rest goes after the children, before self. */
+      const M6LedgerPart *part = &g_array_index (parts, M6LedgerPart, i);
       if (!placed && part->kind != M6_LEDGER_PART_CHILD)
         {
           g_array_append_val (rows, rest);
           placed = TRUE;
         }
-      g_array_append_vals (rows, part, 1);
+      if (shown[i])
+        g_array_append_vals (rows, part, 1);
     }
   if (!placed)
     g_array_append_val (rows, rest);
