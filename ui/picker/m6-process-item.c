@@ -39,9 +39,8 @@ enum {
   PROP_BUSY,
   PROP_BUSY_TEXT,
   PROP_ERROR,
-  PROP_HAS_ERROR,
   PROP_COMMAND,
-  PROP_HAS_COMMAND,
+  PROP_THIRD_LINE,
   N_PROPS
 };
 
@@ -184,14 +183,13 @@ m6_process_item_get_property (GObject    *object,
     case PROP_ERROR:
       g_value_set_string (value, self->error);
       break;
-    case PROP_HAS_ERROR:
-      g_value_set_boolean (value, self->error != NULL);
-      break;
     case PROP_COMMAND:
       g_value_set_string (value, self->command ? self->command : "");
       break;
-    case PROP_HAS_COMMAND:
-      g_value_set_boolean (value, self->command != NULL && *self->command != '\0');
+    case PROP_THIRD_LINE:
+      /* The name of the row's page under the details: why the segment
+       * cannot be read, or else the command line. */
+      g_value_set_static_string (value, self->error != NULL ? "error" : "command");
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -215,9 +213,8 @@ m6_process_item_class_init (M6ProcessItemClass *klass)
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, flags);
   properties[PROP_BUSY_TEXT] = g_param_spec_string ("busy-text", NULL, NULL, NULL, flags);
   properties[PROP_ERROR] = g_param_spec_string ("error", NULL, NULL, NULL, flags);
-  properties[PROP_HAS_ERROR] = g_param_spec_boolean ("has-error", NULL, NULL, FALSE, flags);
   properties[PROP_COMMAND] = g_param_spec_string ("command", NULL, NULL, NULL, flags);
-  properties[PROP_HAS_COMMAND] = g_param_spec_boolean ("has-command", NULL, NULL, FALSE, flags);
+  properties[PROP_THIRD_LINE] = g_param_spec_string ("third-line", NULL, NULL, NULL, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -278,7 +275,7 @@ m6_process_item_update (M6ProcessItem       *self,
   if (changed)
     {
       static const guint props[] = { PROP_RUNNING, PROP_ENDED, PROP_BUSY, PROP_BUSY_TEXT,
-                                     PROP_ERROR, PROP_HAS_ERROR };
+                                     PROP_ERROR, PROP_THIRD_LINE };
       for (guint i = 0; i < G_N_ELEMENTS (props); i++)
         g_object_notify_by_pspec (G_OBJECT (self), properties[props[i]]);
     }

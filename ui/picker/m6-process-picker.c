@@ -15,7 +15,6 @@ struct _M6ProcessPicker
 
   GtkStack    *stack;
   GtkListView *list_view;
-  GtkScrolledWindow *list_scroller;
   GtkLabel    *error_label;
   GtkWidget   *clean_bar;
   GtkLabel    *clean_label;
@@ -112,7 +111,6 @@ m6_process_picker_class_init (M6ProcessPickerClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/mach6/Viewer/m6-process-picker.ui");
   gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, stack);
   gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, list_view);
-  gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, list_scroller);
   gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, error_label);
   gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, clean_bar);
   gtk_widget_class_bind_template_child (widget_class, M6ProcessPicker, clean_label);
@@ -220,11 +218,6 @@ m6_process_picker_refresh (M6ProcessPicker *self)
                                                             n_ended), n_ended);
       gtk_label_set_text (self->clean_label, text);
     }
-
-  /* The list is as tall as its rows and never scrolls itself (the page
-   * does): a row inserted above the others must not leave it scrolled by
-   * the list view's anchor, its top row cut. */
-  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (self->list_scroller), 0);
 
   gtk_stack_set_visible_child_name (self->stack,
                                     g_list_model_get_n_items (G_LIST_MODEL (self->store)) > 0
