@@ -17,7 +17,7 @@ fi
 export MACH6_TEST_STRICT=1
 
 log=$(mktemp)
-"${runner[@]}" meson test -C "$build" --print-errorlogs --num-processes 2 2>&1 | tee "$log"
+"${runner[@]}" meson test -C "$build" --print-errorlogs --num-processes ${MACH6_TEST_JOBS:-2} 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
 ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -n1)
