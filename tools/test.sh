@@ -16,8 +16,11 @@ fi
 # Makefile installs: here their lack is a failure, never a skip.
 export MACH6_TEST_STRICT=1
 
+# Two suites a core: most of them wait on a real game's frames, a real
+# Prometheus or a timeout, not on the CPU (MACH6_TEST_JOBS overrides).
+jobs=${MACH6_TEST_JOBS:-$(( $(nproc) * 2 ))}
 log=$(mktemp)
-"${runner[@]}" meson test -C "$build" --print-errorlogs --num-processes ${MACH6_TEST_JOBS:-2} 2>&1 | tee "$log"
+"${runner[@]}" meson test -C "$build" --print-errorlogs --num-processes "$jobs" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
 ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -n1)
