@@ -194,13 +194,8 @@ test_leak_sentence_wraps (void)
   g_autofree char *path = g_build_filename (tmpdir, "leak-deep.mach6", NULL);
   const char *argv[] = { MACH6_CLI, "run", "-o", path, "--", LEAK_DEEP, "--wait-attach", "--frames", "200",
                          "--fps", "0", "--churn-kb", "256", "--free-in", "parent", NULL };
-  g_autoptr (GError) error = NULL;
-  int status;
 
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                NULL, NULL, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  ui_run_quietly (argv);
 
   M6SessionWindow *window = open_capture (path);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);

@@ -180,6 +180,18 @@ ui_start_game (const char *leak_kb,
   return pid;
 }
 
+void
+ui_run_quietly (const char *const *argv)
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
 GPid
 ui_start_game_args (const char *const *args)
 {
