@@ -503,6 +503,19 @@ count_frame_cb (GdkFrameClock *clock,
   (*n_painted)++;
 }
 
+/* Spin until 0.2 s pass without a frame painted (5 s at most; a paint
+ * that keeps coming never settles), then count from 0. */
+static void
+settle_paints (guint *n_painted)
+{
+  for (guint i = 0, before = G_MAXUINT; i < 25 && *n_painted != before; i++)
+    {
+      before = *n_painted;
+      ui_spin (0.2);
+    }
+  *n_painted = 0;
+}
+
 static void
 test_pause (Fixture       *f,
             gconstpointer  data)
@@ -515,17 +528,9 @@ test_pause (Fixture       *f,
 
   g_action_group_activate_action (G_ACTION_GROUP (f->window), "pause", NULL);
   g_assert_true (m6_session_window_get_paused (f->window));
-  /* The button and the title say so (a frame or two; later on a loaded
-   * machine): settled once 0.2 s pass without a frame painted, which the
-   * status line's 2 Hz turns leave room for. */
-  for (int i = 0; i < 25; i++)
-    {
-      guint before = n_painted;
-      ui_spin (0.2);
-      if (n_painted == before)
-        break;
-    }
-  n_painted = 0;
+  /* The button and the title say so in a frame or two, later on a loaded
+   * machine; the status line's 2 Hz turns leave room for a quiet 0.2 s. */
+  settle_paints (&n_painted);
 
   /* Paused: events keep arriving, the view holds still. */
   guint refreshes = m6_test_get_count (f->window, "refresh");
@@ -559,21 +564,12 @@ test_idle_costs_nothing (Fixture       *f,
   g_assert_cmpint (kill (f->game, SIGSTOP), ==, 0);
   /* Catch up: the last batch, its redraw and the status line's last turns. */
   g_assert_true (ui_wait_for (window_idle, f->window, 20));
-  g_assert_true (m6_session_window_get_idle (f->window));
 
-  /* The status line's last new text takes GTK a second frame, which a
-   * loaded machine may paint after the window went idle: wait for a
-   * quiet 0.2 s first (a paint that keeps coming never gets one). */
+  /* The status line's last new text takes GTK a second frame, which may
+   * come after the window went idle. */
   gulong handler = g_signal_connect (clock, "after-paint", G_CALLBACK (count_frame_cb), &n_painted);
-  for (int i = 0; i < 25; i++)
-    {
-      guint before = n_painted;
-      ui_spin (0.2);
-      if (n_painted == before)
-        break;
-    }
+  settle_paints (&n_painted);
   g_assert_true (m6_session_window_get_idle (f->window));
-  n_painted = 0;
   guint ticks = m6_test_get_count (f->window, "tick");
   guint refreshes = m6_test_get_count (f->window, "refresh");
   guint64 events = m6_session_get_n_events (m6_session_window_get_session (f->window));
