@@ -195,7 +195,7 @@ test_leak_sentence_wraps (void)
   const char *argv[] = { MACH6_CLI, "run", "-o", path, "--", LEAK_DEEP, "--wait-attach", "--frames", "200",
                          "--fps", "0", "--churn-kb", "256", "--free-in", "parent", NULL };
 
-  ui_run_quietly (argv);
+  ui_run_quietly (argv, NULL);
 
   M6SessionWindow *window = open_capture (path);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);

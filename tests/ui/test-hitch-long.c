@@ -82,7 +82,7 @@ test_long_session_lane (void)
                          "--hitch-every", "120", "--hitch-ms", "40", NULL };
   g_autoptr (GError) error = NULL;
 
-  ui_run_quietly (argv);
+  ui_run_quietly (argv, NULL);
 
   M6CaptureInfo info;
   g_autoptr (M6Session) session = m6_capture_load_full (path, &info, &error);

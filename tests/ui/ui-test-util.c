@@ -181,12 +181,13 @@ ui_start_game (const char *leak_kb,
 }
 
 void
-ui_run_quietly (const char *const *argv)
+ui_run_quietly (const char *const *argv,
+                char              **envp)
 {
   g_autoptr (GError) error = NULL;
   int status;
 
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+  g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
                 NULL, NULL, NULL, NULL, &status, &error);
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));

@@ -50,9 +50,10 @@ GPid      ui_start_game   (const char      *leak_kb,
                            const char      *threads);
 /* The same with the demo game's options @args (NULL-terminated). */
 GPid      ui_start_game_args (const char *const *args);
-/* Run @argv (a `mach6 run -o FILE -- GAME …`, say) to its end, its
- * output to /dev/null; it must exit 0. */
-void      ui_run_quietly  (const char *const *argv);
+/* Run @argv (a `mach6 run -o FILE -- GAME …`, say) to its end in @envp
+ * (NULL: ours), its output to /dev/null; it must exit 0. */
+void      ui_run_quietly  (const char *const *argv,
+                           char       **envp);
 /* Send @sig, reap, and remove the segment a killed game leaves behind. */
 void      ui_stop_game    (GPid             pid,
                            int              sig);
