@@ -383,16 +383,14 @@ rows_to_show (const M6Ledger *ledger,
   /* The children by size, the largest shown; every other part shown. */
   g_autoptr (GArray) children = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autofree gboolean *shown = g_new (gboolean, parts->len);
-  guint others = 0;
   for (guint i = 0; i < parts->len; i++)
     {
       shown[i] = g_array_index (parts, M6LedgerPart, i).kind != M6_LEDGER_PART_CHILD;
-      if (shown[i])
-        others++;
-      else
+      if (!shown[i])
         g_array_append_val (children, i);
     }
   g_array_sort_with_data (children, compare_part_size, parts);
+  guint others = parts->len - children->len;
   guint room = LEDGER_ROWS_MAX - 1 > others ? LEDGER_ROWS_MAX - 1 - others : 0;
   M6LedgerPart rest = { M6_LEDGER_PART_CHILD, NULL, 0 };
   for (guint i = 0; i < children->len; i++)
